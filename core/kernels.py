@@ -1,0 +1,307 @@
+"""The two hot loops of BPE, compiled with numba: counting/merging pairs while training, and
+applying ranked merges while encoding.
+
+Sequences are int32 arrays of token ids in which ``-1`` separates chunks (no pair spans a
+separator).  A pair ``(a, b)`` is keyed as ``a << 32 | b`` in typed dicts.
+
+Each function is plain Python that numba compiles; ``function.py_func`` runs the very same source
+uncompiled, which is the readable reference path the tests compare against (and the textbook
+oracle in ``tests/oracle.py`` checks both).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+SEPARATOR = -1
+
+
+@njit(cache=True)
+def pair_key(a, b):
+    return (np.int64(a) << 32) | np.int64(b)
+
+
+@njit(cache=True)
+def count_pairs(seq, weights, n):
+    """Weighted count of every adjacent pair in ``seq[:n]``, overlapping ones included."""
+    counts = Dict.empty(key_type=types.int64, value_type=types.int64)
+    for i in range(n - 1):
+        a = seq[i]
+        b = seq[i + 1]
+        if a >= 0 and b >= 0:
+            key = pair_key(a, b)
+            counts[key] = counts.get(key, 0) + weights[i]
+    return counts
+
+
+@njit(cache=True)
+def heap_from_counts(counts, capacity):
+    """A max-heap of (count, key) over the current counts, with room for ``capacity`` entries.
+
+    The heap is lazy: ``merge_pair`` pushes a fresh entry whenever a count changes, and entries
+    whose count no longer matches ``counts`` are dropped when they surface.
+    """
+    size = len(counts)
+    hc = np.empty(max(capacity, size + 1), dtype=np.int64)
+    hk = np.empty(max(capacity, size + 1), dtype=np.int64)
+    i = 0
+    for key in counts:
+        hc[i] = counts[key]
+        hk[i] = key
+        i += 1
+    for start in range((size - 2) // 2, -1, -1):
+        _sift_down(hc, hk, size, start)
+    return hc, hk, size
+
+
+@njit(cache=True)
+def rank_pairs(counts, heap_c, heap_k, heap_size, seq, n, top_k, vocab_bound):
+    """The ``top_k`` most frequent pairs, ties ordered by first occurrence in ``seq[:n]``.
+
+    Returns ``(keys, counts, first_positions, heap_size)``; entry 0 is the pair to merge.  Every
+    pair tied with the maximum is taken for the tie-break, so the winner is exact even when the
+    displayed list is shorter than the ties.
+    """
+    taken = Dict.empty(key_type=types.int64, value_type=types.int64)
+    keys_list = []
+    top = -1
+    while heap_size > 0:
+        c = heap_c[0]
+        key = heap_k[0]
+        if counts.get(key, 0) != c or key in taken:  # stale or duplicate entry
+            heap_size = _heap_pop_max(heap_c, heap_k, heap_size)
+            continue
+        if top < 0:
+            top = c
+        if len(keys_list) >= top_k and c < top:
+            break
+        heap_size = _heap_pop_max(heap_c, heap_k, heap_size)
+        taken[key] = len(keys_list)
+        keys_list.append(key)
+    m = len(keys_list)
+    keys = np.empty(m, dtype=np.int64)
+    cnts = np.empty(m, dtype=np.int64)
+    first = np.full(m, n, dtype=np.int64)
+    is_left = np.zeros(vocab_bound, dtype=np.bool_)
+    for i in range(m):
+        keys[i] = keys_list[i]
+        cnts[i] = counts[keys_list[i]]
+        is_left[keys_list[i] >> 32] = True
+        heap_size = _heap_push_max(heap_c, heap_k, heap_size, cnts[i], keys[i])  # put back
+    found = 0
+    for i in range(n - 1):
+        a = seq[i]
+        if a >= 0 and is_left[a] and seq[i + 1] >= 0:
+            key = pair_key(a, seq[i + 1])
+            if key in taken:
+                s = taken[key]
+                if first[s] == n:
+                    first[s] = i
+                    found += 1
+                    if found == m:
+                        break
+    # Sort by count descending, then first position: one int64 key (counts * (n + 1) fits easily).
+    order = np.argsort(-cnts * (n + 1) + first, kind="mergesort")
+    return keys[order], cnts[order], first[order], heap_size
+
+
+@njit(cache=True)
+def merge_pair(seq, weights, n, counts, heap_c, heap_k, heap_size, a, b, new):
+    """Replace every ``a b`` in ``seq[:n]`` (left to right, non-overlapping) by ``new``, in place.
+
+    Pair counts are updated incrementally: only the neighbours of each merged occurrence change,
+    and each changed count is pushed onto the lazy heap.  ``weights`` holds each position's chunk
+    frequency, or is a single 1 when every chunk counts once (the char variant).  The caller
+    makes sure the heap has room for five entries per occurrence.
+    Returns ``(new_n, tokens_removed, heap_size)``, tokens_removed weighted by frequency.
+    """
+    unit = len(weights) == 1
+    j = 0  # write position; j <= i always, so compaction in place is safe
+    i = 0
+    removed = 0
+    while i < n:
+        if i + 1 < n and seq[i] == a and seq[i + 1] == b:
+            w = 1 if unit else weights[i]
+            heap_size = _add(counts, heap_c, heap_k, heap_size, pair_key(a, b), -w)
+            if j > 0 and seq[j - 1] >= 0:  # left neighbour, already in its merged form
+                left = seq[j - 1]
+                heap_size = _add(counts, heap_c, heap_k, heap_size, pair_key(left, a), -w)
+                heap_size = _add(counts, heap_c, heap_k, heap_size, pair_key(left, new), w)
+            if i + 2 < n and seq[i + 2] >= 0:  # right neighbour, not yet visited
+                right = seq[i + 2]
+                heap_size = _add(counts, heap_c, heap_k, heap_size, pair_key(b, right), -w)
+                heap_size = _add(counts, heap_c, heap_k, heap_size, pair_key(new, right), w)
+            seq[j] = new
+            if not unit:
+                weights[j] = w
+            removed += w
+            i += 2
+        else:
+            seq[j] = seq[i]
+            if not unit:
+                weights[j] = weights[i]
+            i += 1
+        j += 1
+    return j, removed, heap_size
+
+
+@njit(cache=True)
+def _add(counts, heap_c, heap_k, heap_size, key, delta):
+    value = counts.get(key, 0) + delta
+    if value == 0:
+        counts.pop(key, 0)
+        return heap_size
+    counts[key] = value
+    return _heap_push_max(heap_c, heap_k, heap_size, value, key)
+
+
+@njit(cache=True)
+def _heap_push_max(hc, hk, size, count, key):
+    if size == len(hc):
+        raise IndexError("BPE pair heap is full")  # the caller sizes it; never write past the end
+    i = size
+    hc[i] = count
+    hk[i] = key
+    while i > 0:
+        parent = (i - 1) // 2
+        if hc[parent] < hc[i]:
+            hc[i], hc[parent] = hc[parent], hc[i]
+            hk[i], hk[parent] = hk[parent], hk[i]
+            i = parent
+        else:
+            break
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_pop_max(hc, hk, size):
+    size -= 1
+    hc[0] = hc[size]
+    hk[0] = hk[size]
+    _sift_down(hc, hk, size, 0)
+    return size
+
+
+@njit(cache=True)
+def _sift_down(hc, hk, size, i):
+    while True:
+        left = 2 * i + 1
+        right = left + 1
+        largest = i
+        if left < size and hc[left] > hc[largest]:
+            largest = left
+        if right < size and hc[right] > hc[largest]:
+            largest = right
+        if largest == i:
+            return
+        hc[i], hc[largest] = hc[largest], hc[i]
+        hk[i], hk[largest] = hk[largest], hk[i]
+        i = largest
+
+
+@njit(cache=True)
+def apply_merges(seq, starts, ranks, merge_a, merge_b, merge_new):
+    """Encode each chunk ``seq[starts[c]:starts[c+1]]`` by merging the lowest-ranked pair first.
+
+    ``ranks`` maps a pair key to its merge rank.  Lowest rank first, leftmost first among equal
+    ranks, is the same result as applying the merges one after another over the whole chunk
+    (the textbook encoder), because a merge only creates pairs that contain its new token, and
+    those rank later.  Returns ``(ids, out_starts)``.  A binary heap of (rank, position) makes a
+    chunk of n symbols cost O(n log n) instead of O(n * merges).
+    """
+    total = len(seq)
+    out = np.empty(total, dtype=np.int32)
+    out_starts = np.empty(len(starts), dtype=np.int64)
+    sym = seq.copy()
+    nxt = np.empty(total, dtype=np.int64)
+    prv = np.empty(total, dtype=np.int64)
+    heap_rank = np.empty(4 * total + 4, dtype=np.int64)
+    heap_pos = np.empty(4 * total + 4, dtype=np.int64)
+    written = 0
+    for c in range(len(starts) - 1):
+        lo = starts[c]
+        hi = starts[c + 1]
+        out_starts[c] = written
+        size = 0
+        for p in range(lo, hi):
+            nxt[p] = p + 1 if p + 1 < hi else -1
+            prv[p] = p - 1 if p > lo else -1
+            if p + 1 < hi:
+                key = pair_key(sym[p], sym[p + 1])
+                if key in ranks:
+                    size = _heap_push(heap_rank, heap_pos, size, ranks[key], p)
+        while size > 0:
+            r = heap_rank[0]
+            p = heap_pos[0]
+            size = _heap_pop(heap_rank, heap_pos, size)
+            q = nxt[p]
+            if sym[p] < 0 or q < 0 or sym[p] != merge_a[r] or sym[q] != merge_b[r]:
+                continue  # stale entry: this pair was already changed by an earlier merge
+            sym[p] = merge_new[r]
+            sym[q] = -1
+            nxt[p] = nxt[q]
+            if nxt[q] >= 0:
+                prv[nxt[q]] = p
+            left = prv[p]
+            if left >= 0:
+                key = pair_key(sym[left], sym[p])
+                if key in ranks:
+                    size = _heap_push(heap_rank, heap_pos, size, ranks[key], left)
+            right = nxt[p]
+            if right >= 0:
+                key = pair_key(sym[p], sym[right])
+                if key in ranks:
+                    size = _heap_push(heap_rank, heap_pos, size, ranks[key], p)
+        p = lo if hi > lo else -1
+        while p >= 0:
+            out[written] = sym[p]
+            written += 1
+            p = nxt[p]
+    out_starts[len(starts) - 1] = written
+    return out[:written], out_starts
+
+
+@njit(cache=True)
+def _heap_less(ra, pa, rb, pb):
+    return ra < rb or (ra == rb and pa < pb)
+
+
+@njit(cache=True)
+def _heap_push(hr, hp, size, rank, pos):
+    if size == len(hr):  # cannot happen with 4n slots, but never write out of bounds
+        return size
+    i = size
+    hr[i] = rank
+    hp[i] = pos
+    while i > 0:
+        parent = (i - 1) // 2
+        if _heap_less(hr[i], hp[i], hr[parent], hp[parent]):
+            hr[i], hr[parent] = hr[parent], hr[i]
+            hp[i], hp[parent] = hp[parent], hp[i]
+            i = parent
+        else:
+            break
+    return size + 1
+
+
+@njit(cache=True)
+def _heap_pop(hr, hp, size):
+    size -= 1
+    hr[0] = hr[size]
+    hp[0] = hp[size]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        right = left + 1
+        smallest = i
+        if left < size and _heap_less(hr[left], hp[left], hr[smallest], hp[smallest]):
+            smallest = left
+        if right < size and _heap_less(hr[right], hp[right], hr[smallest], hp[smallest]):
+            smallest = right
+        if smallest == i:
+            return size
+        hr[i], hr[smallest] = hr[smallest], hr[i]
+        hp[i], hp[smallest] = hp[smallest], hp[i]
+        i = smallest

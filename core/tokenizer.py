@@ -1,0 +1,455 @@
+"""The tokenizer: an alphabet of base symbols plus ordered merges ``(left, right) -> new``.
+
+One class serves every variant, the way seed 002's ``BPETokenizer`` and ``CharTokenizer`` share a
+shape (``from_text``/``encode``/``decode``/``save``/``load``):
+
+- ``char``: base symbols are the corpus's characters, sorted; ids follow the book exactly.
+- ``word``: characters plus the end-of-word marker; text is split on whitespace and every word
+  ends with the marker, so ``decode`` gives the words joined by single spaces.
+- ``byte``: the 256 byte values (in any id order: GPT-2 permutes them), an optional regex
+  pre-split and special tokens.  Every Unicode string round-trips exactly.
+
+Training lives in ``core.trainer``; files in ``core.storage``; the compiled loops in
+``core.kernels``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import types
+from numba.typed import Dict
+
+from . import kernels
+from .pretokenize import byte_chunks, check_variant, word_spans
+
+_MAX_CACHE = 200_000
+# ``tokenize`` gives an unseen character the id UNSEEN + its code point: it never merges and maps
+# back to itself.  Far above any real vocabulary, and still fits the 32-bit halves of a pair key.
+UNSEEN = 1 << 30
+
+
+class UnknownCharacterError(ValueError):
+    """The text holds a character the tokenizer's alphabet never saw."""
+
+    def __init__(self, char: str, position: int, count: int) -> None:
+        self.char, self.position, self.count = char, position, count
+        more = f" ({count - 1} more unseen character(s) follow)" if count > 1 else ""
+        super().__init__(
+            f"Character {char!r} (U+{ord(char):04X}) at position {position} is not in this "
+            f"tokenizer's alphabet{more}. Use encode(text, unknown='skip') to drop unseen "
+            f"characters, or train a byte-level tokenizer, which can encode any text."
+        )
+
+
+@dataclass(frozen=True)
+class Token:
+    """One encoded token and the characters ``text[start:end]`` it came from."""
+
+    id: int
+    start: int
+    end: int
+    chunk: int  # tokens in different chunks were never candidates for a merge together
+
+
+class BPETokenizer:
+    def __init__(
+        self,
+        *,
+        variant: str = "char",
+        base: Sequence[str] | None = None,
+        merges: Iterable[tuple[int, int, int]] = (),
+        end_of_word: str | None = None,
+        pattern: str | None = None,
+        special_tokens: dict[str, int] | Sequence[str] = (),
+        byte_ids: Sequence[int] | None = None,
+    ) -> None:
+        self.variant = check_variant(variant)
+        self.end_of_word = end_of_word if variant == "word" else None
+        self.pattern = pattern if variant == "byte" else None
+        if variant == "byte":
+            self.byte_ids = list(range(256)) if byte_ids is None else [int(i) for i in byte_ids]
+            if sorted(self.byte_ids) != sorted(set(self.byte_ids)) or len(self.byte_ids) != 256:
+                raise ValueError("A byte-level tokenizer needs 256 distinct ids for the 256 bytes.")
+            self._base = None
+        else:
+            if not base:
+                raise ValueError("A character tokenizer needs a non-empty alphabet.")
+            self._base = list(base)
+            if len(set(self._base)) != len(self._base):
+                raise ValueError("The alphabet lists a character twice.")
+            self.byte_ids = None
+        self._merges = [(int(a), int(b), int(n)) for a, b, n in merges]
+        self._build_vocab()
+        self._set_special(special_tokens)
+        self.trace: tuple = ()
+        self.initial_length: int | None = None
+        self.exhausted = False
+        self._ranks = None
+        self._chunk_cache: dict[str, tuple[int, ...]] = {}
+        self._lookup = None
+
+    # -- construction ---------------------------------------------------------------------------
+    @classmethod
+    def from_text(cls, text: str, num_merges: int, variant: str = "char", *,
+                  end_of_word: str = "</w>", pattern: str | None = None,
+                  special_tokens: Sequence[str] = (), top_k: int = 10, progress=None) -> BPETokenizer:
+        """Train on ``text`` for ``num_merges`` merges (fewer if the corpus runs out of pairs;
+        then ``tok.exhausted`` is True and ``len(tok.merges)`` says how many were possible)."""
+        from .trainer import BPETrainer
+
+        trainer = BPETrainer(text, variant=variant, end_of_word=end_of_word, pattern=pattern,
+                             special_tokens=special_tokens, top_k=top_k)
+        for _ in trainer.run(num_merges, progress=progress):
+            pass
+        return trainer.tokenizer()
+
+    @classmethod
+    def byte_level(cls, pattern: str | None = None, special_tokens: Sequence[str] = ()) -> BPETokenizer:
+        return cls(variant="byte", pattern=pattern, special_tokens=special_tokens)
+
+    @classmethod
+    def from_gpt2(cls, vocab_bpe_path, encoder_json_path) -> BPETokenizer:
+        """GPT-2's own tokenizer from its ``vocab.bpe`` and ``encoder.json``."""
+        from .gpt2 import load_gpt2
+
+        return load_gpt2(vocab_bpe_path, encoder_json_path)
+
+    def with_merges(self, merges: Iterable[tuple[int, int, int]]) -> BPETokenizer:
+        """A tokenizer with the same alphabet and settings but these merges."""
+        return type(self)(variant=self.variant, base=self._base, merges=merges,
+                          end_of_word=self.end_of_word, pattern=self.pattern,
+                          special_tokens=list(self.special_tokens), byte_ids=self.byte_ids)
+
+    def truncated(self, num_merges: int) -> BPETokenizer:
+        """The tokenizer after its first ``num_merges`` merges: merges are a prefix sequence, so
+        one training run serves every smaller vocabulary without retraining."""
+        if not 0 <= num_merges <= len(self._merges):
+            raise ValueError(f"num_merges must be between 0 and {len(self._merges)}, not {num_merges}.")
+        tok = self.with_merges(self._merges[:num_merges])
+        tok.trace = self.trace[:num_merges]
+        tok.initial_length = self.initial_length
+        return tok
+
+    # -- vocabulary -----------------------------------------------------------------------------
+    def _build_vocab(self) -> None:
+        vocab: dict[int, bytes] = {}
+        if self.variant == "byte":
+            for byte, i in enumerate(self.byte_ids):
+                vocab[i] = bytes([byte])
+            self.base_size = 256
+        else:
+            for i, s in enumerate(self._base):
+                vocab[i] = s.encode("utf-8")
+            self.base_size = len(self._base)
+        for a, b, new in self._merges:
+            if a not in vocab or b not in vocab:
+                raise ValueError(f"Merge ({a}, {b}) -> {new} uses an id that does not exist yet.")
+            if new in vocab:
+                raise ValueError(f"Merge ({a}, {b}) -> {new} reuses id {new}.")
+            vocab[new] = vocab[a] + vocab[b]
+        self._bytes = vocab
+
+    def _set_special(self, special_tokens) -> None:
+        if isinstance(special_tokens, dict):
+            pairs = list(special_tokens.items())
+        else:
+            nxt = max(self._bytes) + 1
+            pairs = [(s, nxt + i) for i, s in enumerate(dict.fromkeys(special_tokens))]
+        for s, i in pairs:
+            if not s:
+                raise ValueError("A special token cannot be empty.")
+            if i in self._bytes:
+                raise ValueError(f"Special token {s!r} wants id {i}, which a normal token has.")
+        self.special_tokens: dict[str, int] = dict(pairs)
+        self._special_by_id = {i: s for s, i in pairs}
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._bytes) + len(self.special_tokens)
+
+    @property
+    def merges(self) -> list:
+        """Merges in creation order: ``(str, str)`` pairs for char/word, ``(int, int)`` for byte."""
+        if self.variant == "byte":
+            return [(a, b) for a, b, _ in self._merges]
+        return [(self.token_str(a), self.token_str(b)) for a, b, _ in self._merges]
+
+    @property
+    def merge_triples(self) -> list[tuple[int, int, int]]:
+        """``(left_id, right_id, new_id)`` in creation order, for every variant."""
+        return list(self._merges)
+
+    @property
+    def ids(self) -> list[int]:
+        return sorted(self._bytes) + sorted(self._special_by_id)
+
+    @property
+    def chars(self) -> list[str]:
+        """The alphabet of a char tokenizer (the book's ``tok.chars``)."""
+        if self._base is None:
+            raise AttributeError("A byte-level tokenizer has no character alphabet.")
+        return list(self._base)
+
+    @property
+    def vocab(self) -> list:
+        """Token of every id, in id order: ``str`` for char/word (the book's ``tok.vocab``)."""
+        if self.variant == "byte":
+            return [self.token_bytes(i) for i in self.ids]
+        return [self.token_str(i) for i in self.ids]
+
+    @property
+    def stoi(self) -> dict[str, int]:
+        """String -> id for char/word tokenizers (a later token wins, as in the book)."""
+        return {self.token_str(i): i for i in self.ids}
+
+    def token_bytes(self, token_id: int) -> bytes:
+        if token_id in self._bytes:
+            return self._bytes[token_id]
+        if token_id in self._special_by_id:
+            return self._special_by_id[token_id].encode("utf-8")
+        raise ValueError(f"Token id {token_id} is not in this vocabulary (size {self.vocab_size}).")
+
+    def token_str(self, token_id: int) -> str:
+        """Readable text of a token; bytes that are not whole UTF-8 characters show as ``\\xNN``."""
+        return self.token_bytes(token_id).decode("utf-8", errors="backslashreplace")
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._special_by_id
+
+    def merge_parts(self, token_id: int) -> tuple[int, int] | None:
+        """The two ids a merged token was built from, or ``None`` for a base or special token."""
+        if not hasattr(self, "_parts"):
+            self._parts = {new: (a, b) for a, b, new in self._merges}
+        return self._parts.get(token_id)
+
+    # -- encoding -------------------------------------------------------------------------------
+    def base_ids(self, text: str, unknown: str = "error") -> list[int]:
+        """Ids of the single characters of ``text`` (char/word alphabets)."""
+        try:
+            return self._char_ids(text, unknown, 0).tolist()
+        except UnknownCharacterError as exc:
+            exc.word = text
+            raise
+
+    def _char_ids(self, text: str, unknown: str, offset: int) -> np.ndarray:
+        if unknown not in ("error", "skip", "keep"):
+            raise ValueError("unknown must be 'error' or 'skip'.")
+        if self._lookup is None:
+            self._lookup = {ord(c): i for i, c in enumerate(self._base) if len(c) == 1}
+            table = np.full(max(self._lookup) + 2, -1, dtype=np.int32)
+            table[list(self._lookup)] = list(self._lookup.values())
+            self._table = table
+        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+        inside = points < len(self._table)
+        ids = np.full(len(points), -1, dtype=np.int32)
+        ids[inside] = self._table[points[inside]]
+        missing = np.flatnonzero(ids < 0)
+        if len(missing):
+            if unknown == "keep":
+                ids[missing] = UNSEEN + points[missing].astype(np.int64)
+                return ids
+            if unknown == "error":
+                first = int(missing[0])
+                raise UnknownCharacterError(text[first], offset + first, len(missing))
+            ids = ids[ids >= 0]
+        return ids
+
+    def unknown_characters(self, text: str) -> list[tuple[int, str]]:
+        """``(position, character)`` of every character a char/word tokenizer cannot encode."""
+        if self.variant == "byte":
+            return []
+        try:
+            self._char_ids(text, "error", 0)
+            return []
+        except UnknownCharacterError:
+            return [(i, ch) for i, ch in enumerate(text) if ord(ch) not in self._lookup]
+
+    def tokenize(self, text: str) -> list[str]:
+        """Token strings of ``text``; unlike ``encode`` it accepts characters the alphabet never saw,
+        which stay single tokens (seed 000: ``slow`` -> ``['s', 'low</w>']``)."""
+        tokens = self.encode_tokens(text, unknown="keep", offsets=False)
+        return [chr(t.id - UNSEEN) if t.id >= UNSEEN else self.token_str(t.id) for t in tokens]
+
+    def encode(self, text: str, *, unknown: str = "error", allowed_special: str = "all") -> list[int]:
+        """Text to ids.  ``unknown='skip'`` drops characters outside a char/word alphabet
+        (otherwise :class:`UnknownCharacterError` names the first one and its position).
+        ``allowed_special='none'`` treats special-token text as ordinary text."""
+        return [t.id for t in self.encode_tokens(text, unknown=unknown, allowed_special=allowed_special,
+                                                 offsets=False)]
+
+    def encode_tokens(self, text: str, *, unknown: str = "error", allowed_special: str = "all",
+                      offsets: bool = True) -> list[Token]:
+        """Like ``encode`` but each token says which characters of ``text`` it covers."""
+        if unknown == "keep" and offsets:
+            raise ValueError("unknown must be 'error' or 'skip'.")
+        if allowed_special not in ("all", "none"):
+            raise ValueError("allowed_special must be 'all' or 'none'.")
+        if not text:
+            return []
+        if self.variant == "char":
+            return self._encode_char(text, unknown, offsets)
+        if self.variant == "word":
+            return self._encode_word(text, unknown, offsets)
+        specials = list(self.special_tokens) if allowed_special == "all" else []
+        return self._encode_byte(text, specials, offsets)
+
+    def _encode_char(self, text: str, unknown: str, offsets: bool) -> list[Token]:
+        base = self._char_ids(text, unknown, 0)
+        ids = self._apply(base, np.array([0, len(base)], dtype=np.int64))[0].tolist()
+        if not offsets:
+            return [Token(i, 0, 0, 0) for i in ids]
+        if unknown == "skip" and len(base) != len(text):
+            raise ValueError("Offsets are not available when unseen characters are skipped.")
+        return self._spans(ids, [0] * len(ids), [0], lambda i: len(self.token_str(i)))
+
+    def _encode_word(self, text: str, unknown: str, offsets: bool) -> list[Token]:
+        spans = list(word_spans(text))
+        words = [text[s:e] for s, e in spans]
+        try:
+            per_word = self._encode_chunks(words, lambda w: self.base_ids(w, unknown) + [self.base_size - 1])
+        except UnknownCharacterError as exc:  # say where in the whole text, not in the word
+            where = spans[words.index(exc.word)][0] + exc.position
+            unseen = sum(1 for _, ch in self.unknown_characters("".join(words)) if not ch.isspace())
+            raise UnknownCharacterError(exc.char, where, unseen) from None
+        marker = len(self.end_of_word)
+        ids, chunk = [], []
+        for c, word_ids in enumerate(per_word):
+            ids.extend(word_ids)
+            chunk.extend([c] * len(word_ids))
+        if not offsets:
+            return [Token(i, 0, 0, c) for i, c in zip(ids, chunk)]
+
+        def width(i):
+            s = self.token_str(i)
+            return len(s) - marker if s.endswith(self.end_of_word) else len(s)
+
+        return self._spans(ids, chunk, [s for s, _ in spans], width)
+
+    def _encode_byte(self, text: str, specials: list[str], offsets: bool) -> list[Token]:
+        chunks = list(byte_chunks(text, self.pattern, specials))
+        ordinary = [text[s:e] for s, e, sp in chunks if sp is None]
+        encoded = iter(self._encode_chunks(ordinary, lambda p: [self.byte_ids[b] for b in p.encode("utf-8")]))
+        tokens: list[Token] = []
+        for c, (s, e, special) in enumerate(chunks):
+            if special is not None:
+                tokens.append(Token(self.special_tokens[special], s, e, c))
+                continue
+            ids = next(encoded)
+            if not offsets:
+                tokens.extend(Token(i, 0, 0, c) for i in ids)
+                continue
+            tokens.extend(_byte_offsets(text[s:e], ids, self, s, c))
+        return tokens
+
+    def _spans(self, ids, chunk, chunk_starts, width) -> list[Token]:
+        tokens, pos, current = [], chunk_starts[0], 0
+        for i, c in zip(ids, chunk):
+            if c != current:
+                current, pos = c, chunk_starts[c]
+            w = width(i)
+            tokens.append(Token(i, pos, pos + w, c))
+            pos += w
+        return tokens
+
+    def _encode_chunks(self, pieces: list[str], to_base) -> list[tuple[int, ...]]:
+        """Encode many short chunks, each unique chunk once (a per-tokenizer cache)."""
+        cache = self._chunk_cache
+        todo = list(dict.fromkeys(p for p in pieces if p not in cache))
+        if todo:
+            bases = [to_base(p) for p in todo]
+            starts = np.zeros(len(bases) + 1, dtype=np.int64)
+            starts[1:] = np.cumsum([len(b) for b in bases])
+            flat = np.fromiter((i for b in bases for i in b), dtype=np.int32, count=int(starts[-1]))
+            out, out_starts = self._apply(flat, starts)
+            out = out.tolist()
+            if len(cache) > _MAX_CACHE:
+                cache.clear()
+            for k, p in enumerate(todo):
+                cache[p] = tuple(out[out_starts[k]:out_starts[k + 1]])
+        return [cache[p] for p in pieces]
+
+    def _apply(self, seq: np.ndarray, starts: np.ndarray):
+        if not self._merges or len(seq) == 0:
+            return seq.astype(np.int32), starts
+        if self._ranks is None:
+            ranks = Dict.empty(key_type=types.int64, value_type=types.int64)
+            for r, (a, b, _) in enumerate(self._merges):
+                ranks[(a << 32) | b] = r  # the same key as kernels.pair_key
+            merges = np.array(self._merges, dtype=np.int32).reshape(-1, 3)
+            self._ranks = (ranks, merges[:, 0].copy(), merges[:, 1].copy(), merges[:, 2].copy())
+        return kernels.apply_merges(seq.astype(np.int32), starts, *self._ranks)
+
+    # -- decoding -------------------------------------------------------------------------------
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        return b"".join(self.token_bytes(int(i)) for i in ids)
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids to text.  Byte-level ids that end inside a character decode to U+FFFD there;
+        the word variant gives its words joined by single spaces."""
+        ids = [int(i) for i in ids]
+        if self.variant == "word":
+            marker = self.end_of_word
+            return "".join(self.token_str(i) for i in ids).replace(marker, " ").rstrip(" ")
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    # -- files ----------------------------------------------------------------------------------
+    def save(self, path) -> None:
+        from .storage import save_tokenizer
+
+        save_tokenizer(self, path)
+
+    @classmethod
+    def load(cls, path) -> BPETokenizer:
+        from .storage import load_tokenizer
+
+        return load_tokenizer(path)
+
+    def to_dict(self) -> dict:
+        from .storage import tokenizer_to_dict
+
+        return tokenizer_to_dict(self)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(variant={self.variant!r}, vocab_size={self.vocab_size}, "
+                f"merges={len(self._merges)})")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, BPETokenizer) and self.to_dict() == other.to_dict()
+
+    __hash__ = None
+
+
+class CharTokenizer(BPETokenizer):
+    """One token per character (seed 002's comparison baseline): a BPE tokenizer with no merges."""
+
+    def __init__(self, chars: Sequence[str] | None = None, **kwargs) -> None:
+        kwargs.setdefault("variant", "char")
+        if chars is not None:
+            kwargs["base"] = chars
+        super().__init__(**kwargs)
+        if self._merges or self.variant != "char":
+            raise ValueError("A CharTokenizer has no merges; use BPETokenizer for merges.")
+
+    @classmethod
+    def from_text(cls, text: str, *args, **kwargs) -> CharTokenizer:
+        if not text:
+            raise ValueError("The corpus is empty: paste or load some text first.")
+        return cls(sorted(set(text)))
+
+
+def _byte_offsets(piece: str, ids, tok: BPETokenizer, start: int, chunk: int) -> list[Token]:
+    """Character spans of byte-level tokens; a token ending inside a character covers it."""
+    char_of_byte = []
+    for k, ch in enumerate(piece):
+        char_of_byte.extend([k] * len(ch.encode("utf-8")))
+    char_of_byte.append(len(piece))
+    tokens, b = [], 0
+    for i in ids:
+        n = len(tok.token_bytes(i))
+        first, last = char_of_byte[b], char_of_byte[b + n - 1]
+        tokens.append(Token(i, start + first, start + last + 1, chunk))
+        b += n
+    return tokens
