@@ -112,7 +112,7 @@ def load_tokenizer(path) -> BPETokenizer:
 
 def loads_tokenizer(raw: bytes | str, source: str = "the uploaded file") -> BPETokenizer:
     try:
-        data = json.loads(raw)
+        data = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
     except UnicodeDecodeError:
         raise TokenizerFileError(f"{source} is not UTF-8 text, so it is not a tokenizer file.") from None
     except json.JSONDecodeError as exc:
