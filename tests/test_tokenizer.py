@@ -64,12 +64,12 @@ def test_missing_tokenizer_file_is_a_clear_error(tmp_path):
 
 def test_unseen_character_error_names_character_and_position():
     tok = trained("char")
-    text = "the cat sat on a Zebra"
+    text = "the cat sat on a Zero"
     with pytest.raises(UnknownCharacterError) as info:
         tok.encode(text)
     assert info.value.char == "Z" and info.value.position == text.index("Z") == 17
     assert "'Z'" in str(info.value) and "position 17" in str(info.value)
-    assert tok.decode(tok.encode("the cat sat on a Zebra", unknown="skip")) == "the cat sat on a ebra"
+    assert tok.decode(tok.encode(text, unknown="skip")) == "the cat sat on a ero"
     assert tok.unknown_characters("aZbQ") == [(1, "Z"), (3, "Q")]
 
 
