@@ -70,7 +70,7 @@ def test_unseen_character_error_names_character_and_position():
     assert info.value.char == "Z" and info.value.position == text.index("Z") == 17
     assert "'Z'" in str(info.value) and "position 17" in str(info.value)
     assert tok.decode(tok.encode(text, unknown="skip")) == "the cat sat on a ero"
-    assert tok.unknown_characters("aZbQ") == [(1, "Z"), (3, "Q")]
+    assert tok.unknown_characters("aZtQ") == [(1, "Z"), (3, "Q")]
 
 
 def test_word_variant_unseen_character_position_is_in_the_whole_text():
