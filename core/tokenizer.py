@@ -277,6 +277,9 @@ class BPETokenizer:
         """Text to ids.  ``unknown='skip'`` drops characters outside a char/word alphabet
         (otherwise :class:`UnknownCharacterError` names the first one and its position).
         ``allowed_special='none'`` treats special-token text as ordinary text."""
+        if self.variant == "char" and text:  # the hot path: no Token objects for a whole corpus
+            base = self._char_ids(text, unknown, 0)
+            return self._apply(base, np.array([0, len(base)], dtype=np.int64))[0].tolist()
         return [t.id for t in self.encode_tokens(text, unknown=unknown, allowed_special=allowed_special,
                                                  offsets=False)]
 
