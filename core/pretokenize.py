@@ -72,6 +72,19 @@ def regex_spans(text: str, pattern: str | None, start: int = 0, end: int | None 
         yield position, end
 
 
+def regex_pieces(text: str, pattern: str | None) -> list[str]:
+    """The pieces of the regex pre-split as strings: ``findall`` when it provably covers the whole
+    text (the fast path for encoding a corpus), the span walk otherwise."""
+    if pattern is None:
+        return [text] if text else []
+    compiled = _compiled(pattern)
+    if compiled.groups == 0:
+        pieces = compiled.findall(text)
+        if sum(map(len, pieces)) == len(text):
+            return pieces
+    return [text[s:e] for s, e in regex_spans(text, pattern)]
+
+
 _PATTERN_CACHE: dict[str, regex.Pattern] = {}
 
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
-from numba import types
-from numba.typed import Dict
 
 from . import kernels
-from .pretokenize import byte_chunks, check_variant, word_spans
+from .pretokenize import byte_chunks, check_variant, regex_pieces, special_split, word_spans
 
 _MAX_CACHE = 200_000
 # ``tokenize`` gives an unseen character the id UNSEEN + its code point: it never merges and maps
@@ -277,9 +276,11 @@ class BPETokenizer:
         """Text to ids.  ``unknown='skip'`` drops characters outside a char/word alphabet
         (otherwise :class:`UnknownCharacterError` names the first one and its position).
         ``allowed_special='none'`` treats special-token text as ordinary text."""
-        if self.variant == "char" and text:  # the hot path: no Token objects for a whole corpus
+        if self.variant == "char" and text:  # the hot paths: no Token objects for a whole corpus
             base = self._char_ids(text, unknown, 0)
             return self._apply(base, np.array([0, len(base)], dtype=np.int64))[0].tolist()
+        if self.variant == "byte":
+            return self._encode_byte_ids(text, allowed_special)
         return [t.id for t in self.encode_tokens(text, unknown=unknown, allowed_special=allowed_special,
                                                  offsets=False)]
 
@@ -334,7 +335,7 @@ class BPETokenizer:
     def _encode_byte(self, text: str, specials: list[str], offsets: bool) -> list[Token]:
         chunks = list(byte_chunks(text, self.pattern, specials))
         ordinary = [text[s:e] for s, e, sp in chunks if sp is None]
-        encoded = iter(self._encode_chunks(ordinary, lambda p: [self.byte_ids[b] for b in p.encode("utf-8")]))
+        encoded = iter(self._encode_chunks(ordinary, None))
         tokens: list[Token] = []
         for c, (s, e, special) in enumerate(chunks):
             if special is not None:
@@ -347,6 +348,19 @@ class BPETokenizer:
             tokens.extend(_byte_offsets(text[s:e], ids, self, s, c))
         return tokens
 
+    def _encode_byte_ids(self, text: str, allowed_special: str) -> list[int]:
+        if allowed_special not in ("all", "none"):
+            raise ValueError("allowed_special must be 'all' or 'none'.")
+        specials = list(self.special_tokens) if allowed_special == "all" else []
+        ids: list[int] = []
+        for s, e, special in special_split(text, specials):
+            if special is not None:
+                ids.append(self.special_tokens[special])
+            else:
+                pieces = regex_pieces(text[s:e], self.pattern)
+                ids.extend(chain.from_iterable(self._encode_chunks(pieces, None)))
+        return ids
+
     def _spans(self, ids, chunk, chunk_starts, width) -> list[Token]:
         tokens, pos, current = [], chunk_starts[0], 0
         for i, c in zip(ids, chunk):
@@ -358,16 +372,24 @@ class BPETokenizer:
         return tokens
 
     def _encode_chunks(self, pieces: list[str], to_base) -> list[tuple[int, ...]]:
-        """Encode many short chunks, each unique chunk once (a per-tokenizer cache)."""
+        """Encode many short chunks, each unique chunk once (a per-tokenizer cache).
+        ``to_base`` gives a chunk's base ids; ``None`` means UTF-8 bytes (vectorised)."""
         cache = self._chunk_cache
-        todo = list(dict.fromkeys(p for p in pieces if p not in cache))
+        todo = [p for p in dict.fromkeys(pieces) if p not in cache]
         if todo:
-            bases = [to_base(p) for p in todo]
-            starts = np.zeros(len(bases) + 1, dtype=np.int64)
-            starts[1:] = np.cumsum([len(b) for b in bases])
-            flat = np.fromiter((i for b in bases for i in b), dtype=np.int32, count=int(starts[-1]))
+            if to_base is None:
+                encoded = [p.encode("utf-8") for p in todo]
+                lengths = list(map(len, encoded))
+                table = np.asarray(self.byte_ids, dtype=np.int32)
+                flat = table[np.frombuffer(b"".join(encoded), dtype=np.uint8)]
+            else:
+                bases = [to_base(p) for p in todo]
+                lengths = list(map(len, bases))
+                flat = np.fromiter(chain.from_iterable(bases), dtype=np.int32, count=sum(lengths))
+            starts = np.zeros(len(todo) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=starts[1:])
             out, out_starts = self._apply(flat, starts)
-            out = out.tolist()
+            out, out_starts = out.tolist(), out_starts.tolist()
             if len(cache) > _MAX_CACHE:
                 cache.clear()
             for k, p in enumerate(todo):
@@ -378,11 +400,9 @@ class BPETokenizer:
         if not self._merges or len(seq) == 0:
             return seq.astype(np.int32), starts
         if self._ranks is None:
-            ranks = Dict.empty(key_type=types.int64, value_type=types.int64)
-            for r, (a, b, _) in enumerate(self._merges):
-                ranks[(a << 32) | b] = r  # the same key as kernels.pair_key
             merges = np.array(self._merges, dtype=np.int32).reshape(-1, 3)
-            self._ranks = (ranks, merges[:, 0].copy(), merges[:, 1].copy(), merges[:, 2].copy())
+            a, b, new = merges[:, 0].copy(), merges[:, 1].copy(), merges[:, 2].copy()
+            self._ranks = (kernels.build_ranks(a, b), a, b, new)
         return kernels.apply_merges(seq.astype(np.int32), starts, *self._ranks)
 
     # -- decoding -------------------------------------------------------------------------------

@@ -81,11 +81,13 @@ class BPETrainer:
         self.base = self._base_tokenizer(text)
         chunks = self._chunks(text)
         self._seq, self._weights = _flatten(chunks)
-        self._n = len(self._seq)
-        self._counts = kernels.count_pairs(self._seq, self._weights, self._n)
+        self._counts = kernels.count_pairs(self._seq, self._weights, len(self._seq))
         if variant == "char":  # one chunk, counted once: no per-position weights to carry
             self._weights = np.ones(1, dtype=np.int64)
         self._heap = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 1024)
+        # Positions: about n at the start plus at most 2 per merged occurrence; 2.5n rarely grows.
+        self._nxt, self._prv, self._slots, *lists = kernels.index_pairs(self._seq, 5 * len(self._seq) // 2 + 1024)
+        self._lists = lists  # head, slot_len, pool_pos, pool_next, pool_used
         self.initial_length = int(sum(len(c) * w for c, w in chunks))
         self.length = self.initial_length
         self.steps: list[MergeStep] = []
@@ -136,14 +138,26 @@ class BPETrainer:
         new_id = self.base.base_size + len(self.steps)
         heap_c, heap_k, size = self._heap
         keys, counts, _first, size = kernels.rank_pairs(self._counts, heap_c, heap_k, size, self._seq,
-                                                         self._n, self.top_k, new_id)
+                                                         self._nxt, self.top_k, new_id)
         left, right = int(keys[0] >> 32), int(keys[0] & 0xFFFFFFFF)
         count = int(counts[0])
-        if size + 5 * count + 8 > len(heap_c):  # room: up to 5 count changes per occurrence
-            heap_c, heap_k, size = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 5 * count + 1024)
-        self._n, removed, size = kernels.merge_pair(self._seq, self._weights, self._n, self._counts,
-                                                    heap_c, heap_k, size, left, right, new_id)
+        head, slot_len, pool_pos, pool_next, used = self._lists
+        listed = int(kernels.listed_positions(self._slots, slot_len, keys[0]))  # >= occurrences
+        if size + 5 * listed + 8 > len(heap_c):  # room: up to 5 count changes per occurrence
+            heap_c, heap_k, size = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 5 * listed + 1024)
+        if used + 2 * listed > len(pool_pos):  # room: 2 new pairs per occurrence
+            grow = max(len(pool_pos) // 2, 2 * listed + 1024)
+            pool_pos = np.concatenate([pool_pos, np.empty(grow, dtype=np.int64)])
+            pool_next = np.concatenate([pool_next, np.empty(grow, dtype=np.int64)])
+        if len(self._slots) + 2 * listed > len(head):
+            grow = max(len(head) // 2, 2 * listed + 1024)
+            head = np.concatenate([head, np.full(grow, -1, dtype=np.int64)])
+            slot_len = np.concatenate([slot_len, np.zeros(grow, dtype=np.int64)])
+        removed, size, used = kernels.merge_pair(
+            self._seq, self._nxt, self._prv, self._weights, self._counts, heap_c, heap_k, size,
+            self._slots, head, slot_len, pool_pos, pool_next, used, left, right, new_id)
         self._heap = heap_c, heap_k, size
+        self._lists = head, slot_len, pool_pos, pool_next, used
         self.length -= int(removed)
         competitors = tuple((int(k >> 32), int(k & 0xFFFFFFFF), int(c))
                             for k, c in zip(keys[: self.top_k], counts[: self.top_k]))

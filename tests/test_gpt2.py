@@ -1,0 +1,225 @@
+"""core.gpt2: GPT-2's own files give exactly GPT-2's ids (checked against tiktoken built offline
+from the very same files), and broken files give messages naming the file and line."""
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core import BPETokenizer
+from core.gpt2 import (GPT2FileError, bytes_to_token, bytes_to_unicode, gpt2_token_str, load_gpt2,
+                       token_to_bytes)
+from core.pretokenize import GPT2_PATTERN
+
+tiktoken = pytest.importorskip("tiktoken")
+
+MULTILINGUAL = [
+    "Héllo wörld, ça va? naïve café résumé Ærøskøbing",
+    "Привет, мир! Съешь же ещё этих мягких французских булок.",
+    "Καλημέρα κόσμε· ΑΒΓΔ αβγδ",
+    "안녕하세요 세계! 한국어 텍스트입니다.",
+    "你好，世界。日本語のテキストです。漢字かなカナ",
+    "مرحبا بالعالم، هذا نص عربي.",
+    "emoji 👍🏽 👨‍👩‍👧‍👦 🏳️‍🌈 ❤️ 🇫🇷 👩🏿‍💻",
+    "line one\r\nline two\r\n\r\n\ttabbed\t\tcolumns\n   indented\n",
+    "numbers 3.14159 1,000,000 2024-11-22 007 ١٢٣ ½",
+    "it's don't we're they've I'd she'll I'm IT'S WE'RE",
+    "   leading and trailing spaces   ",
+    "<|endoftext|> between <|endoftext|><|endoftext|> documents",
+    "\x00\x01\x7f control \u200b zero width \ufeff bom \U0010ffff",
+    "", " ", "a", "\n",
+]
+
+
+@pytest.fixture(scope="module")
+def gpt2(gpt2_files):
+    return load_gpt2(*gpt2_files)
+
+
+@pytest.fixture(scope="module")
+def reference(gpt2_files):
+    """tiktoken's GPT-2, built from the local files: the rank of a token is its id."""
+    _, encoder_path = gpt2_files
+    encoder = json.loads(encoder_path.read_text(encoding="utf-8"))
+    ranks = {token_to_bytes(t): i for t, i in encoder.items() if t != "<|endoftext|>"}
+    return tiktoken.Encoding(name="gpt2-local", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
+                             special_tokens={"<|endoftext|>": 50256}, explicit_n_vocab=50257)
+
+
+# -- the byte alphabet --------------------------------------------------------------------------
+def test_bytes_to_unicode_is_a_printable_bijection():
+    table = bytes_to_unicode()
+    assert sorted(table) == list(range(256))
+    assert len(set(table.values())) == 256
+    assert all(len(ch) == 1 and ch.isprintable() and not ch.isspace() for ch in table.values())
+    assert table[ord(" ")] == "Ġ" and table[ord("\n")] == "Ċ" and table[ord("A")] == "A"
+    assert table[0] == chr(256) and table[173] == chr(256 + 67)
+
+
+@given(st.binary(max_size=64))
+def test_token_strings_round_trip_bytes(data):
+    assert token_to_bytes(bytes_to_token(data)) == data
+
+
+# -- the loaded tokenizer -----------------------------------------------------------------------
+def test_loads_the_whole_vocabulary(gpt2):
+    assert gpt2.vocab_size == 50257
+    assert len(gpt2.merge_triples) == 50000
+    assert gpt2.special_tokens == {"<|endoftext|>": 50256}
+    assert gpt2.pattern == GPT2_PATTERN
+    assert gpt2.token_bytes(50256) == b"<|endoftext|>"
+    assert gpt2.token_bytes(1169) == b"the" and gpt2.token_bytes(262) == b" the"
+    assert gpt2_token_str(gpt2, 262) == "Ġthe" and gpt2_token_str(gpt2, 262, space="␣") == "␣the"
+    assert gpt2_token_str(gpt2, 50256) == "<|endoftext|>"
+
+
+def test_from_gpt2_classmethod(gpt2_files):
+    assert BPETokenizer.from_gpt2(*gpt2_files).encode("Hello world") == [15496, 995]
+
+
+def test_known_ids(gpt2):
+    assert gpt2.encode("Hello, world!") == [15496, 11, 995, 0]
+    assert gpt2.encode("<|endoftext|>") == [50256]
+    assert gpt2.encode("<|endoftext|>", allowed_special="none") == [27, 91, 437, 1659, 5239, 91, 29]
+
+
+def test_tiny_shakespeare_matches_tiktoken(gpt2, reference, shakespeare):
+    ids = gpt2.encode(shakespeare)
+    assert ids == reference.encode_ordinary(shakespeare)
+    assert gpt2.decode(ids) == shakespeare
+
+
+def test_the_verdict_matches_tiktoken(gpt2, reference, verdict):
+    ids = gpt2.encode(verdict)
+    assert ids == reference.encode_ordinary(verdict)
+    assert gpt2.decode(ids) == verdict
+
+
+@pytest.mark.parametrize("text", MULTILINGUAL)
+def test_multilingual_matches_tiktoken(gpt2, reference, text):
+    ids = gpt2.encode(text)
+    assert ids == reference.encode(text, allowed_special="all")
+    assert gpt2.encode(text, allowed_special="none") == reference.encode_ordinary(text)
+    assert gpt2.decode(ids) == text
+
+
+def test_all_multilingual_at_once(gpt2, reference):
+    text = "\n".join(MULTILINGUAL)
+    assert gpt2.encode(text) == reference.encode(text, allowed_special="all")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_random_text_matches_tiktoken(gpt2, reference, text):
+    ids = gpt2.encode(text, allowed_special="none")
+    assert ids == reference.encode_ordinary(text)
+    assert gpt2.decode(ids) == text
+
+
+# -- broken files ---------------------------------------------------------------------------------
+@pytest.fixture()
+def small_files(tmp_path):
+    """A four-merge GPT-2-format pair of files, to break in different ways."""
+    encoder = {ch: i for i, ch in enumerate(bytes_to_unicode().values())}
+    merges = [("Ġ", "t"), ("h", "e"), ("Ġt", "he"), ("a", "b")]
+    for a, b in merges:
+        encoder[a + b] = len(encoder)
+    encoder["<|endoftext|>"] = len(encoder)
+    vocab = tmp_path / "vocab.bpe"
+    enc = tmp_path / "encoder.json"
+    vocab.write_text("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges), encoding="utf-8")
+    enc.write_text(json.dumps(encoder), encoding="utf-8")
+    return vocab, enc, encoder
+
+
+def test_small_files_load(small_files):
+    vocab, enc, encoder = small_files
+    tok = load_gpt2(vocab, enc)
+    assert tok.encode(" the") == [encoder["Ġthe"]]
+    assert tok.special_tokens == {"<|endoftext|>": encoder["<|endoftext|>"]}
+
+
+def test_missing_file(small_files, tmp_path):
+    vocab, enc, _ = small_files
+    with pytest.raises(ValueError, match="nope.json: file not found"):
+        load_gpt2(vocab, tmp_path / "nope.json")
+    with pytest.raises(ValueError, match="nope.bpe: file not found"):
+        load_gpt2(tmp_path / "nope.bpe", enc)
+
+
+def test_bad_json(small_files):
+    vocab, enc, _ = small_files
+    enc.write_text('{"a": 1,', encoding="utf-8")
+    with pytest.raises(GPT2FileError, match=r"encoder.json: not valid JSON \(line 1"):
+        load_gpt2(vocab, enc)
+    enc.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ValueError, match="expected a JSON object"):
+        load_gpt2(vocab, enc)
+
+
+def test_bad_ids_in_encoder(small_files):
+    vocab, enc, encoder = small_files
+    enc.write_text(json.dumps({**encoder, "zz": "7"}), encoding="utf-8")
+    with pytest.raises(ValueError, match="'zz' has id '7'"):
+        load_gpt2(vocab, enc)
+    enc.write_text(json.dumps({**encoder, "zz": 3}), encoding="utf-8")
+    with pytest.raises(ValueError, match="both have id 3"):
+        load_gpt2(vocab, enc)
+
+
+def test_encoder_missing_a_byte(small_files):
+    vocab, enc, encoder = small_files
+    del encoder["A"]
+    enc.write_text(json.dumps(encoder), encoding="utf-8")
+    with pytest.raises(ValueError, match="no id for byte 65"):
+        load_gpt2(vocab, enc)
+
+
+def test_merge_part_not_in_encoder(small_files):
+    vocab, enc, _ = small_files
+    vocab.write_text("#version: 0.2\nĠ t\nh e\nĠt hex\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"vocab.bpe, line 4: token 'hex' is not in encoder.json"):
+        load_gpt2(vocab, enc)
+
+
+def test_merged_token_not_in_encoder(small_files):
+    vocab, enc, _ = small_files
+    vocab.write_text("#version: 0.2\nĠ t\nh e\nĠt he\nb a\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"line 5: the merged token 'ba' is not in encoder.json"):
+        load_gpt2(vocab, enc)
+
+
+def test_merge_out_of_order(small_files):
+    vocab, enc, _ = small_files
+    vocab.write_text("#version: 0.2\nĠt he\nĠ t\nh e\na b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"line 2: token 'Ġt' is used before any earlier merge"):
+        load_gpt2(vocab, enc)
+
+
+def test_merge_makes_a_token_twice(small_files):
+    vocab, enc, _ = small_files
+    vocab.write_text("#version: 0.2\nĠ t\nh e\nĠt he\na b\na b\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 6: the merged token 'ab' .*already made by line 5"):
+        load_gpt2(vocab, enc)
+
+
+def test_malformed_merge_line(small_files):
+    vocab, enc, _ = small_files
+    vocab.write_text("#version: 0.2\nĠ t\nh e x\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"vocab.bpe, line 3: expected two tokens"):
+        load_gpt2(vocab, enc)
+
+
+def test_encoder_token_no_merge_makes(small_files):
+    vocab, enc, _ = small_files
+    vocab.write_text("#version: 0.2\nĠ t\nh e\nĠt he\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"encoder.json: 1 token\(s\) that neither .* e.g. 'ab'"):
+        load_gpt2(vocab, enc)
+
+
+def test_not_utf8(small_files):
+    vocab, enc, _ = small_files
+    vocab.write_bytes(b"#version: 0.2\n\xff\xfe\n")
+    with pytest.raises(ValueError, match="vocab.bpe: not UTF-8"):
+        load_gpt2(vocab, enc)
