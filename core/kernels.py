@@ -93,14 +93,24 @@ def rank_pairs(counts, heap_c, heap_k, heap_size, seq, nxt, top_k, vocab_bound):
     keys = np.empty(m, dtype=np.int64)
     cnts = np.empty(m, dtype=np.int64)
     first = np.full(m, n, dtype=np.int64)
-    is_left = np.zeros(vocab_bound, dtype=np.bool_)
     for i in range(m):
         keys[i] = keys_list[i]
         cnts[i] = counts[keys_list[i]]
-        is_left[keys_list[i] >> 32] = True
         heap_size = _heap_push_max(heap_c, heap_k, heap_size, cnts[i], keys[i])  # put back
+    # Only pairs that share a count need their first position (the tie-break); most steps
+    # have no tie in the top k and skip the scan of the sequence altogether.
+    is_left = np.zeros(vocab_bound, dtype=np.bool_)
+    wanted = 0
+    for i in range(m):
+        tied = (i > 0 and cnts[i - 1] == cnts[i]) or (i + 1 < m and cnts[i + 1] == cnts[i])
+        if tied:
+            is_left[keys[i] >> 32] = True
+            wanted += 1
+        else:
+            taken.pop(keys[i], 0)
     found = 0
-    for i in range(n):
+    i = 0
+    while found < wanted and i < n:
         a = seq[i]
         j = nxt[i]
         if a >= 0 and is_left[a] and j >= 0 and seq[j] >= 0:
@@ -110,8 +120,7 @@ def rank_pairs(counts, heap_c, heap_k, heap_size, seq, nxt, top_k, vocab_bound):
                 if first[s] == n:
                     first[s] = i
                     found += 1
-                    if found == m:
-                        break
+        i += 1
     # Sort by count descending, then first position: one int64 key (counts * (n + 1) fits easily).
     order = np.argsort(-cnts * (n + 1) + first, kind="mergesort")
     return keys[order], cnts[order], first[order], heap_size
