@@ -59,7 +59,7 @@ def heap_from_counts(counts, capacity):
 
 
 @njit(cache=True)
-def rank_pairs(counts, heap_c, heap_k, heap_size, seq, nxt, top_k, vocab_bound):
+def rank_pairs(counts, heap_c, heap_k, heap_size, seq, nxt, slots, head, pool_pos, pool_next, top_k):
     """The ``top_k`` most frequent pairs, ties ordered by first occurrence in ``seq``.
 
     Returns ``(keys, counts, first_positions, heap_size)``; entry 0 is the pair to merge.  Every
@@ -67,7 +67,7 @@ def rank_pairs(counts, heap_c, heap_k, heap_size, seq, nxt, top_k, vocab_bound):
     displayed list is shorter than the ties.
     """
     n = len(seq)
-    taken = Dict.empty(key_type=types.int64, value_type=types.int64)
+    taken = Dict.empty(key_type=types.int64, value_type=types.int64)  # keys already collected
     keys_list = []
     top = -1
     while heap_size > 0:
@@ -97,30 +97,19 @@ def rank_pairs(counts, heap_c, heap_k, heap_size, seq, nxt, top_k, vocab_bound):
         keys[i] = keys_list[i]
         cnts[i] = counts[keys_list[i]]
         heap_size = _heap_push_max(heap_c, heap_k, heap_size, cnts[i], keys[i])  # put back
-    # Only pairs that share a count need their first position (the tie-break); most steps
-    # have no tie in the top k and skip the scan of the sequence altogether.
-    is_left = np.zeros(vocab_bound, dtype=np.bool_)
-    wanted = 0
+    # Only pairs that share a count need their first position (the tie-break).  Every current
+    # occurrence of a pair is in its position list, so the smallest still-valid entry is it.
     for i in range(m):
         tied = (i > 0 and cnts[i - 1] == cnts[i]) or (i + 1 < m and cnts[i + 1] == cnts[i])
         if tied:
-            is_left[keys[i] >> 32] = True
-            wanted += 1
-        else:
-            taken.pop(keys[i], 0)
-    found = 0
-    i = 0
-    while found < wanted and i < n:
-        a = seq[i]
-        j = nxt[i]
-        if a >= 0 and is_left[a] and j >= 0 and seq[j] >= 0:
-            key = pair_key(a, seq[j])
-            if key in taken:
-                s = taken[key]
-                if first[s] == n:
-                    first[s] = i
-                    found += 1
-        i += 1
+            a = keys[i] >> 32
+            b = keys[i] & 0xFFFFFFFF
+            k = head[slots[keys[i]]]
+            while k >= 0:
+                p = pool_pos[k]
+                if p < first[i] and seq[p] == a and nxt[p] >= 0 and seq[nxt[p]] == b:
+                    first[i] = p
+                k = pool_next[k]
     # Sort by count descending, then first position: one int64 key (counts * (n + 1) fits easily).
     order = np.argsort(-cnts * (n + 1) + first, kind="mergesort")
     return keys[order], cnts[order], first[order], heap_size

@@ -137,11 +137,12 @@ class BPETrainer:
     def _merge_once(self) -> MergeStep:
         new_id = self.base.base_size + len(self.steps)
         heap_c, heap_k, size = self._heap
+        head, slot_len, pool_pos, pool_next, used = self._lists
         keys, counts, _first, size = kernels.rank_pairs(self._counts, heap_c, heap_k, size, self._seq,
-                                                         self._nxt, self.top_k, new_id)
+                                                         self._nxt, self._slots, head, pool_pos,
+                                                         pool_next, self.top_k)
         left, right = int(keys[0] >> 32), int(keys[0] & 0xFFFFFFFF)
         count = int(counts[0])
-        head, slot_len, pool_pos, pool_next, used = self._lists
         listed = int(kernels.listed_positions(self._slots, slot_len, keys[0]))  # >= occurrences
         if size + 5 * listed + 8 > len(heap_c):  # room: up to 5 count changes per occurrence
             heap_c, heap_k, size = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 5 * listed + 1024)

@@ -124,7 +124,8 @@ def test_compiled_kernels_equal_their_uncompiled_source():
         nxt, prv, slots, head, slot_len, pool_pos, pool_next, used = k["index_pairs"](s, 8192)
         steps = []
         for new in range(4, 12):
-            keys, cnts, first, size = k["rank_pairs"](counts, hc, hk, size, s, nxt, 5, new)
+            keys, cnts, first, size = k["rank_pairs"](counts, hc, hk, size, s, nxt, slots, head,
+                                                      pool_pos, pool_next, 5)
             a, b = int(keys[0] >> 32), int(keys[0] & 0xFFFFFFFF)
             removed, size, used = k["merge_pair"](s, nxt, prv, w, counts, hc, hk, size, slots, head,
                                                   slot_len, pool_pos, pool_next, used, a, b, new)
