@@ -1,0 +1,50 @@
+"""Server time of one Learn BPE step: a full AppTest rerun after "Next" (an upper bound on the
+fragment rerun the browser does), on a 20 KB English corpus with 300 merges, training cached.
+
+    python bench/bench_app.py [--chars 20000] [--merges 300] [--variant char] [--steps 15]
+"""
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ui.samples import python_docs_corpus  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chars", type=int, default=20_000)
+    parser.add_argument("--merges", type=int, default=300)
+    parser.add_argument("--variant", default="char", choices=["char", "word", "byte"])
+    parser.add_argument("--steps", type=int, default=15)
+    args = parser.parse_args()
+
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120).run()
+    at.text_area(key="corpus_paste").set_value(python_docs_corpus(args.chars)).run()
+    at.radio(key="w_variant").set_value(args.variant).run()
+    start = time.perf_counter()
+    at.number_input(key="w_num_merges").set_value(args.merges).run()
+    print(f"training + first render: {time.perf_counter() - start:.2f} s")
+    at.slider(key="learn_step").set_value(args.merges // 2).run()
+    times, server = [], []
+    for _ in range(args.steps):
+        nxt = next(b for b in at.button if b.label == "Next ▶")
+        start = time.perf_counter()
+        nxt.click().run()
+        times.append(time.perf_counter() - start)
+        server.append(at.session_state["learn_step_ms"])
+        assert not at.exception, [e.message for e in at.exception]
+    print(f"{args.variant}, {args.chars:,} chars, {args.merges} merges: step rerun median "
+          f"{statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms; step fragment "
+          f"server time median {statistics.median(server):.0f} ms, max {max(server):.0f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""Char vs BPE: what a tokenizer does to a test text, how much BPE compresses, and GPT-2 beside ours."""
+
+import json
+import tempfile
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from core import BPETokenizer, TokenizerFileError, loads_tokenizer
+from core.corpus import shared_file
+from core.explain import compression_curve, unseen_words
+from ui.controls import settings_controls
+from ui.corpus import require_corpus
+from ui.render import md_safe, show_tokens, string_tokens_html
+from ui.state import get_trained_tokenizer, setting, train_tokenizer
+
+DEFAULT_TEST = "the lowest newer wider tokens <b>hi</b> ünïcode 👋"
+
+st.title("⚖️ Char vs BPE")
+st.caption("A character tokenizer spends one token per character. BPE spends fewer on text like its "
+           "corpus: the ratio *characters per token* says how much it compresses.")
+
+corpus = require_corpus()
+settings = settings_controls() if corpus else None
+if corpus is None or settings is None:
+    st.stop()
+name, text = corpus
+ss = st.session_state
+try:
+    tok = get_trained_tokenizer()
+    char_tok = train_tokenizer(text, "char", 0, progress=False)
+except ValueError as exc:
+    st.error(str(exc))
+    st.stop()
+
+ss.setdefault("_test_text", DEFAULT_TEST)
+ss["test_text"] = ss["_test_text"]
+test = st.text_area("Test text", key="test_text", height=90,
+                    on_change=lambda: ss.__setitem__("_test_text", ss["test_text"]),
+                    help="Any text: words the corpus never saw, other scripts, emoji, code.")
+
+
+def count_tokens(t, s: str) -> int:
+    return len(t.tokenize(s)) if s else 0
+
+
+n = len(tok.merge_triples)
+corpus_chars = len(text)
+char_corpus = char_tok.initial_length
+bpe_corpus = tok.trace[-1].length_after if n else tok.initial_length
+char_test, bpe_test = count_tokens(char_tok, test), count_tokens(tok, test)
+
+m = st.columns(4)
+m[0].metric("Char tokens (test text)", f"{char_test:,}")
+m[1].metric(f"BPE tokens (test text, {n} merges)", f"{bpe_test:,}",
+            delta=f"{bpe_test - char_test:,}" if test else None, delta_color="inverse")
+m[2].metric("Char: chars per token (corpus)", f"{corpus_chars / char_corpus:.2f}")
+m[3].metric("BPE: chars per token (corpus)", f"{corpus_chars / bpe_corpus:.2f}")
+table = pd.DataFrame([
+    {"tokenizer": "char", "vocabulary": char_tok.vocab_size, "corpus tokens": char_corpus,
+     "corpus chars/token": round(corpus_chars / char_corpus, 3), "test tokens": char_test,
+     "test chars/token": round(len(test) / char_test, 3) if char_test else None},
+    {"tokenizer": f"BPE ({tok.variant}, {n} merges)", "vocabulary": tok.vocab_size, "corpus tokens": bpe_corpus,
+     "corpus chars/token": round(corpus_chars / bpe_corpus, 3), "test tokens": bpe_test,
+     "test chars/token": round(len(test) / bpe_test, 3) if bpe_test else None},
+])
+st.dataframe(table, hide_index=True, width="stretch")
+if tok.variant == "word":
+    st.caption("The word variant counts one end-of-word marker per word and drops the spaces.")
+
+# -- the test text, token by token ------------------------------------------------------------
+st.subheader("The test text, token by token")
+show_ids = st.toggle("Show ids and bytes", key="cmp_show_ids")
+unseen = tok.unknown_characters(test)
+if unseen:
+    chars = list(dict.fromkeys(ch for _, ch in unseen if not (tok.variant == "word" and ch.isspace())))
+    if chars:
+        st.warning("Not in the corpus alphabet, so this tokenizer cannot encode them (shown in red, one "
+                   "token each): " + ", ".join(f"{md_safe(repr(c))} (U+{ord(c):04X})" for c in chars)
+                   + ". A byte-level tokenizer can encode any text.")
+        st.html(string_tokens_html(tok.tokenize(test), set(chars)))
+    else:
+        show_tokens(tok, test, tok.encode_tokens(test), show_ids=show_ids, height=300)
+elif test:
+    show_tokens(tok, test, tok.encode_tokens(test), show_ids=show_ids, height=300)
+st.caption("Hover a token to see its id. Byte tokens that are not whole characters show as \\xNN in "
+           "orange italics.")
+
+words = unseen_words(text, test)
+if words:
+    st.markdown("**Words the corpus never contained** — BPE still splits them into known pieces:")
+    st.dataframe(pd.DataFrame([{"word": w, "BPE tokens": " · ".join(tok.tokenize(w)),
+                                "count": len(tok.tokenize(w))} for w in words[:30]]),
+                 hide_index=True, width="stretch")
+
+# -- compression vs merges --------------------------------------------------------------------
+st.subheader("Compression vs number of merges")
+st.caption("One training run per variant: the first k merges of a run are the tokenizer with k merges "
+           "(the prefix property), so each curve costs one run.")
+marker = setting("end_of_word") or "</w>"
+choice = setting("pattern_choice")
+pattern = setting("custom_pattern") if choice == "custom" else {"none": None}.get(choice, choice)
+rows = []
+for variant in ("char", "word", "byte"):
+    try:
+        vtok = train_tokenizer(text, variant, n, marker if variant == "word" else None,
+                               pattern if variant == "byte" else None)
+    except ValueError as exc:
+        st.warning(f"{variant}: {exc}")
+        continue
+    rows += [{"variant": variant, "merges": p.merges, "chars per token": p.chars_per_token}
+             for p in compression_curve(vtok, corpus_chars)]
+curve = pd.DataFrame(rows)
+lines = alt.Chart(curve).mark_line().encode(
+    x=alt.X("merges:Q", title="merges", axis=alt.Axis(tickMinStep=1, format="d")), y=alt.Y("chars per token:Q"),
+    color=alt.Color("variant:N", scale=alt.Scale(domain=["char", "word", "byte"])),
+    tooltip=["variant", "merges", alt.Tooltip("chars per token:Q", format=".3f")])
+chosen = curve[(curve.variant == tok.variant) & (curve.merges == n)]
+point = alt.Chart(chosen).mark_point(size=160, filled=True, color="#dc2626").encode(
+    x="merges:Q", y="chars per token:Q", tooltip=["variant", "merges", "chars per token"])
+st.altair_chart((lines + point).properties(height=300), width="stretch")
+
+# -- GPT-2 -----------------------------------------------------------------------------------
+st.subheader("GPT-2's tokenizer on the same text")
+
+
+@st.cache_resource(show_spinner="Loading GPT-2's 50,000 merges…")
+def load_gpt2(vocab: str, encoder: str) -> BPETokenizer:
+    return BPETokenizer.from_gpt2(vocab, encoder)
+
+
+vocab_path, encoder_path = shared_file("gpt2", "vocab.bpe"), shared_file("gpt2", "encoder.json")
+if vocab_path is None or encoder_path is None:
+    up = st.columns(2)
+    vocab_up = up[0].file_uploader("GPT-2 vocab.bpe", type=["bpe"], key="gpt2_vocab")
+    enc_up = up[1].file_uploader("GPT-2 encoder.json", type=["json"], key="gpt2_encoder")
+    if vocab_up and enc_up:
+        folder = Path(tempfile.gettempdir()) / "bpe-explorer-gpt2"
+        folder.mkdir(exist_ok=True)
+        vocab_path, encoder_path = folder / "vocab.bpe", folder / "encoder.json"
+        vocab_path.write_bytes(vocab_up.getvalue())
+        encoder_path.write_bytes(enc_up.getvalue())
+    else:
+        st.caption("GPT-2's files (vocab.bpe and encoder.json) are not on this machine: upload both to compare.")
+if vocab_path is not None and encoder_path is not None and test:
+    try:
+        gpt2 = load_gpt2(str(vocab_path), str(encoder_path))
+        gtokens = gpt2.encode_tokens(test)
+        st.metric("GPT-2 tokens (test text)", f"{len(gtokens):,}")
+        show_tokens(gpt2, test, gtokens, show_ids=show_ids, height=300)
+    except (ValueError, OSError, ImportError) as exc:
+        st.error(f"Could not load GPT-2's tokenizer: {exc}")
+
+# -- files -----------------------------------------------------------------------------------
+st.subheader("Save or load a tokenizer")
+d = st.columns(2)
+d[0].download_button("Download our tokenizer (JSON)", json.dumps(tok.to_dict(), ensure_ascii=False),
+                     file_name=f"bpe-{tok.variant}-{n}.json", mime="application/json")
+if tok.variant == "byte":
+    try:
+        from core.interop import hf_tokenizer_json
+
+        d[1].download_button("Download Hugging Face tokenizer.json", hf_tokenizer_json(tok),
+                             file_name="tokenizer.json", mime="application/json")
+    except ImportError:
+        d[1].caption("Hugging Face export is not available in this version of core.")
+    except ValueError as exc:
+        d[1].caption(f"Hugging Face export: {exc}")
+else:
+    d[1].caption("Hugging Face tokenizer.json export is for the byte variant.")
+
+uploaded = st.file_uploader("Load a tokenizer file (ours, or the book's {chars, merges} JSON)",
+                            type=["json"], key="tok_upload")
+if uploaded is not None:
+    try:
+        loaded = loads_tokenizer(uploaded.getvalue())
+    except TokenizerFileError as exc:
+        st.error(str(exc))
+    else:
+        st.success(f"Loaded {md_safe(uploaded.name)}: {loaded.variant} tokenizer, "
+                   f"{loaded.vocab_size:,} tokens, {len(loaded.merge_triples):,} merges.")
+        if test:
+            pieces = loaded.tokenize(test)
+            st.metric("Its tokens (test text)", f"{len(pieces):,}")
+            missing = {ch for _, ch in loaded.unknown_characters(test)}
+            st.html(string_tokens_html(pieces, missing))

@@ -1,0 +1,101 @@
+"""AppTest: the Char vs BPE page shows core's counts, unseen characters, GPT-2 and tokenizer files."""
+
+import html
+import json
+import re
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from core import BPETokenizer, CharTokenizer
+from core.corpus import shared_file
+
+ROOT = Path(__file__).resolve().parent.parent
+SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")
+
+
+def page(test_text: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
+    at.switch_page("pages/char_vs_bpe.py").run()
+    if test_text is not None:
+        at.text_area(key="test_text").set_value(test_text).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.main.get("metric")}
+
+
+def test_counts_equal_core():
+    test = "low lower newer"
+    at = page(test)
+    tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")
+    char = CharTokenizer.from_text(SENNRICH)
+    m = metrics(at)
+    assert m["Char tokens (test text)"] == str(len(char.encode(test)))
+    assert m["BPE tokens (test text, 10 merges)"] == str(len(tok.encode(test)))
+    assert m["BPE: chars per token (corpus)"] == f"{len(SENNRICH) / tok.trace[-1].length_after:.2f}"
+    table = at.dataframe[0].value
+    assert list(table["corpus tokens"]) == [len(SENNRICH), tok.trace[-1].length_after]
+    assert list(table["vocabulary"]) == [char.vocab_size, tok.vocab_size]
+
+
+def test_unseen_characters_are_named():
+    at = page("low zebra 👋")
+    warning = " ".join(w.value for w in at.warning)
+    for ch in "zb👋":
+        assert f"U+{ord(ch):04X}" in warning
+    assert "A byte-level tokenizer can encode any text" in warning
+
+
+def test_unseen_words_decompose_with_tokenize():
+    at = page("lowest newer")
+    tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")
+    table = at.dataframe[1].value
+    assert list(table["word"]) == ["lowest"]
+    assert list(table["BPE tokens"]) == [" · ".join(tok.tokenize("lowest"))]
+
+
+def test_html_in_text_is_escaped():
+    evil = "<script>alert(1)</script> <img src=x onerror=alert(1)>"
+    at = page(evil)
+    bodies = " ".join(h.proto.body for h in at.get("html"))
+    assert "<script>" not in bodies and "<img" not in bodies
+    assert "&lt;" in bodies and "&gt;" in bodies
+    shown = html.unescape(re.sub(r"<[^>]*>", "", bodies)).replace(" ", "")
+    assert "script>alert(1)</script>" in shown and "onerror=alert(1)>" in shown
+
+
+def test_compression_curves_one_per_variant():
+    at = page()
+    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
+    text = json.dumps(spec)
+    for variant in ("char", "word", "byte"):
+        assert f'"{variant}"' in text
+
+
+def test_gpt2_column_when_files_are_there():
+    at = page("Hello world")
+    if shared_file("gpt2", "vocab.bpe") is None:
+        assert any("upload both" in c.value for c in at.caption)
+        return
+    assert metrics(at)["GPT-2 tokens (test text)"] == "2"
+
+
+def test_bad_tokenizer_upload_is_a_message():
+    at = page()
+    uploader = next(u for u in at.main.get("file_uploader") if u.proto.label.startswith("Load a tokenizer"))
+    uploader.set_value(("bad.json", b'{"format": "nope"', "application/json")).run()
+    assert not at.exception
+    assert at.error and "json" in at.error[0].value.lower()
+
+
+def test_good_tokenizer_upload_round_trips():
+    tok = BPETokenizer.from_text(SENNRICH, 5, variant="word")
+    at = page("lower")
+    uploader = next(u for u in at.main.get("file_uploader") if u.proto.label.startswith("Load a tokenizer"))
+    uploader.set_value(("mine.json", json.dumps(tok.to_dict()).encode(), "application/json")).run()
+    assert not at.exception
+    assert any("word tokenizer" in s.value and "5 merges" in s.value for s in at.success)
+    assert metrics(at)["Its tokens (test text)"] == str(len(tok.tokenize("lower")))

@@ -1,0 +1,78 @@
+"""Altair charts of a training trace: pair frequencies at a step, vocabulary and length curves.
+
+Altair spends ~70 ms turning a chart into Vega-Lite, too slow for 5+ steps a second, so each chart
+is built with Altair once as a template (the pair chart once per process, the curves once per
+tokenizer) and each step only fills in its data and the current-step rule.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+
+import altair as alt
+import pandas as pd
+
+from core import BPETokenizer
+from core.explain import compression_curve, quoted
+
+STATUS = ["winner", "tie (lost on order)", "other"]
+_STEP = -987654  # placeholder for the current step in a cached template
+
+
+@lru_cache(maxsize=1)
+def _pair_template() -> dict:
+    bars = alt.Chart(alt.Data(name="pairs")).mark_bar().encode(
+        x=alt.X("count:Q", title="occurrences in the corpus"),
+        y=alt.Y("pair:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"), title=None,
+                axis=alt.Axis(labelOverlap=False, labelLimit=220, labelFontSize=12)),
+        color=alt.Color("status:N", scale=alt.Scale(domain=STATUS, range=["#ca8a04", "#f97316", "#93c5fd"]),
+                        legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["pair:N", "count:Q", "status:N"])
+    return bars.properties(title="Top pairs").to_dict()
+
+
+def pair_frequency_spec(tok: BPETokenizer, k: int) -> dict:
+    """Vega-Lite spec: the top pairs counted before merge ``k``; winner and ties coloured."""
+    step = tok.trace[k]
+    rows = []
+    for rank, (a, b, c) in enumerate(step.competitors):
+        status = STATUS[0] if rank == 0 else (STATUS[1] if c == step.count else STATUS[2])
+        rows.append({"pair": f"{quoted(tok.token_str(a))} + {quoted(tok.token_str(b))}",
+                     "count": c, "status": status, "rank": rank})
+    spec = copy.deepcopy(_pair_template())
+    spec["datasets"] = {"pairs": rows}
+    spec["height"] = 26 * len(rows) + 20
+    spec["title"] = f"Top pairs before merge {k + 1}"
+    return spec
+
+
+def _curves_template(tok: BPETokenizer, characters: int) -> dict:
+    cache = tok.__dict__.setdefault("_curve_templates", {})
+    if characters not in cache:
+        pts = compression_curve(tok, characters)
+        df = pd.DataFrame([{"merges": p.merges, "vocabulary size": p.vocab_size, "corpus tokens": p.tokens}
+                           for p in pts])
+        rule = alt.Chart(df.head(1)).mark_rule(color="#dc2626", strokeWidth=2).encode(x=alt.datum(_STEP))
+
+        def one(measure: str, colour: str) -> alt.LayerChart:
+            line = alt.Chart(df).mark_line(color=colour, point=len(pts) < 60).encode(
+                x=alt.X("merges:Q", title="merges done"),
+                y=alt.Y(f"{measure}:Q", title=measure, scale=alt.Scale(zero=False)),
+                tooltip=["merges", measure])
+            return alt.layer(line, rule).properties(height=200, width=330)
+
+        cache[characters] = alt.hconcat(one("vocabulary size", "#6d4aff"),
+                                        one("corpus tokens", "#0891b2")).to_dict()
+    return cache[characters]
+
+
+def curves_spec(tok: BPETokenizer, characters: int, k: int) -> dict:
+    """Vega-Lite spec: vocabulary size and corpus tokens after each merge, a red rule at ``k``."""
+    spec = copy.deepcopy(_curves_template(tok, characters))
+    for part in spec["hconcat"]:
+        for layer in part["layer"]:
+            x = layer.get("encoding", {}).get("x", {})
+            if x.get("datum") == _STEP:
+                x["datum"] = k
+    return spec
