@@ -1,0 +1,126 @@
+"""Checkpoint files: model weights, both configs, the tokenizer, the step and the optimizer state.
+
+A checkpoint holds only plain dicts, lists, numbers, strings and tensors, so loading uses
+``torch.load(weights_only=True)``: opening a file never runs code from it.  Writing is atomic
+(a temporary file, then ``os.replace``), so a crash mid-write leaves the previous checkpoint.
+Every problem becomes a :class:`CheckpointError` (a ``ValueError``) naming the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from .model import GPT, GPTConfig
+from .storage import TokenizerFileError, tokenizer_from_dict
+
+FORMAT = "bpe-explorer/gpt-checkpoint"
+VERSION = 1
+CHECKPOINT_NAME = "ckpt.pt"
+
+
+class CheckpointError(ValueError):
+    pass
+
+
+@dataclass
+class Checkpoint:
+    """A loaded checkpoint: ``model`` is ready to use (in eval mode, on the device asked for)."""
+
+    path: Path
+    model: GPT
+    model_config: GPTConfig
+    train_config: dict
+    tokenizer: object
+    step: int
+    optimizer_state: dict | None
+    extra: dict
+
+
+def checkpoint_path(run_dir) -> Path:
+    return Path(run_dir) / CHECKPOINT_NAME
+
+
+def save_checkpoint(path, model: GPT, tokenizer, step: int, train_config: dict | None = None,
+                    optimizer=None, extra: dict | None = None) -> Path:
+    """Write ``path`` atomically.  ``model`` must be the plain module (not DDP/compiled)."""
+    path = Path(path)
+    state = {
+        "format": FORMAT,
+        "version": VERSION,
+        "model_state": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+        "model_config": model.config.to_dict(),
+        "train_config": dict(train_config or {}),
+        "tokenizer": tokenizer.to_dict(),
+        "step": int(step),
+        "optimizer_state": optimizer.state_dict() if optimizer is not None else None,
+        "extra": dict(extra or {}),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(state, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def read_checkpoint(path) -> dict:
+    """The raw dict stored in ``path``; any unreadable, corrupt or foreign file -> CheckpointError."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"No checkpoint at {path}.")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # zip/pickle errors from a truncated or foreign file
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CheckpointError(f"{path} is not a readable checkpoint (corrupt, truncated or not a "
+                              f"PyTorch file): {first_line[:200]}") from None
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is a PyTorch file but not a BPE Explorer GPT checkpoint.")
+    if state.get("version") != VERSION:
+        raise CheckpointError(f"{path} has checkpoint version {state.get('version')!r}; this "
+                              f"program reads version {VERSION}.")
+    missing = [k for k in ("model_state", "model_config", "tokenizer", "step") if k not in state]
+    if missing:
+        raise CheckpointError(f"{path} is missing {', '.join(missing)}.")
+    return state
+
+
+def load_checkpoint(path, tokenizer=None, device: str = "cpu") -> Checkpoint:
+    """Load ``path``; if ``tokenizer`` is given, it must equal the checkpoint's tokenizer."""
+    path = Path(path)
+    state = read_checkpoint(path)
+    try:
+        stored_tok = tokenizer_from_dict(state["tokenizer"], source=f"the tokenizer in {path}")
+    except TokenizerFileError as exc:
+        raise CheckpointError(str(exc)) from None
+    if tokenizer is not None and stored_tok != tokenizer:
+        raise CheckpointError(
+            f"{path} was trained with a different tokenizer ({stored_tok!r}) than the one given "
+            f"({tokenizer!r}); the token ids would mean different things. Use the checkpoint's own "
+            f"tokenizer, or start a new run.")
+    try:
+        config = GPTConfig(**state["model_config"])
+        model = GPT(config)
+        model.load_state_dict(state["model_state"])
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise CheckpointError(f"{path} holds weights that do not fit its model config: "
+                              f"{str(exc).splitlines()[0][:200]}") from None
+    if stored_tok.vocab_size != config.vocab_size:
+        raise CheckpointError(f"{path}: the tokenizer has {stored_tok.vocab_size} tokens but the "
+                              f"model expects {config.vocab_size}.")
+    model.to(device).eval()
+    return Checkpoint(path=path, model=model, model_config=config,
+                      train_config=dict(state.get("train_config") or {}), tokenizer=stored_tok,
+                      step=int(state["step"]), optimizer_state=state.get("optimizer_state"),
+                      extra=dict(state.get("extra") or {}))

@@ -1,0 +1,117 @@
+"""Streamlit helpers for the "Train a GPT" page: the runs folder, cached device and step-time
+probes, loaded checkpoints, and the altair charts.  Training itself is ``core.train``; processes
+are ``core.runs``.  Nothing here starts threads: runs are separate processes read from disk."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from core.checkpoint import load_checkpoint
+from core.device import describe_device, detect_device
+from core.runs import RunInfo, default_runs_dir, read_metrics
+from core.train import make_config, sample_text, time_step
+
+RUNS_DIR_KEY = "gpt_runs_dir"
+SELECTED_KEY = "gpt_selected_run"
+
+
+def runs_dir() -> Path:
+    """Where runs live: ``st.session_state["gpt_runs_dir"]`` if set, else ``core.runs``'s default."""
+    return Path(st.session_state.get(RUNS_DIR_KEY) or default_runs_dir())
+
+
+@st.cache_resource(show_spinner=False)
+def device_info() -> tuple[str, str]:
+    device = detect_device("auto")
+    return device, describe_device(device)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def step_seconds(settings: tuple, vocab_size: int, device: str) -> float:
+    """Seconds per optimizer step for these settings here (a timed forward/backward)."""
+    return time_step(make_config(**dict(settings)), vocab_size, device)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _checkpoint(path: str, mtime: float):
+    return load_checkpoint(path)
+
+
+def checkpoint_of(run: RunInfo):
+    """The run's latest checkpoint, loaded once per file version (CheckpointError if broken)."""
+    path = run.path / "ckpt.pt"
+    return _checkpoint(str(path), path.stat().st_mtime)
+
+
+def generate(run: RunInfo, prompt: str, max_new_tokens: int, temperature: float, top_k: int | None) -> str:
+    """Text from the run's checkpoint; an unencodable prompt raises UnknownCharacterError."""
+    ckpt = checkpoint_of(run)
+    return sample_text(ckpt.model, ckpt.tokenizer, "cpu", max_new_tokens, prompt=prompt or "\n",
+                       temperature=temperature, top_k=top_k or None)
+
+
+def format_seconds(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "?"
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def progress_and_eta(run: RunInfo, metrics: list[dict]) -> tuple[float, str]:
+    """(fraction done, "ETA ..." text) from the logged steps and their elapsed time."""
+    total = run.max_steps or 1
+    fraction = min(1.0, run.step / total)
+    if not run.active:
+        return fraction, run.status
+    if not metrics or metrics[-1]["step"] <= 0:
+        return fraction, "starting…"
+    first = metrics[0]
+    steps, seconds = metrics[-1]["step"] - first["step"], metrics[-1]["elapsed_s"] - first["elapsed_s"]
+    per_step = seconds / steps if steps > 0 else metrics[-1]["elapsed_s"] / max(1, metrics[-1]["step"])
+    return fraction, f"ETA {format_seconds(per_step * (total - run.step))}"
+
+
+def loss_chart(metrics: list[dict]) -> alt.Chart | None:
+    rows = []
+    for r in metrics:
+        rows.append({"step": r["step"], "loss": r["train_loss"], "curve": "train (batch)"})
+        if "val_loss" in r:
+            rows.append({"step": r["step"], "loss": r["val_loss"], "curve": "validation"})
+    if not rows:
+        return None
+    return (alt.Chart(pd.DataFrame(rows)).mark_line(point=alt.OverlayMarkDef(size=20))
+            .encode(x=alt.X("step:Q", title="step"), y=alt.Y("loss:Q", title="loss (nats / token)"),
+                    color=alt.Color("curve:N", title=None), tooltip=["step", "curve", "loss"])
+            .properties(height=260))
+
+
+def bpc_chart(runs: list[RunInfo]) -> alt.Chart | None:
+    """Validation bits per character of several runs on one chart: fair across tokenizers."""
+    rows = [{"run": run.name, "step": r["step"], "bits per character": r["val_bpc"],
+             "elapsed s": r["elapsed_s"]}
+            for run in runs for r in read_metrics(run.path) if "val_bpc" in r]
+    if not rows:
+        return None
+    return (alt.Chart(pd.DataFrame(rows)).mark_line(point=True)
+            .encode(x="step:Q", y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False)),
+                    color="run:N", tooltip=["run", "step", "bits per character", "elapsed s"])
+            .properties(height=300))
+
+
+def describe_run(run: RunInfo) -> str:
+    config = run.config
+    if not config:
+        return f"{run.name} — {run.status}"
+    tc = config.get("train_config", {})
+    return (f"{run.name} — {run.status} · {config.get('tokenizer_kind', '?')} tokenizer, "
+            f"{config.get('vocab_size', '?')} tokens · {tc.get('n_layer')}×{tc.get('n_embd')}, "
+            f"block {tc.get('block_size')}")
