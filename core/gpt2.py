@@ -80,17 +80,21 @@ def bytes_to_token(data: bytes) -> str:
     return "".join(table[b] for b in data)
 
 
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GPT2FileError(f"{path}: file not found (GPT-2's {what} is needed).") from None
+    except UnicodeDecodeError:
+        raise GPT2FileError(f"{path}: not UTF-8 text, so it is not GPT-2's {what}.") from None
+    except OSError as exc:
+        raise GPT2FileError(f"{path}: cannot read it: {exc.strerror or exc}.") from None
+
+
 def read_encoder(encoder_json_path) -> dict[str, int]:
     """``encoder.json`` as a ``{token string: id}`` dict, checked for shape and unique ids."""
     path = Path(encoder_json_path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GPT2FileError(f"{path}: file not found (GPT-2's encoder.json is needed).") from None
-    except UnicodeDecodeError:
-        raise GPT2FileError(f"{path}: not UTF-8 text, so it is not GPT-2's encoder.json.") from None
-    except OSError as exc:
-        raise GPT2FileError(f"{path}: cannot read it: {exc.strerror or exc}.") from None
+    raw = _read_text(path, "encoder.json")
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -114,14 +118,7 @@ def read_encoder(encoder_json_path) -> dict[str, int]:
 def read_merges(vocab_bpe_path) -> list[tuple[int, str, str]]:
     """``vocab.bpe`` as ``(line_number, left, right)`` in rank order (the header line skipped)."""
     path = Path(vocab_bpe_path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GPT2FileError(f"{path}: file not found (GPT-2's vocab.bpe is needed).") from None
-    except UnicodeDecodeError:
-        raise GPT2FileError(f"{path}: not UTF-8 text, so it is not GPT-2's vocab.bpe.") from None
-    except OSError as exc:
-        raise GPT2FileError(f"{path}: cannot read it: {exc.strerror or exc}.") from None
+    raw = _read_text(path, "vocab.bpe")
     merges = []
     for number, line in enumerate(raw.split("\n"), start=1):
         line = line.rstrip("\r")

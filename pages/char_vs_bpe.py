@@ -11,8 +11,7 @@ import streamlit as st
 from core import BPETokenizer, TokenizerFileError, loads_tokenizer
 from core.corpus import shared_file
 from core.explain import compression_curve, unseen_words
-from ui.controls import settings_controls
-from ui.corpus import require_corpus
+from ui.controls import corpus_and_settings
 from ui.render import md_safe, show_tokens, string_tokens_html
 from ui.state import get_trained_tokenizer, setting, train_tokenizer
 
@@ -22,11 +21,7 @@ st.title("⚖️ Char vs BPE")
 st.caption("A character tokenizer spends one token per character. BPE spends fewer on text like its "
            "corpus: the ratio *characters per token* says how much it compresses.")
 
-corpus = require_corpus()
-settings = settings_controls() if corpus else None
-if corpus is None or settings is None:
-    st.stop()
-name, text = corpus
+name, text = corpus_and_settings()
 ss = st.session_state
 try:
     tok = get_trained_tokenizer()

@@ -8,8 +8,7 @@ import streamlit as st
 from core.explain import (explain_step, merge_tree, occurrence_indices, quoted, segment, text_window,
                           tree_lines)
 from ui.charts import curves_spec, pair_frequency_spec
-from ui.controls import settings_controls
-from ui.corpus import require_corpus
+from ui.controls import corpus_and_settings
 from ui.render import md_safe, show_tokens
 from ui.state import PLAYING, STEP, get_trained_tokenizer
 
@@ -21,11 +20,7 @@ st.caption("Byte-pair encoding starts from single characters (or bytes) and, aga
            "together the pair of neighbouring tokens that occurs most often. Step through the merges "
            "below and watch the tokens grow.")
 
-corpus = require_corpus()
-settings = settings_controls() if corpus else None
-if corpus is None or settings is None:
-    st.stop()
-name, text = corpus
+name, text = corpus_and_settings()
 try:
     tok = get_trained_tokenizer()
 except ValueError as exc:

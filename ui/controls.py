@@ -45,3 +45,14 @@ def settings_controls() -> dict | None:
             st.error(str(exc))
             return None
     return s
+
+
+def corpus_and_settings() -> tuple[str, str]:
+    """The page preamble of the BPE pages: the corpus and the tokenizer controls, or a message
+    and ``st.stop()`` when there is no usable corpus or setting.  Returns ``(name, text)``."""
+    from .corpus import require_corpus
+
+    corpus = require_corpus()
+    if corpus is None or settings_controls() is None:
+        st.stop()
+    return corpus
