@@ -358,7 +358,8 @@ class BPETokenizer:
                 ids.append(self.special_tokens[special])
             else:
                 pieces = regex_pieces(text[s:e], self.pattern)
-                ids.extend(chain.from_iterable(self._encode_chunks(pieces, None)))
+                self._fill_cache(pieces, None)
+                ids.extend(chain.from_iterable(map(self._chunk_cache.__getitem__, pieces)))
         return ids
 
     def _spans(self, ids, chunk, chunk_starts, width) -> list[Token]:
@@ -372,10 +373,15 @@ class BPETokenizer:
         return tokens
 
     def _encode_chunks(self, pieces: list[str], to_base) -> list[tuple[int, ...]]:
-        """Encode many short chunks, each unique chunk once (a per-tokenizer cache).
-        ``to_base`` gives a chunk's base ids; ``None`` means UTF-8 bytes (vectorised)."""
+        """Encode many short chunks, each unique chunk once (a per-tokenizer cache)."""
+        self._fill_cache(pieces, to_base)
+        return [self._chunk_cache[p] for p in pieces]
+
+    def _fill_cache(self, pieces: list[str], to_base) -> None:
+        """Encode the chunks not cached yet, all in one compiled call.  ``to_base`` gives a
+        chunk's base ids; ``None`` means its UTF-8 bytes (vectorised)."""
         cache = self._chunk_cache
-        todo = [p for p in dict.fromkeys(pieces) if p not in cache]
+        todo = list({p: None for p in pieces if p not in cache})
         if todo:
             if to_base is None:
                 encoded = [p.encode("utf-8") for p in todo]
@@ -394,7 +400,6 @@ class BPETokenizer:
                 cache.clear()
             for k, p in enumerate(todo):
                 cache[p] = tuple(out[out_starts[k]:out_starts[k + 1]])
-        return [cache[p] for p in pieces]
 
     def _apply(self, seq: np.ndarray, starts: np.ndarray):
         if not self._merges or len(seq) == 0:
