@@ -176,45 +176,18 @@ def test_encoder_missing_a_byte(small_files):
         load_gpt2(vocab, enc)
 
 
-def test_merge_part_not_in_encoder(small_files):
+@pytest.mark.parametrize("merges, message", [
+    ("Ġ t\nh e\nĠt hex\n", r"vocab.bpe, line 4: token 'hex' is not in encoder.json"),
+    ("Ġ t\nh e\nĠt he\nb a\n", r"line 5: the merged token 'ba' is not in encoder.json"),
+    ("Ġt he\nĠ t\nh e\na b\n", r"line 2: token 'Ġt' is used before any earlier merge"),
+    ("Ġ t\nh e\nĠt he\na b\na b\n", r"line 6: the merged token 'ab' .*already made by line 5"),
+    ("Ġ t\nh e x\n", r"vocab.bpe, line 3: expected two tokens"),
+    ("Ġ t\nh e\nĠt he\n", r"encoder.json: 1 token\(s\) that neither .* e.g. 'ab'"),
+])
+def test_bad_vocab_bpe_names_file_and_line(small_files, merges, message):
     vocab, enc, _ = small_files
-    vocab.write_text("#version: 0.2\nĠ t\nh e\nĠt hex\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"vocab.bpe, line 4: token 'hex' is not in encoder.json"):
-        load_gpt2(vocab, enc)
-
-
-def test_merged_token_not_in_encoder(small_files):
-    vocab, enc, _ = small_files
-    vocab.write_text("#version: 0.2\nĠ t\nh e\nĠt he\nb a\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"line 5: the merged token 'ba' is not in encoder.json"):
-        load_gpt2(vocab, enc)
-
-
-def test_merge_out_of_order(small_files):
-    vocab, enc, _ = small_files
-    vocab.write_text("#version: 0.2\nĠt he\nĠ t\nh e\na b\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"line 2: token 'Ġt' is used before any earlier merge"):
-        load_gpt2(vocab, enc)
-
-
-def test_merge_makes_a_token_twice(small_files):
-    vocab, enc, _ = small_files
-    vocab.write_text("#version: 0.2\nĠ t\nh e\nĠt he\na b\na b\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="line 6: the merged token 'ab' .*already made by line 5"):
-        load_gpt2(vocab, enc)
-
-
-def test_malformed_merge_line(small_files):
-    vocab, enc, _ = small_files
-    vocab.write_text("#version: 0.2\nĠ t\nh e x\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"vocab.bpe, line 3: expected two tokens"):
-        load_gpt2(vocab, enc)
-
-
-def test_encoder_token_no_merge_makes(small_files):
-    vocab, enc, _ = small_files
-    vocab.write_text("#version: 0.2\nĠ t\nh e\nĠt he\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"encoder.json: 1 token\(s\) that neither .* e.g. 'ab'"):
+    vocab.write_text("#version: 0.2\n" + merges, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
         load_gpt2(vocab, enc)
 
 
