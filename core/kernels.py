@@ -166,7 +166,7 @@ def merge_pair(seq, nxt, prv, weights, counts, heap_c, heap_k, heap_size, slots,
     each changed count is pushed onto the lazy heap and each new pair's position onto its list.
     ``weights`` holds each position's chunk frequency, or is a single 1 when every chunk counts
     once (the char variant).  The caller makes sure the arrays have room for this merge
-    (``ensure_room`` in the trainer).  Returns ``(tokens_removed, heap_size, pool_used)``.
+    (``BPETrainer.ensure_room``).  Returns ``(tokens_removed, heap_size, pool_used)``.
     """
     unit = len(weights) == 1
     key = pair_key(a, b)

@@ -143,17 +143,10 @@ class BPETrainer:
                                                          pool_next, self.top_k)
         left, right = int(keys[0] >> 32), int(keys[0] & 0xFFFFFFFF)
         count = int(counts[0])
-        listed = int(kernels.listed_positions(self._slots, slot_len, keys[0]))  # >= occurrences
-        if size + 5 * listed + 8 > len(heap_c):  # room: up to 5 count changes per occurrence
-            heap_c, heap_k, size = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 5 * listed + 1024)
-        if used + 2 * listed > len(pool_pos):  # room: 2 new pairs per occurrence
-            grow = max(len(pool_pos) // 2, 2 * listed + 1024)
-            pool_pos = np.concatenate([pool_pos, np.empty(grow, dtype=np.int64)])
-            pool_next = np.concatenate([pool_next, np.empty(grow, dtype=np.int64)])
-        if len(self._slots) + 2 * listed > len(head):
-            grow = max(len(head) // 2, 2 * listed + 1024)
-            head = np.concatenate([head, np.full(grow, -1, dtype=np.int64)])
-            slot_len = np.concatenate([slot_len, np.zeros(grow, dtype=np.int64)])
+        self._heap = heap_c, heap_k, size
+        self.ensure_room(int(kernels.listed_positions(self._slots, slot_len, keys[0])))
+        heap_c, heap_k, size = self._heap
+        head, slot_len, pool_pos, pool_next, used = self._lists
         removed, size, used = kernels.merge_pair(
             self._seq, self._nxt, self._prv, self._weights, self._counts, heap_c, heap_k, size,
             self._slots, head, slot_len, pool_pos, pool_next, used, left, right, new_id)
@@ -163,6 +156,24 @@ class BPETrainer:
         competitors = tuple((int(k >> 32), int(k & 0xFFFFFFFF), int(c))
                             for k, c in zip(keys[: self.top_k], counts[: self.top_k]))
         return MergeStep(len(self.steps), left, right, new_id, count, self.length, competitors)
+
+    def ensure_room(self, listed: int) -> None:
+        """Grow the heap and position lists so a merge of a pair listed at ``listed`` positions
+        (at least its occurrences) fits: each occurrence makes at most 2 new pairs and pushes
+        at most 2 heap entries (5 is kept as a margin)."""
+        heap_c, heap_k, size = self._heap
+        if size + 5 * listed + 8 > len(heap_c):
+            self._heap = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 5 * listed + 1024)
+        head, slot_len, pool_pos, pool_next, used = self._lists
+        if used + 2 * listed > len(pool_pos):
+            grow = max(len(pool_pos) // 2, 2 * listed + 1024)
+            pool_pos = np.concatenate([pool_pos, np.empty(grow, dtype=np.int64)])
+            pool_next = np.concatenate([pool_next, np.empty(grow, dtype=np.int64)])
+        if len(self._slots) + 2 * listed > len(head):
+            grow = max(len(head) // 2, 2 * listed + 1024)
+            head = np.concatenate([head, np.full(grow, -1, dtype=np.int64)])
+            slot_len = np.concatenate([slot_len, np.zeros(grow, dtype=np.int64)])
+        self._lists = head, slot_len, pool_pos, pool_next, used
 
     def tokenizer(self) -> BPETokenizer:
         """The tokenizer after every merge done so far (its ``trace`` holds the steps)."""
