@@ -124,3 +124,25 @@ def load_checkpoint(path, tokenizer=None, device: str = "cpu") -> Checkpoint:
                       train_config=dict(state.get("train_config") or {}), tokenizer=stored_tok,
                       step=int(state["step"]), optimizer_state=state.get("optimizer_state"),
                       extra=dict(state.get("extra") or {}))
+
+
+def load_optimizer_state(optimizer: torch.optim.Optimizer, state: dict) -> None:
+    """``optimizer.load_state_dict(state)``, portable across devices and step runners.
+
+    A state dict carries its run's execution flags (``fused``, ``capturable``, a tensor ``lr`` from
+    a CUDA-graph run) and keeps Adam's step counters where that run kept them.  Resuming a GPU run
+    on the CPU, or a CPU run on a GPU, needs this optimizer's own flags and counters beside the
+    parameters they count for."""
+    own = [{k: group[k] for k in ("lr", "fused", "capturable") if k in group}
+           for group in optimizer.param_groups]
+    try:
+        optimizer.load_state_dict(state)
+    except (ValueError, KeyError, TypeError, RuntimeError) as exc:
+        raise CheckpointError(f"The optimizer state does not fit this model: {exc}") from None
+    for group, flags in zip(optimizer.param_groups, own):
+        group.update(flags)
+        on_device = group.get("fused") or group.get("capturable")
+        for p in group["params"]:
+            step = optimizer.state.get(p, {}).get("step")
+            if isinstance(step, torch.Tensor):
+                optimizer.state[p]["step"] = step.to(p.device if on_device else "cpu")

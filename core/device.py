@@ -1,7 +1,7 @@
-"""Where a model runs: picking CUDA -> MPS -> CPU, and the two speed-ups only CUDA gets.
+"""Where a model runs: picking CUDA -> MPS -> CPU, and the speed-ups only CUDA gets.
 
-bf16 autocast and ``torch.compile`` are used on CUDA only; on MPS and CPU the model runs in plain
-float32 and eager mode (both are slower or unsupported there).  Owns no training logic.
+bf16 autocast, CUDA graphs and (when asked for) ``torch.compile`` are used on CUDA only; on MPS
+and CPU the model runs in plain float32 and eager mode (they are slower or unsupported there).  Owns no training logic.
 """
 
 from __future__ import annotations
@@ -54,13 +54,21 @@ def use_bf16(device: str) -> bool:
     return device.startswith("cuda") and torch.cuda.is_bf16_supported()
 
 
-def autocast(device: str):
+def autocast(device: str, cache_enabled: bool = True):
     """bf16 autocast on CUDA (where supported); a no-op context everywhere else."""
     if use_bf16(device):
-        return torch.autocast(device_type="cuda", dtype=torch.bfloat16)
+        return torch.autocast(device_type="cuda", dtype=torch.bfloat16, cache_enabled=cache_enabled)
     return contextlib.nullcontext()
 
 
 def should_compile(device: str, requested: bool | None = None) -> bool:
-    """``torch.compile`` only on CUDA; ``requested=False`` turns it off there too."""
-    return device.startswith("cuda") and requested is not False
+    """``torch.compile`` on CUDA when asked for (``requested=True``).  Off by default: on the
+    small preset it costs ~20 s of compiling before the first step, which the CUDA-graph step's
+    speed-up wins back only on long runs (docs/benchmarks.md)."""
+    return device.startswith("cuda") and requested is True
+
+
+def should_graph(device: str, requested: bool | None = None, distributed: bool = False) -> bool:
+    """Replay training steps from a CUDA graph (``core.step.GraphStep``): on CUDA in a single
+    process (DDP's gradient hooks are not recorded here); ``requested=False`` turns it off."""
+    return device.startswith("cuda") and not distributed and requested is not False

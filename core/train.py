@@ -38,10 +38,12 @@ from pathlib import Path
 
 import torch
 
-from .checkpoint import CheckpointError, checkpoint_path, load_checkpoint, save_checkpoint
+from .checkpoint import (CheckpointError, checkpoint_path, load_checkpoint, load_optimizer_state,
+                         save_checkpoint)
 from .corpus import read_corpus
-from .device import autocast, describe_device, detect_device, should_compile
+from .device import autocast, describe_device, detect_device, should_compile, should_graph
 from .model import GPT, GPTConfig
+from .step import EagerStep, GraphStep
 from .storage import load_tokenizer
 from .tokenizer import BPETokenizer, CharTokenizer
 
@@ -49,13 +51,15 @@ METRICS_FILE, SAMPLES_FILE, STATUS_FILE, CONFIG_FILE = (
     "metrics.jsonl", "samples.jsonl", "status.json", "config.json")
 TOKENIZERS = ("char", "bpe")
 
-# tiny: a laptop CPU learns something in about a minute.  small: nanoGPT's shakespeare_char.
+# tiny: a laptop CPU learns something in about a minute.  small: nanoGPT's shakespeare_char shape;
+# its cosine schedule ends at 2,000 steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss
+# is lowest near step 1,750 and only rises after (measured on an H100, docs/benchmarks.md).
 PRESETS: dict[str, dict] = {
     "tiny": dict(n_layer=4, n_head=4, n_embd=128, block_size=64, batch_size=32, dropout=0.0,
                  lr=1e-3, min_lr=1e-4, max_steps=1000, warmup_steps=50, eval_interval=100,
                  eval_iters=20, log_interval=10, sample_interval=250),
     "small": dict(n_layer=6, n_head=6, n_embd=384, block_size=256, batch_size=64, dropout=0.2,
-                  lr=1e-3, min_lr=1e-4, max_steps=5000, warmup_steps=100, eval_interval=250,
+                  lr=1e-3, min_lr=1e-4, max_steps=2000, warmup_steps=100, eval_interval=250,
                   eval_iters=200, log_interval=10, sample_interval=500),
 }
 
@@ -94,7 +98,8 @@ class TrainConfig:
     sample_tokens: int = 200
     # where and how
     device: str = "auto"
-    compile: bool | None = None        # None: on CUDA only
+    compile: bool | None = None        # torch.compile; None: see core.device.should_compile
+    cuda_graph: bool | None = None     # replay steps as a CUDA graph; None: on CUDA, one process
     seed: int = 1337
     threads: int = 0                   # CPU threads for torch; 0 leaves torch's default
     resume: bool = False
@@ -194,13 +199,15 @@ def prepare_data(text: str, tokenizer, block_size: int, val_fraction: float = 0.
 
 def get_batch(ids: torch.Tensor, batch_size: int, block_size: int, generator: torch.Generator,
               rank: int = 0, world_size: int = 1):
-    """``batch_size`` random windows (x, y = x shifted by one); rank r gets its slice of them."""
-    ix = torch.randint(len(ids) - block_size, (batch_size,), generator=generator)
+    """``batch_size`` random windows (x, y = x shifted by one); rank r gets its slice of them.
+
+    The start positions are drawn on ``ids``' own device (``generator`` must live there too) and the
+    windows gathered there in one indexing operation, so a GPU step never waits for the host."""
+    ix = torch.randint(len(ids) - block_size, (batch_size,), generator=generator, device=ids.device)
     per_rank = batch_size // world_size
     ix = ix[rank * per_rank:(rank + 1) * per_rank]
-    x = torch.stack([ids[i:i + block_size] for i in ix])
-    y = torch.stack([ids[i + 1:i + 1 + block_size] for i in ix])
-    return x, y
+    windows = ids[ix[:, None] + torch.arange(block_size + 1, device=ids.device)]  # (b, T + 1)
+    return windows[:, :-1], windows[:, 1:]
 
 
 def get_lr(step: int, config: TrainConfig) -> float:
@@ -214,19 +221,33 @@ def get_lr(step: int, config: TrainConfig) -> float:
     return config.min_lr + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (config.lr - config.min_lr)
 
 
+def eval_windows(config: TrainConfig, val_tokens: int) -> int:
+    """How many windows an evaluation scores: ``eval_iters`` batches' worth, but never more than
+    the validation split holds, so a small split is scored whole and the train estimate costs the
+    same as the validation one."""
+    return max(1, min(config.eval_iters * config.batch_size, (val_tokens - 1) // config.block_size))
+
+
 @torch.no_grad()
-def estimate_loss(model: GPT, ids: torch.Tensor, config: TrainConfig, device: str) -> float:
-    """Mean loss over ``eval_iters`` batches; the same batches every time, for smooth curves."""
+def estimate_loss(model: GPT, ids: torch.Tensor, config: TrainConfig, device: str,
+                  n_windows: int) -> float:
+    """Mean loss over ``n_windows`` evenly spaced, non-overlapping windows of ``ids``.
+
+    The same windows every time, so the curve moves only when the model does; each token is scored
+    at a context position spread evenly over 0..T-1, as random windows would on average."""
     model.eval()
-    gen = torch.Generator().manual_seed(config.seed + 4242)
-    losses = []
-    for _ in range(config.eval_iters):
-        x, y = get_batch(ids, config.batch_size, config.block_size, gen)
+    T = config.block_size
+    available = (len(ids) - 1) // T
+    n = min(n_windows, available)
+    starts = torch.arange(n, device=ids.device) * available // n * T
+    total = 0.0
+    for batch in starts.split(config.batch_size):
+        windows = ids[batch[:, None] + torch.arange(T + 1, device=ids.device)]
         with autocast(device):
-            _, loss = model(x.to(device), y.to(device))
-        losses.append(loss.item())
+            _, loss = model(windows[:, :-1].to(device), windows[:, 1:].to(device))
+        total += loss.float() * len(batch)
     model.train()
-    return sum(losses) / len(losses)
+    return float(total) / n
 
 
 def sample_text(model: GPT, tokenizer, device: str, max_new_tokens: int, prompt: str = "\n",
@@ -358,9 +379,7 @@ def _train(config, run_dir, device, dist_info, on_step, should_stop, text, token
 
     torch.manual_seed(config.seed)  # the same initial weights on every rank
     model = GPT(model_config).to(device)
-    optimizer = torch.optim.AdamW(model.optimizer_groups(config.weight_decay), lr=config.lr,
-                                  betas=(config.beta1, config.beta2),
-                                  fused=device.startswith("cuda"))
+    optimizer = make_optimizer(model, config, device)
     start_step, elapsed_before = 0, 0.0
     ckpt_file = checkpoint_path(run_dir)
     if config.resume:
@@ -372,7 +391,7 @@ def _train(config, run_dir, device, dist_info, on_step, should_stop, text, token
                                   f"({ckpt.model_config}); resume with the same model settings.")
         model.load_state_dict(ckpt.model.state_dict())
         if ckpt.optimizer_state:
-            optimizer.load_state_dict(ckpt.optimizer_state)
+            load_optimizer_state(optimizer, ckpt.optimizer_state)
         start_step = ckpt.step
         elapsed_before = float(ckpt.extra.get("elapsed_s", 0.0))
     elif master:
@@ -410,28 +429,23 @@ def _train(config, run_dir, device, dist_info, on_step, should_stop, text, token
             flag = bool(t.item())
         return flag
 
+    train_ids, val_ids = data.train.to(device), data.val.to(device)
+    n_eval = eval_windows(config, len(val_ids))
+    batch_gen = torch.Generator(device=device)
     model.train()
     t_start = time.perf_counter()
     t_log, tokens_since_log, step = t_start, 0, start_step
     records, last_val, last_bpc, saved_step, status = [], None, None, None, "finished"
     tokens_per_step = config.batch_size * config.block_size
+    run_step = make_step(model, optimizer, config, device, dist_info.enabled)
     while step < config.max_steps:
         if stop_requested():
             status = "stopped"
             break
+        batch_gen.manual_seed(config.seed * 1_000_003 + step)  # the batch depends on the step alone
+        x, y = get_batch(train_ids, config.batch_size, config.block_size, batch_gen, rank, world)
         lr = get_lr(step, config)
-        for group in optimizer.param_groups:
-            group["lr"] = lr
-        gen = torch.Generator().manual_seed(config.seed * 1_000_003 + step)
-        x, y = get_batch(data.train, config.batch_size, config.block_size, gen, rank, world)
-        x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
-        with autocast(device):
-            _, loss = model(x, y)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if config.grad_clip > 0:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-        optimizer.step()
+        loss = run_step(x, y, lr)
         step += 1
         tokens_since_log += tokens_per_step
 
@@ -439,14 +453,16 @@ def _train(config, run_dir, device, dist_info, on_step, should_stop, text, token
         evaluate = step % config.eval_interval == 0 or last
         if not (master and (evaluate or step % config.log_interval == 0)):
             continue
+        train_loss = loss.item()  # waits for the device: only now is the clock below honest
         now = time.perf_counter()
-        record = {"step": step, "train_loss": loss.item(), "lr": lr,
+        record = {"step": step, "train_loss": train_loss, "lr": lr,
                   "tokens_per_s": tokens_since_log / max(now - t_log, 1e-9),
                   "elapsed_s": elapsed_before + now - t_start}
         if evaluate:
-            val = estimate_loss(raw_model, data.val, config, device)
+            val = estimate_loss(raw_model, val_ids, config, device, n_eval)
             last_val, last_bpc = val, data.bits_per_char(val)
-            record.update(val_loss=val, train_loss_est=estimate_loss(raw_model, data.train, config, device),
+            record.update(val_loss=val, train_loss_est=estimate_loss(raw_model, train_ids, config,
+                                                                     device, n_eval),
                           val_bpc=last_bpc, val_bpb=data.bits_per_byte(val))
             checkpoint(step, record["elapsed_s"])
             saved_step = step
@@ -464,26 +480,33 @@ def _train(config, run_dir, device, dist_info, on_step, should_stop, text, token
     return TrainResult(status, step, last_val, last_bpc, ckpt_file if master else None, records)
 
 
+def make_optimizer(model: GPT, config: TrainConfig, device: str) -> torch.optim.AdamW:
+    return torch.optim.AdamW(model.optimizer_groups(config.weight_decay), lr=config.lr,
+                             betas=(config.beta1, config.beta2), fused=device.startswith("cuda"))
+
+
+def make_step(model, optimizer, config: TrainConfig, device: str, distributed: bool = False):
+    """The step runner a run uses here: replayed from a CUDA graph, or eager (see core.step)."""
+    kind = GraphStep if should_graph(device, config.cuda_graph, distributed) else EagerStep
+    return kind(model, optimizer, config.grad_clip, device)
+
+
 def time_step(config: TrainConfig, vocab_size: int, device: str = "auto", repeats: int = 2) -> float:
-    """Seconds one optimizer step of ``config`` takes here (random data; one warm-up step first).
-    A quick estimate for "how long will this run take", before launching it."""
+    """Seconds one optimizer step of ``config`` takes here, once steady (random data).  A quick
+    estimate for "how long will this run take", before launching it."""
     device = detect_device(device)
     model = GPT(config.model_config(vocab_size)).to(device)
-    optimizer = torch.optim.AdamW(model.optimizer_groups(config.weight_decay), lr=config.lr)
+    run_step = make_step(model, make_optimizer(model, config, device), config, device)
     x = torch.randint(vocab_size, (config.batch_size, config.block_size), device=device)
-    times = []
-    for i in range(repeats + 1):
-        t0 = time.perf_counter()
-        with autocast(device):
-            _, loss = model(x, x)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
-        if i:
-            times.append(time.perf_counter() - t0)
-    return sum(times) / len(times)
+    for _ in range(run_step.warmup_steps):
+        run_step(x, x, config.lr)
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(repeats):
+        loss = run_step(x, x, config.lr)
+    loss.item()  # waits for the device
+    return (time.perf_counter() - t0) / repeats
 
 
 # -- command line -------------------------------------------------------------------------------
@@ -509,7 +532,9 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--" + name.replace("_", "-"), type=kind, dest=name)
     p.add_argument("--bias", action=argparse.BooleanOptionalAction, default=None)
     p.add_argument("--compile", action=argparse.BooleanOptionalAction, default=None,
-                   help="torch.compile (default: on CUDA only)")
+                   help="torch.compile the model (default: off; it pays only on long runs)")
+    p.add_argument("--cuda-graph", action=argparse.BooleanOptionalAction, default=None,
+                   help="record each step once as a CUDA graph and replay it (default: on CUDA)")
     return p
 
 

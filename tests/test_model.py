@@ -80,11 +80,12 @@ def test_no_bias_variant_runs():
 
 
 def test_device_choice_and_cuda_only_speedups():
-    from core.device import autocast, detect_device, should_compile, use_bf16
+    from core.device import autocast, detect_device, should_compile, should_graph, use_bf16
 
     assert detect_device("cpu") == "cpu" and detect_device("auto") in ("cpu", "cuda", "mps")
     assert not use_bf16("cpu") and not should_compile("cpu") and not should_compile("mps")
-    assert not should_compile("cuda", False)
+    assert not should_compile("cuda", False) and not should_compile("cuda") and should_compile("cuda", True)
+    assert should_graph("cuda") and not should_graph("cuda", distributed=True) and not should_graph("cpu")
     with autocast("cpu"):  # a no-op on the CPU: float32 stays float32
         assert GPT(tiny())(torch.zeros(1, 2, dtype=torch.long))[0].dtype == torch.float32
     with pytest.raises(ValueError, match="Unknown device"):

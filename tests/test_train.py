@@ -124,11 +124,11 @@ def test_schedule_and_presets():
     config = make_config("small")
     assert (config.n_layer, config.n_head, config.n_embd, config.block_size, config.batch_size,
             config.dropout, config.max_steps, config.warmup_steps, config.min_lr) == (
-        6, 6, 384, 256, 64, 0.2, 5000, 100, 1e-4)
+        6, 6, 384, 256, 64, 0.2, 2000, 100, 1e-4)
     assert get_lr(0, config) < get_lr(99, config) <= config.lr
     assert get_lr(100, config) == pytest.approx(config.lr)
-    assert get_lr(5000, config) == config.min_lr
-    assert all(get_lr(s, config) >= config.min_lr for s in range(100, 5001, 250))
+    assert get_lr(2000, config) == config.min_lr
+    assert all(get_lr(s, config) >= config.min_lr for s in range(100, 2001, 50))
     assert set(PRESETS) == {"tiny", "small"}
     with pytest.raises(ValueError, match="Unknown training setting"):
         make_config("tiny", n_layers=3)
