@@ -1,7 +1,8 @@
 """Where a model runs: picking CUDA -> MPS -> CPU, and the speed-ups only CUDA gets.
 
 bf16 autocast, CUDA graphs and (when asked for) ``torch.compile`` are used on CUDA only; on MPS
-and CPU the model runs in plain float32 and eager mode (they are slower or unsupported there).  Owns no training logic.
+and CPU the model runs in plain float32 and eager mode (they are slower or unsupported there).
+Owns no training logic.
 """
 
 from __future__ import annotations
