@@ -8,19 +8,9 @@ from core.checkpoint import CheckpointError
 from core.runs import launch_run, list_runs, read_metrics, read_samples, stop_run, unique_run_name
 from core.train import PRESETS, make_config
 from ui import runs as ui_runs
-
-try:
-    from ui.state import get_corpus, get_tokenizer_settings, get_trained_tokenizer
-except ImportError:  # the shared state module is not there: train on the Sennrich sample
-    def get_corpus():
-        return "sennrich", st.session_state.get("corpus_text", "low lower newest widest " * 50)
-
-    def get_tokenizer_settings():
-        return {"variant": "char", "num_merges": 50}
-
-    def get_trained_tokenizer(progress=True):
-        from core import BPETokenizer
-        return BPETokenizer.from_text(get_corpus()[1], 50)
+from ui.corpus import corpus_error_banner, load_tiny_shakespeare
+from ui.render import md_safe
+from ui.state import get_corpus, get_tokenizer_settings, get_trained_tokenizer
 
 SIZE_FIELDS = {"n_layer": (1, 24, 1), "n_head": (1, 16, 1), "n_embd": (16, 1024, 16),
                "block_size": (8, 1024, 8), "batch_size": (1, 512, 1)}
@@ -30,13 +20,14 @@ st.caption("Train a small decoder-only GPT on the corpus, once with single chara
            "BPE tokens. Loss per token cannot be compared between tokenizers (a BPE token carries "
            "more text), so runs are compared in **bits per character** of the same validation text.")
 
+corpus_error_banner()
 name, text = get_corpus()
 device, device_text = ui_runs.device_info()
 runs_dir = ui_runs.runs_dir()
 
 # -- settings ------------------------------------------------------------------------------------
 with st.container(border=True):
-    st.markdown(f"**Corpus:** {name} · {len(text):,} characters · **device:** {device_text}")
+    st.markdown(f"**Corpus:** {md_safe(name)} · {len(text):,} characters · **device:** {device_text}")
     settings = get_tokenizer_settings()
     c1, c2, c3 = st.columns(3)
     kind = c1.radio("Tokenizer", ["char", "bpe"], key="gpt_tokenizer", horizontal=True,
@@ -73,7 +64,9 @@ with st.container(border=True):
     if too_short:
         st.warning(f"This corpus is too short for a context of {config.block_size} tokens: the 10% "
                    f"validation part needs at least {config.block_size + 1} tokens. Load a longer "
-                   f"corpus (e.g. Tiny Shakespeare) in the sidebar, or pick a smaller block size.")
+                   f"corpus, or pick a smaller block size.")
+        st.button("Load Tiny Shakespeare (1 MB of plays)", key="gpt_load_shakespeare",
+                  on_click=load_tiny_shakespeare)
     b1, b2, _ = st.columns([1, 1, 2])
     if b1.button("Estimate time per step", key="gpt_estimate", disabled=not text):
         vocab = len(set(text)) + (settings["num_merges"] if kind == "bpe" else 0)

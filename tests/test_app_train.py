@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import shared_path
+from core.corpus import CorpusError
 from core.runs import list_runs, pid_alive, stop_run
 from test_train import TEXT
 
@@ -91,3 +93,27 @@ def test_page_in_the_app_navigation(tmp_path, monkeypatch):
     at.switch_page("pages/train_gpt.py").run()
     assert not at.exception and at.title[0].value == "🧠 Train a GPT"
     assert list_runs(tmp_path) == []
+
+
+def test_a_too_short_corpus_offers_tiny_shakespeare(app, monkeypatch):
+    shared_path("corpora", "tinyshakespeare.txt")  # where the button finds it offline
+    app.session_state["corpus_text"] = "low lower newest widest"
+    at = app.run()
+    assert "too short" in at.warning[0].value and at.button(key="gpt_launch").disabled
+
+    import ui.corpus
+
+    def offline(cache_dir):
+        raise CorpusError("Could not download Tiny Shakespeare (no internet connection?)")
+
+    with monkeypatch.context() as m:  # offline and no local copy: a message, the corpus is kept
+        m.setattr(ui.corpus, "download_tiny_shakespeare", offline)
+        at.button(key="gpt_load_shakespeare").click().run()
+    assert any("no internet" in e.value and "not changed" in e.value for e in at.error)
+    assert at.session_state["corpus_text"] == "low lower newest widest"
+
+    at.button(key="gpt_load_shakespeare").click().run()
+    assert not at.exception and not at.warning
+    assert at.session_state["corpus_name"] == "Tiny Shakespeare"
+    assert len(at.session_state["corpus_text"]) == 1_115_394
+    assert not at.button(key="gpt_launch").disabled

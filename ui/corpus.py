@@ -53,7 +53,9 @@ def _on_upload() -> None:
         st.session_state[ERROR] = str(exc)
 
 
-def _on_shakespeare() -> None:
+def load_tiny_shakespeare() -> None:
+    """A button callback: Tiny Shakespeare becomes the corpus (a failed download is shown by
+    :func:`corpus_error_banner`, and the corpus stays what it was)."""
     try:
         path = download_tiny_shakespeare(CACHE_DIR)
         _load("Tiny Shakespeare", read_corpus(path))
@@ -88,7 +90,7 @@ def corpus_sidebar() -> None:
         st.file_uploader(f"Or upload a UTF-8 .txt file (up to {MAX_CORPUS_BYTES // 2**20} MB)",
                          type=["txt"], key="corpus_upload", on_change=_on_upload)
         with st.expander("More corpora"):
-            st.button("Download Tiny Shakespeare (1 MB)", on_click=_on_shakespeare,
+            st.button("Download Tiny Shakespeare (1 MB)", on_click=load_tiny_shakespeare,
                       help=f"Cached in {CACHE_DIR}; needs the internet the first time.")
             st.text_input("Load a local file by path", key="corpus_path", on_change=_on_local_path,
                           placeholder="/path/to/corpus.txt")
