@@ -12,11 +12,13 @@ from core import BPETokenizer, TokenizerFileError, loads_tokenizer
 from core.corpus import shared_file
 from core.explain import compression_curve, unseen_words
 from ui.controls import corpus_and_settings
+from ui.frame import require_frame
 from ui.render import md_safe, show_tokens, string_tokens_html
 from ui.state import get_trained_tokenizer, setting, train_tokenizer
 
 DEFAULT_TEST = "the lowest newer wider tokens <b>hi</b> ünïcode 👋"
 
+require_frame()
 st.title("⚖️ Char vs BPE")
 st.caption("A character tokenizer spends one token per character. BPE spends fewer on text like its "
            "corpus: the ratio *characters per token* says how much it compresses.")

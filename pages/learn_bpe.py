@@ -9,12 +9,14 @@ from core.explain import (explain_step, merge_tree, occurrence_indices, quoted, 
                           tree_lines)
 from ui.charts import curves_spec, pair_frequency_spec
 from ui.controls import corpus_and_settings
+from ui.frame import require_frame
 from ui.render import md_safe, show_tokens
 from ui.state import PLAYING, STEP, get_trained_tokenizer
 
 WINDOW = 2000
 SPEEDS = [1, 2, 5, 10, 20]
 
+require_frame()
 st.title("🎞️ Learn BPE")
 st.caption("Byte-pair encoding starts from single characters (or bytes) and, again and again, glues "
            "together the pair of neighbouring tokens that occurs most often. Step through the merges "

@@ -9,12 +9,14 @@ from core.runs import launch_run, list_runs, read_metrics, read_samples, stop_ru
 from core.train import PRESETS, make_config
 from ui import runs as ui_runs
 from ui.corpus import corpus_error_banner, load_tiny_shakespeare
+from ui.frame import require_frame
 from ui.render import md_safe
 from ui.state import get_corpus, get_tokenizer_settings, get_trained_tokenizer
 
 SIZE_FIELDS = {"n_layer": (1, 24, 1), "n_head": (1, 16, 1), "n_embd": (16, 1024, 16),
                "block_size": (8, 1024, 8), "batch_size": (1, 512, 1)}
 
+require_frame()
 st.title("🧠 Train a GPT")
 st.caption("Train a small decoder-only GPT on the corpus, once with single characters and once with "
            "BPE tokens. Loss per token cannot be compared between tokenizers (a BPE token carries "
@@ -50,7 +52,8 @@ with st.container(border=True):
         overrides["lr"] = float(cols[-1].number_input("lr", 1e-5, 1e-1, base["lr"], format="%.0e",
                                                       key="gpt_lr"))
     c1, c2 = st.columns([2, 1])
-    run_name = c1.text_input("Run name", f"{kind}-{preset}", key="gpt_run_name")
+    ui_runs.suggest_run_name(f"{kind}-{preset}")
+    run_name = c1.text_input("Run name", key=ui_runs.RUN_NAME_KEY)
     device_choice = c2.selectbox("Device", ["auto", "cpu", "cuda", "mps"], key="gpt_device",
                                  help=f"auto picks {device} here.")
     try:
@@ -94,16 +97,22 @@ if not runs:
     st.stop()
 
 
+active_names = {r.name for r in runs if r.active}
+
+
 # -- one run, live -------------------------------------------------------------------------------
-@st.fragment(run_every=2 if any(r.active for r in runs) else None)
+@st.fragment(run_every=2 if active_names else None)
 def live_run() -> None:
     all_runs = {r.name: r for r in list_runs(runs_dir)}
+    if {n for n, r in all_runs.items() if r.active} != active_names:
+        st.rerun()  # a run ended or started: the whole page (Generate, polling) follows
     names = list(all_runs)
     if st.session_state.get(ui_runs.SELECTED_KEY) not in all_runs:
         st.session_state[ui_runs.SELECTED_KEY] = names[0]
-    selected = st.selectbox("Run", names, key=ui_runs.SELECTED_KEY,
-                            format_func=lambda n: ui_runs.describe_run(all_runs[n]))
+    # plain names: Streamlit keeps showing the label a selected option had when it was picked
+    selected = st.selectbox("Run", names, key=ui_runs.SELECTED_KEY)
     run = all_runs[selected]
+    st.caption(ui_runs.describe_run(run))
     metrics = read_metrics(run.path)
     fraction, eta = ui_runs.progress_and_eta(run, metrics)
     st.progress(fraction, text=f"step {run.step:,} / {run.max_steps or 0:,} · {eta}")
@@ -133,13 +142,14 @@ def live_run() -> None:
 live_run()
 
 # -- comparison ----------------------------------------------------------------------------------
-@st.fragment(run_every=5 if any(r.active for r in runs) else None)
+@st.fragment(run_every=5 if active_names else None)
 def compare_runs() -> None:
     """Bits per character puts char and BPE runs on one scale; it redraws while runs train."""
     st.subheader("Compare runs: validation bits per character")
     current = list_runs(runs_dir)
-    chosen = st.multiselect("Runs", [r.name for r in current], default=[r.name for r in current][:6],
-                            key="gpt_compare")
+    names = [r.name for r in current]
+    ui_runs.add_new_runs_to_comparison(names)
+    chosen = st.multiselect("Runs", names, key=ui_runs.COMPARE_KEY)
     chart = ui_runs.bpc_chart([r for r in current if r.name in chosen])
     if chart is None:
         st.caption("No evaluations yet.")

@@ -27,6 +27,13 @@ def button(at: AppTest, label: str):
     return next(b for b in at.button if b.label == label)
 
 
+def sidebar_stats(at: AppTest) -> dict[str, str]:
+    """The corpus statistics table in the sidebar, as {label: shown value}."""
+    [table] = [m.value for m in at.sidebar.markdown if "| Characters |" in m.value]
+    rows = [line.strip("|").split("|") for line in table.splitlines()[2:]]
+    return {label.strip(): value.strip() for label, value in rows}
+
+
 def bold_lines(at: AppTest) -> list[str]:
     return [m.value for m in at.markdown if m.value.startswith("**")]
 
@@ -42,9 +49,9 @@ def test_first_open_shows_sennrich_and_the_first_merge():
     tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")
     assert at.session_state["corpus_text"] == SENNRICH
     assert f"**{md_safe(explain_step(tok, 0))}**" in bold_lines(at)
-    metrics = {m.label: m.value for m in at.sidebar.get("metric")}
-    assert metrics == {"Characters": f"{len(SENNRICH):,}", "Bytes": f"{len(SENNRICH.encode()):,}",
-                       "Words": "11", "Unique chars": f"{len(set(SENNRICH))}"}
+    assert sidebar_stats(at) == {"Characters": f"{len(SENNRICH):,}",
+                                 "Bytes (UTF-8)": f"{len(SENNRICH.encode()):,}", "Words": "11",
+                                 "Unique characters": f"{len(set(SENNRICH))}"}
     # the tree of the last token goes down to characters
     assert at.code[0].value.splitlines()[0] == f"{quoted(tok.token_str(tok.vocab_size - 1))}  (id {tok.vocab_size - 1})"
 

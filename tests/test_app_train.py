@@ -1,5 +1,6 @@
 """The "Train a GPT" page in AppTest: launch a tiny run, watch metrics arrive, stop it, generate."""
 
+import json
 import os
 import signal
 import time
@@ -13,15 +14,23 @@ from core.corpus import CorpusError
 from core.runs import list_runs, pid_alive, stop_run
 from test_train import TEXT
 
-PAGE = Path(__file__).resolve().parent.parent / "pages" / "train_gpt.py"
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "streamlit_app.py"
+
+
+def open_page(runs_dir) -> AppTest:
+    """A new browser session opened at the Train a GPT page's URL, with the test corpus."""
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state["gpt_runs_dir"] = str(runs_dir)
+    at.session_state["corpus_name"] = "test corpus"
+    at.session_state["corpus_text"] = TEXT
+    at.switch_page("pages/train_gpt.py")
+    return at
 
 
 @pytest.fixture
 def app(tmp_path):
-    at = AppTest.from_file(str(PAGE), default_timeout=60)
-    at.session_state["gpt_runs_dir"] = str(tmp_path)
-    at.session_state["corpus_name"] = "test corpus"
-    at.session_state["corpus_text"] = TEXT
+    at = open_page(tmp_path)
     try:
         yield at
     finally:  # never leave a training process behind
@@ -72,11 +81,7 @@ def test_launch_watch_stop_and_generate(app, tmp_path):
     assert not pid_alive(run.pid)
 
     # a fresh session (a page reload) still finds the run on disk
-    again = AppTest.from_file(str(PAGE), default_timeout=60)
-    again.session_state["gpt_runs_dir"] = str(tmp_path)
-    again.session_state["corpus_text"] = TEXT
-    again.session_state["corpus_name"] = "test corpus"
-    again.run()
+    again = open_page(tmp_path).run()
     assert "page-run" in again.selectbox(key="gpt_selected_run").options[0]
     again.text_input(key="gpt_prompt").input("the cat €").run()
     again.button(key="gpt_generate").click().run()
@@ -89,7 +94,7 @@ def test_launch_watch_stop_and_generate(app, tmp_path):
 
 def test_page_in_the_app_navigation(tmp_path, monkeypatch):
     monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path))
-    at = AppTest.from_file(str(PAGE.parent.parent / "streamlit_app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(APP), default_timeout=60).run()
     at.switch_page("pages/train_gpt.py").run()
     assert not at.exception and at.title[0].value == "🧠 Train a GPT"
     assert list_runs(tmp_path) == []
@@ -117,3 +122,48 @@ def test_a_too_short_corpus_offers_tiny_shakespeare(app, monkeypatch):
     assert at.session_state["corpus_name"] == "Tiny Shakespeare"
     assert len(at.session_state["corpus_text"]) == 1_115_394
     assert not at.button(key="gpt_launch").disabled
+
+    samples = at.sidebar.selectbox(key="corpus_sample")
+    assert samples.value is None  # Tiny Shakespeare is not a listed sample, so none is shown picked
+    samples.select("sennrich").run()  # and the sample shown before is one pick away again
+    assert at.session_state["corpus_text"] == (ROOT / "sample_corpora" / "sennrich.txt").read_text()
+    assert "too short" in at.warning[0].value
+
+
+def test_the_run_name_follows_the_settings_until_typed(app):
+    at = app.run()
+    assert at.text_input(key="gpt_run_name").value == "char-tiny"
+    at.radio(key="gpt_tokenizer").set_value("bpe").run()
+    assert at.text_input(key="gpt_run_name").value == "bpe-tiny"
+    at.selectbox(key="gpt_preset").select("small").run()
+    assert at.text_input(key="gpt_run_name").value == "bpe-small"
+    at.text_input(key="gpt_run_name").input("my first run").run()
+    at.radio(key="gpt_tokenizer").set_value("char").run()
+    assert at.text_input(key="gpt_run_name").value == "my first run"
+
+
+def _finished_run(runs_dir: Path, name: str, started: str, bpc: float) -> None:
+    """A run folder as a finished run leaves it (written by hand: no training needed)."""
+    run = runs_dir / name
+    run.mkdir()
+    (run / "status.json").write_text(json.dumps({"status": "finished", "started": started,
+                                                 "max_steps": 10, "step": 10}))
+    (run / "metrics.jsonl").write_text(json.dumps({
+        "step": 10, "train_loss": 2.0, "lr": 1e-3, "tokens_per_s": 1.0, "elapsed_s": 1.0,
+        "val_loss": 2.0, "val_bpc": bpc}) + "\n")
+
+
+def test_new_runs_join_the_comparison_and_removed_ones_stay_out(app, tmp_path):
+    _finished_run(tmp_path, "char-a", "2026-01-01T00:00:01", 3.1)
+    _finished_run(tmp_path, "bpe-b", "2026-01-01T00:00:02", 2.9)
+    at = app.run()
+    assert at.multiselect(key="gpt_compare").value == ["bpe-b", "char-a"]
+    _finished_run(tmp_path, "bpe-c", "2026-01-01T00:00:03", 2.7)  # e.g. launched from another tab
+    at.run()
+    assert at.multiselect(key="gpt_compare").value == ["bpe-b", "char-a", "bpe-c"]
+    at.multiselect(key="gpt_compare").unselect("char-a").run()
+    _finished_run(tmp_path, "char-d", "2026-01-01T00:00:04", 3.0)
+    at.run()
+    assert at.multiselect(key="gpt_compare").value == ["bpe-b", "bpe-c", "char-d"]
+    spec = json.loads(at.get("vega_lite_chart")[-1].proto.spec)
+    assert spec["encoding"]["y"]["field"] == "bits per character"

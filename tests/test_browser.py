@@ -11,9 +11,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from conftest import shared_path
+from core.runs import list_runs, stop_run
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "tests" / "screenshots"
@@ -31,8 +35,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server():
+@contextmanager
+def serve(runs_dir: Path):
+    """A fresh ``streamlit run streamlit_app.py`` on a free loopback port; yields its URL."""
     if not CHROMIUM.exists():
         message = f"{CHROMIUM} is missing: install Debian's chromium to run the browser test"
         if os.environ.get("CI", "").lower() == "true":
@@ -42,7 +47,8 @@ def server():
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env={**os.environ, "BPE_EXPLORER_RUNS_DIR": str(runs_dir)})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -58,6 +64,9 @@ def server():
             time.sleep(0.3)
         yield url
     finally:
+        for run in list_runs(runs_dir):  # never leave a training process behind
+            if run.active:
+                stop_run(run.path, timeout=10)
         proc.terminate()
         try:
             proc.wait(timeout=10)
@@ -66,8 +75,8 @@ def server():
             proc.wait()
 
 
-@pytest.fixture(scope="module")
-def app_page(server):
+@contextmanager
+def chromium_page(url: str):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -76,11 +85,25 @@ def app_page(server):
         pg = context.new_page()
         pg.dialogs = []
         pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
-        pg.goto(server)
+        pg.goto(url)
         pg.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+        try:
+            yield pg
+        finally:
+            context.close()
+            browser.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("runs")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def app_page(server):
+    with chromium_page(server) as pg:
         yield pg
-        context.close()
-        browser.close()
 
 
 def _paste_corpus(pg, text: str) -> None:
@@ -151,11 +174,68 @@ def test_screenshot_every_page(app_page):
     _idle(pg)
     assert pg.locator("img[src='x']").count() == 0
     pg.screenshot(path=str(SHOTS / "char_vs_bpe.png"))
-    gpt = pg.get_by_role("link", name="Train a GPT")
-    if gpt.count():
-        gpt.click()
-        expect(pg.get_by_role("heading", name="Train a GPT")).to_be_visible(timeout=60_000)
-        expect(pg.get_by_text("Launch", exact=False).first).to_be_visible(timeout=60_000)
-        _idle(pg)
-        pg.screenshot(path=str(SHOTS / "train_gpt.png"))
     assert pg.dialogs == []
+
+
+def test_train_a_gpt_and_watch_it_learn(app_page):
+    """A workshop attendee's path: the short sample is too short, one click loads Tiny
+    Shakespeare, a char run and a BPE run train while the page updates by itself, then both are
+    compared in bits per character and the model writes text."""
+    import re
+
+    from playwright.sync_api import expect
+
+    shared_path("corpora", "tinyshakespeare.txt")  # what the button loads here, offline
+    pg = app_page
+    pg.get_by_role("link", name="Train a GPT").click()
+    expect(pg.get_by_role("heading", name="Train a GPT")).to_be_visible(timeout=60_000)
+    _paste_corpus(pg, "low lower newest widest")
+    expect(pg.get_by_text("This corpus is too short", exact=False)).to_be_visible(timeout=30_000)
+    pg.get_by_role("button", name="Load Tiny Shakespeare").click()
+    expect(pg.get_by_text("1,115,394 characters", exact=False)).to_be_visible(timeout=60_000)
+    _idle(pg)
+    steps = pg.get_by_label("Steps")
+    steps.fill("200")
+    steps.press("Enter")
+    _idle(pg)
+
+    progress = pg.get_by_text(re.compile(r"^step \d+ / 200 · "))
+    for tokenizer in ("characters", "BPE"):
+        choice = pg.locator('[data-testid="stRadio"]').filter(has_text="Tokenizer")
+        choice.get_by_text(tokenizer, exact=False).click()
+        _idle(pg)
+        pg.get_by_role("button", name="Launch").click()
+        # nobody touches the page from here: the steps, then the end, arrive by themselves
+        expect(progress).to_have_text(re.compile(r"step [1-9]\d* / 200 · ETA"), timeout=60_000)
+        expect(progress).to_have_text(re.compile(r"step 200 / 200 · finished"), timeout=120_000)
+        expect(pg.get_by_role("button", name="Generate")).to_be_visible(timeout=30_000)
+        expect(pg.get_by_text("Sample at step 200")).to_be_visible()
+
+    runs = pg.get_by_text("Compare runs", exact=False)
+    expect(runs).to_be_visible()
+    for name in ("char-tiny", "bpe-tiny"):
+        expect(pg.get_by_text(name, exact=True).last).to_be_visible()
+    assert pg.locator('[data-testid="stVegaLiteChart"]').count() >= 2  # losses, bits per char
+    prompt = pg.get_by_label("Prompt")
+    prompt.fill("ROMEO:")
+    prompt.press("Enter")
+    _idle(pg)
+    pg.get_by_role("button", name="Generate").click()
+    expect(pg.locator("code").last).to_contain_text("ROMEO:", timeout=30_000)
+    _idle(pg)
+    pg.screenshot(path=str(SHOTS / "train_gpt.png"))
+    assert pg.dialogs == []
+
+
+@pytest.mark.parametrize("page, title", [("train_gpt", "Train a GPT"), ("char_vs_bpe", "Char vs BPE")])
+def test_a_fresh_server_opened_at_a_page_url(page, title, tmp_path):
+    """A tab left open on a page reconnects to a restarted server: the page comes with the app's
+    navigation and the corpus sidebar, not Streamlit's bare pages-folder view."""
+    from playwright.sync_api import expect
+
+    with serve(tmp_path) as url, chromium_page(f"{url}/{page}") as pg:
+        expect(pg.get_by_role("heading", name=title)).to_be_visible(timeout=60_000)
+        expect(pg.get_by_role("heading", name="Corpus")).to_be_visible(timeout=30_000)
+        nav = pg.locator('[data-testid="stSidebarNav"]')
+        expect(nav).to_contain_text("Learn BPE")
+        expect(nav).not_to_contain_text("streamlit app")

@@ -15,6 +15,7 @@ from .state import CORPUS_TEXT, get_corpus, init_state, set_corpus, stats_of
 
 CACHE_DIR = Path.home() / ".cache" / "bpe-explorer"
 PASTE = "corpus_paste"
+SAMPLE = "corpus_sample"
 ERROR = "corpus_error"
 EDIT_LIMIT = 100_000  # larger corpora are not copied into the text box
 
@@ -24,15 +25,18 @@ def _sync_paste_box() -> None:
     st.session_state[PASTE] = text if len(text) <= EDIT_LIMIT else ""
 
 
-def _load(name: str, text: str) -> None:
+def _load(name: str, text: str, from_samples: bool = False) -> None:
     set_corpus(name, text)
     st.session_state[ERROR] = None
     _sync_paste_box()
+    if not from_samples:  # the sample box shows no sample, so any sample is one pick away
+        st.session_state[SAMPLE] = None
 
 
 def _on_sample() -> None:
-    name = st.session_state["corpus_sample"]
-    _load(samples.label(name), samples.load_sample(name))
+    name = st.session_state[SAMPLE]
+    if name is not None:
+        _load(samples.label(name), samples.load_sample(name), from_samples=True)
 
 
 def _on_paste() -> None:
@@ -41,6 +45,7 @@ def _on_paste() -> None:
         return
     set_corpus("Pasted text", text)
     st.session_state[ERROR] = None
+    st.session_state[SAMPLE] = None
 
 
 def _on_upload() -> None:
@@ -83,8 +88,9 @@ def corpus_sidebar() -> None:
     with st.sidebar:
         st.header("Corpus")
         names = samples.sample_names()
-        st.selectbox("Sample corpus", names, format_func=samples.label, key="corpus_sample",
-                     on_change=_on_sample, help="Choosing a sample replaces the corpus.")
+        st.selectbox("Sample corpus", names, format_func=samples.label, key=SAMPLE,
+                     on_change=_on_sample, placeholder="Pick a sample…",
+                     help="Choosing a sample replaces the corpus.")
         st.text_area("Or paste your own text", key=PASTE, height=150, on_change=_on_paste,
                      help="Press Ctrl+Enter (or click outside the box) to use it.")
         st.file_uploader(f"Or upload a UTF-8 .txt file (up to {MAX_CORPUS_BYTES // 2**20} MB)",
@@ -99,11 +105,11 @@ def corpus_sidebar() -> None:
         st.markdown(f"**{md_safe(name)}**")
         if len(text) > EDIT_LIMIT:
             st.caption("Large corpus: not copied into the text box above.")
-        c1, c2 = st.columns(2)
-        c1.metric("Characters", f"{s.characters:,}")
-        c2.metric("Bytes", f"{s.bytes:,}")
-        c1.metric("Words", f"{s.words:,}")
-        c2.metric("Unique chars", f"{s.unique_characters:,}")
+        # a table, not metric tiles: the sidebar is too narrow for "1,115,394" in a tile
+        st.markdown("| | |\n|:--|--:|\n" + "".join(
+            f"| {label} | {value:,} |\n" for label, value in (
+                ("Characters", s.characters), ("Bytes (UTF-8)", s.bytes), ("Words", s.words),
+                ("Unique characters", s.unique_characters))))
 
 
 def corpus_error_banner() -> None:

@@ -18,6 +18,31 @@ from core.train import make_config, sample_text, time_step
 
 RUNS_DIR_KEY = "gpt_runs_dir"
 SELECTED_KEY = "gpt_selected_run"
+RUN_NAME_KEY, _SUGGESTED_KEY = "gpt_run_name", "gpt_suggested_run_name"
+COMPARE_KEY, _COMPARED_KEY = "gpt_compare", "gpt_compare_seen"
+COMPARE_AT_FIRST = 6  # runs on the comparison chart when the page opens (newest first)
+STEP_AXIS = alt.Axis(format="d", tickMinStep=1)  # steps are whole numbers, even with one point
+
+
+def suggest_run_name(name: str) -> None:
+    """Put ``name`` in the run-name box unless the person typed a name of their own there, so a
+    BPE run is not launched as "char-tiny" after the tokenizer was switched."""
+    ss = st.session_state
+    if ss.get(RUN_NAME_KEY) in (None, ss.get(_SUGGESTED_KEY)):
+        ss[RUN_NAME_KEY] = name
+    ss[_SUGGESTED_KEY] = name
+
+
+def add_new_runs_to_comparison(names: list[str]) -> None:
+    """Keep the comparison's selection in step with the runs folder: a run launched (here or
+    elsewhere) joins the chart, a deleted one leaves it, and runs the person removed stay out."""
+    ss = st.session_state
+    if COMPARE_KEY not in ss:
+        ss[COMPARE_KEY] = names[:COMPARE_AT_FIRST]
+    else:
+        seen = ss.get(_COMPARED_KEY, set())
+        ss[COMPARE_KEY] = [n for n in ss[COMPARE_KEY] if n in names] + [n for n in names if n not in seen]
+    ss[_COMPARED_KEY] = set(names)
 
 
 def runs_dir() -> Path:
@@ -89,7 +114,7 @@ def loss_chart(metrics: list[dict]) -> alt.Chart | None:
     if not rows:
         return None
     return (alt.Chart(pd.DataFrame(rows)).mark_line(point=alt.OverlayMarkDef(size=20))
-            .encode(x=alt.X("step:Q", title="step"), y=alt.Y("loss:Q", title="loss (nats / token)"),
+            .encode(x=alt.X("step:Q", title="step", axis=STEP_AXIS), y=alt.Y("loss:Q", title="loss (nats / token)"),
                     color=alt.Color("curve:N", title=None), tooltip=["step", "curve", "loss"])
             .properties(height=260))
 
@@ -102,16 +127,18 @@ def bpc_chart(runs: list[RunInfo]) -> alt.Chart | None:
     if not rows:
         return None
     return (alt.Chart(pd.DataFrame(rows)).mark_line(point=True)
-            .encode(x="step:Q", y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False)),
-                    color="run:N", tooltip=["run", "step", "bits per character", "elapsed s"])
+            .encode(x=alt.X("step:Q", axis=STEP_AXIS),
+                    y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False)), color="run:N", tooltip=["run", "step", "bits per character", "elapsed s"])
             .properties(height=300))
 
 
 def describe_run(run: RunInfo) -> str:
+    """One line under the run picker: its state, tokenizer and model shape."""
     config = run.config
     if not config:
-        return f"{run.name} — {run.status}"
+        return run.status
     tc = config.get("train_config", {})
-    return (f"{run.name} — {run.status} · {config.get('tokenizer_kind', '?')} tokenizer, "
-            f"{config.get('vocab_size', '?')} tokens · {tc.get('n_layer')}×{tc.get('n_embd')}, "
-            f"block {tc.get('block_size')}")
+    return (f"{run.status} · {config.get('tokenizer_kind', '?')} tokenizer, "
+            f"{config.get('vocab_size', '?')} tokens · {tc.get('n_layer')} layers × "
+            f"{tc.get('n_embd')} wide, context {tc.get('block_size')} tokens · "
+            f"{config.get('device_description', config.get('device', '?'))}")

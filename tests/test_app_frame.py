@@ -1,0 +1,36 @@
+"""The frame around every page: whichever URL a visitor opens first, the page has its navigation
+and corpus sidebar.
+
+A fresh Streamlit server treats a ``pages/`` folder the old way until ``streamlit_app.py`` has run
+once: a first visit straight to a page's URL ran that page alone (no corpus sidebar, file names
+for a navigation).  AppTest starts each test as such a fresh server.
+"""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = Path(__file__).resolve().parent.parent / "streamlit_app.py"
+PAGES = {"pages/learn_bpe.py": "🎞️ Learn BPE", "pages/char_vs_bpe.py": "⚖️ Char vs BPE",
+         "pages/train_gpt.py": "🧠 Train a GPT"}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_first_visit_to_a_page_url_gets_the_whole_app(page, tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.switch_page(page).run()  # the session's first run asks for this page, not the main one
+    for _ in range(2):  # and the rerun after a click keeps it all
+        assert not at.exception, [e.value for e in at.exception]
+        assert [t.value for t in at.title] == [PAGES[page]]
+        assert [h.value for h in at.sidebar.header] == ["Corpus"]
+        assert at.sidebar.selectbox(key="corpus_sample").value
+        at.run()
+
+
+def test_the_main_url_opens_learn_bpe_with_the_sidebar():
+    at = AppTest.from_file(str(APP), default_timeout=60).run()
+    assert not at.exception
+    assert [t.value for t in at.title] == [PAGES["pages/learn_bpe.py"]]
+    assert [h.value for h in at.sidebar.header] == ["Corpus"]
