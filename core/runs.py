@@ -1,4 +1,5 @@
-"""Training runs as background processes: launch, list, stop, and notice the ones that died.
+"""Training runs as background processes: launch, list, stop, resume, delete, and notice the
+ones that died.
 
 A run is a folder under the runs directory (default ``./runs`` at the repository root, or
 ``$BPE_EXPLORER_RUNS_DIR``) holding ``train_config.json``, the corpus and tokenizer it trains on,
@@ -8,7 +9,8 @@ A run is a folder under the runs directory (default ``./runs`` at the repository
 Each run is its own process (``python -m core.train`` in a new session), so a Streamlit rerun or
 a closed browser tab does not end it; everything is read back from the folder.  Stopping sends
 SIGTERM, which the training loop turns into "save a final checkpoint, then status stopped".  A run
-whose status says running but whose process is gone is marked failed; its last checkpoint stays.
+whose status says running but whose process is gone is marked failed; its last checkpoint stays,
+and :func:`resume_run` carries on from it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .train import (CONFIG_FILE, METRICS_FILE, SAMPLES_FILE, STATUS_FILE, TrainConfig,
+from .train import (CONFIG_FILE, METRICS_FILE, SAMPLES_FILE, STATUS_FILE, TrainConfig, read_jsonl,
                     write_json)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,6 +76,12 @@ class RunInfo:
     def has_checkpoint(self) -> bool:
         return (self.path / "ckpt.pt").is_file()
 
+    @property
+    def resumable(self) -> bool:
+        """Stopped or killed with a checkpoint, and launched by this module (see resume_run)."""
+        return (self.status in ("stopped", "failed") and self.has_checkpoint
+                and (self.path / TRAIN_CONFIG_FILE).is_file())
+
 
 # -- reading a run folder -----------------------------------------------------------------------
 def _read_json(path: Path) -> dict:
@@ -81,21 +90,6 @@ def _read_json(path: Path) -> dict:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def read_jsonl(path) -> list[dict]:
-    """Records of a JSON-lines file; a half-written last line (a run still writing) is skipped."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
-    records = []
-    for line in lines:
-        try:
-            records.append(json.loads(line))
-        except ValueError:
-            continue
-    return records
 
 
 def read_metrics(run_dir) -> list[dict]:
@@ -210,6 +204,35 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, text: str | Non
         settings["tokenizer_file"] = str((run_dir / TOKENIZER_FILE).resolve())
     settings["resume"] = False
     write_json(run_dir / TRAIN_CONFIG_FILE, settings)
+    _start(run_dir, env)
+    return run_info(run_dir)
+
+
+def resume_run(run_dir, env: dict | None = None) -> RunInfo:
+    """Continue a stopped or killed run from its last checkpoint, in its own folder, to the step
+    it was launched for.  Its metrics go on from the checkpoint's step (``core.train`` drops what
+    was logged after it), so nothing a crash or a stop interrupted is lost or counted twice."""
+    run_dir = Path(run_dir)
+    info = run_info(run_dir)
+    if info.active:
+        raise ValueError(f"Run {info.name!r} is still running.")
+    if not info.resumable:
+        raise ValueError(f"Run {info.name!r} cannot be resumed: it needs a checkpoint and its "
+                         f"{TRAIN_CONFIG_FILE} (runs started with `python -m core.train` resume "
+                         f"with --resume).")
+    write_json(run_dir / TRAIN_CONFIG_FILE,
+               {**_read_json(run_dir / TRAIN_CONFIG_FILE), "resume": True})
+    pid = _start(run_dir, env)
+    status = _read_json(run_dir / STATUS_FILE)
+    if status.get("pid") != pid:  # unless the new process got there first (it imports torch first)
+        write_json(run_dir / STATUS_FILE, {**status, "status": "starting", "pid": pid,
+                                           "ended": None, "error": None})
+    return run_info(run_dir)
+
+
+def _start(run_dir: Path, env: dict | None) -> int:
+    """``python -m core.train`` on the folder's training config, in a session of its own (a closed
+    tab or a Streamlit rerun does not end it), writing to ``train.log``; returns its pid."""
     cmd = [sys.executable, "-m", "core.train", "--config", str((run_dir / TRAIN_CONFIG_FILE).resolve()),
            "--run-dir", str(run_dir.resolve())]
     with open(run_dir / LOG_FILE, "ab") as log:
@@ -219,7 +242,18 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, text: str | Non
     _children[proc.pid] = proc
     write_json(run_dir / LAUNCH_FILE, {"pid": proc.pid, "command": cmd,
                                        "launched": datetime.now(timezone.utc).isoformat(timespec="seconds")})
-    return run_info(run_dir)
+    return proc.pid
+
+
+def delete_run(run_dir) -> None:
+    """Remove a run's folder: checkpoint, metrics and all.  Only run folders, and never a run
+    that is still training (stop it first)."""
+    run_dir = Path(run_dir)
+    if not ((run_dir / LAUNCH_FILE).is_file() or (run_dir / STATUS_FILE).is_file()):
+        raise ValueError(f"{run_dir} is not a run folder; nothing was deleted.")
+    if run_info(run_dir).active:
+        raise ValueError(f"Run {run_dir.name!r} is still running; stop it before deleting it.")
+    shutil.rmtree(run_dir)
 
 
 def stop_run(run_dir, timeout: float = 30.0) -> RunInfo:

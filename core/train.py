@@ -276,9 +276,36 @@ def write_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
+def read_jsonl(path) -> list[dict]:
+    """Records of a JSON-lines file; a half-written last line (a run still writing) is skipped."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    records = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
+
+
 def _append_jsonl(path: Path, record: dict) -> None:
     with open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def _keep_records_until(path: Path, step: int) -> None:
+    """Drop the records a killed run logged after its last checkpoint: the resumed run logs
+    those steps again, and a step must not appear twice on a chart."""
+    if path.is_file():
+        kept = [r for r in read_jsonl(path) if r.get("step", 0) <= step]
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept), encoding="utf-8")
+        os.replace(tmp, path)
 
 
 # -- distributed --------------------------------------------------------------------------------
@@ -394,6 +421,9 @@ def _train(config, run_dir, device, dist_info, on_step, should_stop, text, token
             load_optimizer_state(optimizer, ckpt.optimizer_state)
         start_step = ckpt.step
         elapsed_before = float(ckpt.extra.get("elapsed_s", 0.0))
+        if master:
+            for name in (METRICS_FILE, SAMPLES_FILE):
+                _keep_records_until(run_dir / name, start_step)
     elif master:
         for name in (METRICS_FILE, SAMPLES_FILE):
             (run_dir / name).unlink(missing_ok=True)

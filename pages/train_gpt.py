@@ -5,7 +5,8 @@ import streamlit as st
 
 from core import CharTokenizer, UnknownCharacterError
 from core.checkpoint import CheckpointError
-from core.runs import launch_run, list_runs, read_metrics, read_samples, stop_run, unique_run_name
+from core.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples, resume_run,
+                       stop_run, unique_run_name)
 from core.train import PRESETS, make_config
 from ui import runs as ui_runs
 from ui.corpus import corpus_error_banner, load_tiny_shakespeare
@@ -101,11 +102,34 @@ active_names = {r.name for r in runs if r.active}
 
 
 # -- one run, live -------------------------------------------------------------------------------
+def run_controls(run) -> None:
+    """Stop a run that trains; resume (from its last checkpoint) or delete one that does not."""
+    if run.active:
+        if st.button("⏹ Stop", key="gpt_stop"):
+            with st.spinner("Stopping (saving a final checkpoint)…"):
+                stop_run(run.path)
+            st.rerun()
+        return
+    c1, c2, _ = st.columns([1, 1, 4])
+    try:
+        if run.resumable and c1.button("▶ Resume", key="gpt_resume",
+                                       help=f"Carry on from the last checkpoint to step {run.max_steps:,}."):
+            resume_run(run.path)
+            st.rerun()
+        with c2.popover("🗑 Delete"):
+            st.markdown(f"Delete **{md_safe(run.name)}** with its checkpoint, metrics and samples?")
+            if st.button("Delete for good", key="gpt_delete", type="primary"):
+                delete_run(run.path)
+                st.rerun()
+    except (ValueError, OSError) as exc:
+        st.error(str(exc))
+
+
 @st.fragment(run_every=2 if active_names else None)
 def live_run() -> None:
     all_runs = {r.name: r for r in list_runs(runs_dir)}
-    if {n for n, r in all_runs.items() if r.active} != active_names:
-        st.rerun()  # a run ended or started: the whole page (Generate, polling) follows
+    if not all_runs or {n for n, r in all_runs.items() if r.active} != active_names:
+        st.rerun()  # a run ended, started or was deleted: the whole page (Generate, polling) follows
     names = list(all_runs)
     if st.session_state.get(ui_runs.SELECTED_KEY) not in all_runs:
         st.session_state[ui_runs.SELECTED_KEY] = names[0]
@@ -117,11 +141,8 @@ def live_run() -> None:
     fraction, eta = ui_runs.progress_and_eta(run, metrics)
     st.progress(fraction, text=f"step {run.step:,} / {run.max_steps or 0:,} · {eta}")
     if run.status == "failed":
-        st.error(f"Run failed: {run.error}")
-    if run.active and st.button("⏹ Stop", key="gpt_stop"):
-        with st.spinner("Stopping (saving a final checkpoint)…"):
-            run = stop_run(run.path)
-        st.rerun()
+        st.error(f"Run failed: {md_safe(run.error or 'no reason recorded')}")
+    run_controls(run)
     last = run.last
     evals = [r for r in metrics if "val_loss" in r]
     m = st.columns(4)

@@ -11,8 +11,8 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import shared_path
 from core.corpus import CorpusError
-from core.runs import list_runs, pid_alive, stop_run
-from test_train import TEXT
+from core.runs import launch_run, list_runs, pid_alive, read_metrics, stop_run
+from test_train import TEXT, tiny_config
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "streamlit_app.py"
@@ -167,3 +167,23 @@ def test_new_runs_join_the_comparison_and_removed_ones_stay_out(app, tmp_path):
     assert at.multiselect(key="gpt_compare").value == ["bpe-b", "bpe-c", "char-d"]
     spec = json.loads(at.get("vega_lite_chart")[-1].proto.spec)
     assert spec["encoding"]["y"]["field"] == "bits per character"
+
+
+def test_resume_a_stopped_run_then_delete_it(app, tmp_path):
+    run = launch_run(tiny_config(max_steps=100_000, eval_interval=10), "paused", tmp_path, text=TEXT)
+    poll(app, lambda a: (run.path / "ckpt.pt").is_file())
+    stop_run(run.path, timeout=30)
+    at = app.run()
+    assert not at.button(key="gpt_resume").disabled and not any(b.key == "gpt_stop" for b in at.button)
+    at.button(key="gpt_resume").click().run()
+    [resumed] = list_runs(tmp_path)
+    assert resumed.active and resumed.pid != run.pid
+    steps_before = read_metrics(run.path)[-1]["step"]
+    poll(at, lambda a: read_metrics(run.path)[-1]["step"] > steps_before + 10)
+    at.button(key="gpt_stop").click().run()
+    poll(at, lambda a: list_runs(tmp_path)[0].status == "stopped", timeout=30)
+    assert not pid_alive(resumed.pid)
+
+    at.button(key="gpt_delete").click().run()
+    assert not at.exception and list_runs(tmp_path) == [] and not run.path.exists()
+    assert "No runs yet" in " ".join(i.value for i in at.info)

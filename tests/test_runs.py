@@ -8,8 +8,8 @@ import pytest
 
 from core import CharTokenizer
 from core.checkpoint import load_checkpoint
-from core.runs import (launch_run, list_runs, pid_alive, read_metrics, read_samples, run_info,
-                       sanitize_run_name, stop_run, unique_run_name)
+from core.runs import (delete_run, launch_run, list_runs, pid_alive, read_metrics, read_samples,
+                       resume_run, run_info, sanitize_run_name, stop_run, unique_run_name)
 from test_train import TEXT, tiny_config
 
 
@@ -83,11 +83,61 @@ def test_a_killed_run_is_failed_and_its_checkpoint_loads(tmp_path):
         kill_quietly(info.pid)
 
 
+def test_a_killed_run_resumes_from_its_checkpoint(tmp_path):
+    config = tiny_config(max_steps=100_000, eval_interval=10, log_interval=5)
+    info = launch_run(config, "interrupted", tmp_path, text=TEXT)
+    resumed = None
+    try:
+        wait_for(lambda: (info.path / "ckpt.pt").is_file())
+        os.kill(info.pid, signal.SIGKILL)
+        wait_for(lambda: not pid_alive(info.pid), timeout=10)
+        dead = run_info(info.path)
+        assert dead.status == "failed" and dead.resumable
+        saved = load_checkpoint(info.path / "ckpt.pt").step
+
+        resumed = resume_run(info.path)
+        assert resumed.active and resumed.pid != info.pid and pid_alive(resumed.pid)
+        with pytest.raises(ValueError, match="still running"):
+            resume_run(info.path)
+        wait_for(lambda: read_metrics(info.path)[-1]["step"] >= saved + 20)
+        assert run_info(info.path).status == "running"
+        stopped = stop_run(info.path, timeout=30)
+        assert stopped.status == "stopped" and stopped.resumable
+
+        records = read_metrics(info.path)
+        steps = [r["step"] for r in records]
+        assert steps == sorted(set(steps)), "a step logged twice, or out of order"
+        assert saved in steps and saved + 5 in steps  # the record at the checkpoint, then onwards
+        elapsed = [r["elapsed_s"] for r in records]
+        assert elapsed == sorted(elapsed)  # the clock goes on from the checkpoint's time too
+        assert load_checkpoint(info.path / "ckpt.pt").step >= saved + 20
+    finally:
+        kill_quietly(info.pid)
+        kill_quietly(resumed.pid if resumed else None)
+
+
+def test_delete_a_run_but_never_a_running_one_or_another_folder(tmp_path):
+    info = launch_run(tiny_config(max_steps=100_000), "to-delete", tmp_path, text=TEXT)
+    try:
+        with pytest.raises(ValueError, match="still running"):
+            delete_run(info.path)
+        stop_run(info.path, timeout=30)
+        delete_run(info.path)
+        assert not info.path.exists() and list_runs(tmp_path) == []
+        (tmp_path / "precious").mkdir()
+        with pytest.raises(ValueError, match="not a run folder"):
+            delete_run(tmp_path / "precious")
+        assert (tmp_path / "precious").is_dir()
+    finally:
+        kill_quietly(info.pid)
+
+
 def test_a_run_that_fails_reports_why(tmp_path):
     info = launch_run(tiny_config(block_size=64), "too-short", tmp_path, text="tiny corpus " * 5)
     try:
         done = wait_for(lambda: (lambda r: r if not r.active else None)(run_info(info.path)))
         assert done.status == "failed" and "block size" in done.error
+        assert not done.resumable  # it died before any checkpoint: nothing to resume from
     finally:
         kill_quietly(info.pid)
 

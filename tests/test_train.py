@@ -89,6 +89,21 @@ def test_resume_continues_the_step_count(tmp_path):
     assert load_checkpoint(tmp_path / "ckpt.pt").step == 30
 
 
+def test_resume_after_a_kill_logs_each_step_once(tmp_path):
+    train(tiny_config(max_steps=20, eval_interval=10), tmp_path, text=TEXT)  # checkpoint at 20
+    with open(tmp_path / "metrics.jsonl", "a") as f:  # then it logged on, and died mid-line
+        f.write(json.dumps({"step": 25, "train_loss": 9.0, "lr": 0.0, "tokens_per_s": 0.0,
+                            "elapsed_s": 99.0}) + "\n" + '{"step": 30, "train_lo')
+    with open(tmp_path / "samples.jsonl", "a") as f:
+        f.write(json.dumps({"step": 25, "text": "lost"}) + "\n")
+    train(tiny_config(max_steps=30, eval_interval=10, resume=True), tmp_path, text=TEXT)
+    metrics = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in metrics] == [5, 10, 15, 20, 25, 30]
+    assert metrics[4]["train_loss"] != 9.0  # step 25 is the resumed run's, not the dead one's
+    samples = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in samples] == [20, 30]
+
+
 def test_resume_needs_a_checkpoint_and_the_same_tokenizer(tmp_path):
     with pytest.raises(ValueError, match="no checkpoint"):
         train(tiny_config(resume=True), tmp_path / "empty", text=TEXT)
