@@ -112,8 +112,9 @@ def run_controls(run) -> None:
         return
     c1, c2, _ = st.columns([1, 1, 4])
     try:
+        until = f" to step {run.max_steps:,}" if run.max_steps else ""
         if run.resumable and c1.button("▶ Resume", key="gpt_resume",
-                                       help=f"Carry on from the last checkpoint to step {run.max_steps:,}."):
+                                       help=f"Carry on from the last checkpoint{until}."):
             resume_run(run.path)
             st.rerun()
         with c2.popover("🗑 Delete"):

@@ -10,30 +10,22 @@ for every visitor until the frame runs once.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import streamlit as st
 
 from .corpus import corpus_sidebar
 
-ROOT = Path(__file__).resolve().parent.parent
 _inside = threading.local()  # set while run_app runs a page (each session's script has a thread)
-
-
-def _pages() -> list:
-    pages = [
-        st.Page("pages/learn_bpe.py", title="Learn BPE", icon="🎞️", default=True),
-        st.Page("pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
-    ]
-    if (ROOT / "pages" / "train_gpt.py").is_file():
-        pages.append(st.Page("pages/train_gpt.py", title="Train a GPT", icon="🧠"))
-    return pages
 
 
 def run_app() -> None:
     """Set up the page, the navigation and the corpus sidebar, then run the page the URL names."""
     st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")
-    page = st.navigation(_pages())
+    page = st.navigation([
+        st.Page("pages/learn_bpe.py", title="Learn BPE", icon="🎞️", default=True),
+        st.Page("pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
+        st.Page("pages/train_gpt.py", title="Train a GPT", icon="🧠"),
+    ])
     corpus_sidebar()
     _inside.active = True
     try:
