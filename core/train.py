@@ -270,10 +270,15 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def write_json(path: Path, data: dict) -> None:
+def _write_text_atomic(path: Path, text: str) -> None:
+    """A reader (the page, another process) sees the old file or the new one, never half of it."""
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def write_json(path: Path, data: dict) -> None:
+    _write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=1))
 
 
 def read_jsonl(path) -> list[dict]:
@@ -303,9 +308,7 @@ def _keep_records_until(path: Path, step: int) -> None:
     those steps again, and a step must not appear twice on a chart."""
     if path.is_file():
         kept = [r for r in read_jsonl(path) if r.get("step", 0) <= step]
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept), encoding="utf-8")
-        os.replace(tmp, path)
+        _write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
 
 
 # -- distributed --------------------------------------------------------------------------------

@@ -114,7 +114,8 @@ def loss_chart(metrics: list[dict]) -> alt.Chart | None:
     if not rows:
         return None
     return (alt.Chart(pd.DataFrame(rows)).mark_line(point=alt.OverlayMarkDef(size=20))
-            .encode(x=alt.X("step:Q", title="step", axis=STEP_AXIS), y=alt.Y("loss:Q", title="loss (nats / token)"),
+            .encode(x=alt.X("step:Q", title="step", axis=STEP_AXIS),
+                    y=alt.Y("loss:Q", title="loss (nats / token)"),
                     color=alt.Color("curve:N", title=None), tooltip=["step", "curve", "loss"])
             .properties(height=260))
 
@@ -128,7 +129,8 @@ def bpc_chart(runs: list[RunInfo]) -> alt.Chart | None:
         return None
     return (alt.Chart(pd.DataFrame(rows)).mark_line(point=True)
             .encode(x=alt.X("step:Q", axis=STEP_AXIS),
-                    y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False)), color="run:N", tooltip=["run", "step", "bits per character", "elapsed s"])
+                    y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False)), color="run:N",
+                    tooltip=["run", "step", "bits per character", "elapsed s"])
             .properties(height=300))
 
 
