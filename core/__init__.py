@@ -7,13 +7,14 @@ small GPT on the result.  Imports no Streamlit; everything a page does, a script
     [('l', 'o'), ('lo', 'w'), ('e', 'r')]
 """
 
-from .pretokenize import GPT2_PATTERN, GPT4_PATTERN
+from .pretokenize import GPT2_PATTERN, GPT4_PATTERN, PatternError, PatternTimeoutError, set_regex_timeout
 from .storage import TokenizerFileError, load_tokenizer, loads_tokenizer, tokenizer_from_dict
-from .tokenizer import BPETokenizer, CharTokenizer, Token, UnknownCharacterError
-from .trainer import BPETrainer, MergeStep
+from .tokenizer import ArgumentError, BPETokenizer, CharTokenizer, Token, UnknownCharacterError
+from .trainer import BPETrainer, CorpusTooLargeError, MergeStep, training_memory_estimate
 
 __all__ = [
-    "BPETokenizer", "BPETrainer", "CharTokenizer", "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep",
-    "Token", "TokenizerFileError", "UnknownCharacterError", "load_tokenizer", "loads_tokenizer",
-    "tokenizer_from_dict",
+    "ArgumentError", "BPETokenizer", "BPETrainer", "CharTokenizer", "CorpusTooLargeError",
+    "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep", "PatternError", "PatternTimeoutError", "Token",
+    "TokenizerFileError", "UnknownCharacterError", "load_tokenizer", "loads_tokenizer",
+    "set_regex_timeout", "tokenizer_from_dict", "training_memory_estimate",
 ]

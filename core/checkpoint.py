@@ -4,10 +4,17 @@ A checkpoint holds only plain dicts, lists, numbers, strings and tensors, so loa
 ``torch.load(weights_only=True)``: opening a file never runs code from it.  Writing is atomic
 (a temporary file, then ``os.replace``), so a crash mid-write leaves the previous checkpoint.
 Every problem becomes a :class:`CheckpointError` (a ``ValueError``) naming the file.
+
+Version 2 files carry a SHA-256 of every tensor they hold (weights and optimizer state, walked in
+sorted-key order, each tensor's name, dtype, shape and bytes), and loading recomputes it: PyTorch's
+zip format does not check its own data, so a flipped bit on disk would otherwise load as silently
+changed weights.  Version 1 files (written before checksums) still load, unverified: they were
+written by this program on this server, and refusing them would strand every earlier run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from dataclasses import dataclass
@@ -19,7 +26,8 @@ from .model import GPT, GPTConfig
 from .storage import TokenizerFileError, tokenizer_from_dict
 
 FORMAT = "bpe-explorer/gpt-checkpoint"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)  # 1: no checksum
 CHECKPOINT_NAME = "ckpt.pt"
 
 
@@ -60,6 +68,7 @@ def save_checkpoint(path, model: GPT, tokenizer, step: int, train_config: dict |
         "optimizer_state": optimizer.state_dict() if optimizer is not None else None,
         "extra": dict(extra or {}),
     }
+    state["checksum"] = tensor_checksum(state)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
@@ -87,13 +96,41 @@ def read_checkpoint(path) -> dict:
                               f"PyTorch file): {first_line[:200]}") from None
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{path} is a PyTorch file but not a BPE Explorer GPT checkpoint.")
-    if state.get("version") != VERSION:
+    if state.get("version") not in READABLE_VERSIONS:
         raise CheckpointError(f"{path} has checkpoint version {state.get('version')!r}; this "
-                              f"program reads version {VERSION}.")
+                              f"program reads versions {', '.join(map(str, READABLE_VERSIONS))}.")
     missing = [k for k in ("model_state", "model_config", "tokenizer", "step") if k not in state]
+    if state["version"] >= 2 and "checksum" not in state:
+        missing.append("checksum")
     if missing:
         raise CheckpointError(f"{path} is missing {', '.join(missing)}.")
+    if state["version"] >= 2 and state["checksum"] != tensor_checksum(state):
+        raise CheckpointError(f"{path} is corrupt: its tensors do not match the checksum stored "
+                              f"with them (a damaged disk or copy?). It was not loaded; resume "
+                              f"from another copy, or start a new run.")
     return state
+
+
+def tensor_checksum(state: dict) -> str:
+    """SHA-256 over the tensors in ``state["model_state"]`` and ``state["optimizer_state"]``,
+    in sorted-key order, each with its path, dtype and shape."""
+    digest = hashlib.sha256()
+    _hash_tree(digest, "model_state", state.get("model_state"))
+    _hash_tree(digest, "optimizer_state", state.get("optimizer_state"))
+    return digest.hexdigest()
+
+
+def _hash_tree(digest, name: str, value) -> None:
+    if isinstance(value, torch.Tensor):
+        t = value.detach().cpu().contiguous().reshape(-1)
+        digest.update(f"{name}|{t.dtype}|{tuple(value.shape)}|".encode())
+        digest.update(t.view(torch.uint8).numpy().tobytes())
+    elif isinstance(value, dict):
+        for key in sorted(value, key=repr):
+            _hash_tree(digest, f"{name}/{key!r}", value[key])
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _hash_tree(digest, f"{name}/{i}", item)
 
 
 def load_checkpoint(path, tokenizer=None, device: str = "cpu") -> Checkpoint:

@@ -1,11 +1,20 @@
 """Corpora: reading files safely, the statistics every page shows, and the sample corpora.
 
 Reading never loses data silently: bytes that are not UTF-8 raise :class:`CorpusError` naming the
-first bad byte's offset (``errors="replace"`` is the caller's explicit choice).
+first bad byte's offset (``errors="replace"`` is the caller's explicit choice).  Reading never
+costs more than the size limit either: a file is opened first, then checked on the open file
+descriptor (a regular file, not larger than the limit), and only then read, so a device
+(``/dev/zero``), a FIFO or a file swapped for a symlink between the check and the read is refused.
+
+:func:`read_corpus_under` is the one way a visitor's path reaches the disk: only files inside a
+folder the person running the server chose, after resolving ``..`` and symlinks.
 """
 
 from __future__ import annotations
 
+import os
+import stat
+import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -19,10 +28,11 @@ SHARED_DIR = ROOT.parent / "shared"
 TINY_SHAKESPEARE_URL = ("https://raw.githubusercontent.com/karpathy/char-rnn/master/data/"
                         "tinyshakespeare/input.txt")
 MAX_CORPUS_BYTES = 64 * 1024 * 1024  # larger corpora are refused with a message, not a crash
+PSEUDO_FILESYSTEMS = (Path("/proc"), Path("/sys"), Path("/dev"))  # "files" whose size lies
 
 
 class CorpusError(ValueError):
-    pass
+    """A corpus that cannot be used: not found, not allowed, not a file, too big, not UTF-8."""
 
 
 @dataclass(frozen=True)
@@ -44,11 +54,21 @@ def corpus_stats(text: str) -> CorpusStats:
     )
 
 
-def decode_corpus(raw: bytes, source: str = "the file", errors: str = "strict") -> str:
+def check_corpus_size(size: int, source: str = "the file", max_bytes: int = MAX_CORPUS_BYTES) -> None:
+    """Refuse a corpus of ``size`` bytes over ``max_bytes`` before anything reads it."""
+    if size > max_bytes:
+        raise CorpusError(f"{source} is {_megabytes(size)}; the limit is {_megabytes(max_bytes)}. "
+                          f"Use a smaller excerpt.")
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / 2**20:.1f} MB" if n < 10 * 2**20 else f"{n / 2**20:.0f} MB"
+
+
+def decode_corpus(raw: bytes, source: str = "the file", errors: str = "strict",
+                  max_bytes: int = MAX_CORPUS_BYTES) -> str:
     """UTF-8 bytes to text; a clear error names the first byte that is not UTF-8."""
-    if len(raw) > MAX_CORPUS_BYTES:
-        raise CorpusError(f"{source} is {len(raw) / 2**20:.0f} MB; the limit is "
-                          f"{MAX_CORPUS_BYTES / 2**20:.0f} MB. Use a smaller excerpt.")
+    check_corpus_size(len(raw), source, max_bytes)
     try:
         text = raw.decode("utf-8", errors=errors)
     except UnicodeDecodeError as exc:
@@ -58,13 +78,90 @@ def decode_corpus(raw: bytes, source: str = "the file", errors: str = "strict") 
     return text.removeprefix("\ufeff")  # a UTF-8 byte-order mark is not part of the text
 
 
-def read_corpus(path, errors: str = "strict") -> str:
+def _read_open_file(fd: int, source: str, max_bytes: int) -> bytes:
+    """The bytes of the open ``fd``, after checking *it* (not a path that may have changed since)."""
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise CorpusError(f"{source} is not a regular file (a folder, device or pipe cannot be a corpus).")
+    check_corpus_size(info.st_size, source, max_bytes)
+    chunks, left = [], max_bytes + 1  # a file growing while it is read still stops at the limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    raw = b"".join(chunks)
+    check_corpus_size(len(raw), source, max_bytes)
+    return raw
+
+
+def _open_flags() -> int:
+    """Read-only; never follow a symlink; never block on a FIFO; not inherited by child processes."""
+    return os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_corpus(path, errors: str = "strict", max_bytes: int = MAX_CORPUS_BYTES) -> str:
+    """A corpus file of at most ``max_bytes`` bytes (a symlink is followed to a regular file)."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        fd = os.open(path.resolve(), _open_flags())
     except OSError as exc:
         raise CorpusError(f"Cannot read {path}: {exc.strerror or exc}.") from None
-    return decode_corpus(raw, str(path), errors)
+    try:
+        raw = _read_open_file(fd, str(path), max_bytes)
+    finally:
+        os.close(fd)
+    return decode_corpus(raw, str(path), errors, max_bytes)
+
+
+def read_corpus_under(root, relative_path: str, max_bytes: int = MAX_CORPUS_BYTES,
+                      errors: str = "strict") -> tuple[str, str]:
+    """``(name, text)`` of the file ``relative_path`` names inside the folder ``root``.
+
+    The path is resolved first (``..`` and symlinks), and must stay inside ``root``; then each
+    folder on the way is opened without following symlinks, so a link swapped in after the check
+    is refused rather than followed.  ``name`` is the path relative to ``root``, for display.
+    """
+    base = Path(root).resolve()
+    if any(base == p or p in base.parents for p in PSEUDO_FILESYSTEMS):
+        raise CorpusError(f"The corpus folder may not be inside {', '.join(map(str, PSEUDO_FILESYSTEMS))}.")
+    wanted = str(relative_path).strip()
+    if not wanted:
+        raise CorpusError("Give the path of a file inside the corpus folder.")
+    target = (base / Path(wanted).expanduser()).resolve()
+    if base not in target.parents:
+        where = "the corpus folder itself" if target == base else "outside the corpus folder"
+        raise CorpusError(f"{wanted} is {where}: only files inside it can be loaded.")
+    parts = target.relative_to(base).parts
+    fd = _open_path_at(base, parts, wanted)
+    try:
+        raw = _read_open_file(fd, wanted, max_bytes)
+    finally:
+        os.close(fd)
+    return "/".join(parts), decode_corpus(raw, wanted, errors, max_bytes)
+
+
+def _open_path_at(base: Path, parts: tuple[str, ...], shown: str) -> int:
+    """Open ``base/parts...`` one component at a time, following no symlink on the way."""
+    directory = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(base, directory)
+    except OSError as exc:
+        raise CorpusError(f"Cannot open the corpus folder: {exc.strerror or exc}.") from None
+    try:
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            try:
+                child = os.open(part, _open_flags() if last else directory, dir_fd=fd)
+            except OSError as exc:
+                raise CorpusError(f"Cannot read {shown}: {exc.strerror or exc}.") from None
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def sample_corpora() -> dict[str, Path]:
@@ -79,7 +176,10 @@ def shared_file(*parts: str) -> Path | None:
 
 
 def download_tiny_shakespeare(cache_dir, timeout: float = 20.0) -> Path:
-    """Tiny Shakespeare from ``cache_dir``, a local ``../shared`` copy, or the web (then cached)."""
+    """Tiny Shakespeare from ``cache_dir``, a local ``../shared`` copy, or the web (then cached).
+
+    The cache is written to a temporary file beside it and renamed into place, so two sessions
+    downloading at once, or a download cut short, never leave a half-written corpus."""
     cache = Path(cache_dir) / "tinyshakespeare.txt"
     if cache.is_file():
         return cache
@@ -88,12 +188,23 @@ def download_tiny_shakespeare(cache_dir, timeout: float = 20.0) -> Path:
         return local
     try:
         with urllib.request.urlopen(TINY_SHAKESPEARE_URL, timeout=timeout) as response:
-            raw = response.read()
+            raw = response.read(MAX_CORPUS_BYTES + 1)
     except (urllib.error.URLError, OSError) as exc:
         raise CorpusError(
             "Could not download Tiny Shakespeare (no internet connection?): "
-            f"{getattr(exc, 'reason', exc)}. Upload the file or give its local path instead.") from None
+            f"{getattr(exc, 'reason', exc)}. Upload the file instead.") from None
     decode_corpus(raw, "the downloaded file")
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_bytes(raw)
+    _write_atomically(cache, raw)
     return cache
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

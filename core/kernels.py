@@ -26,14 +26,16 @@ def pair_key(a, b):
 
 @njit(cache=True)
 def count_pairs(seq, weights, n):
-    """Weighted count of every adjacent pair in ``seq[:n]``, overlapping ones included."""
+    """Weighted count of every adjacent pair in ``seq[:n]``, overlapping ones included.
+    ``weights`` holds each position's chunk frequency, or is a single 1 (every chunk once)."""
+    unit = len(weights) == 1
     counts = Dict.empty(key_type=types.int64, value_type=types.int64)
     for i in range(n - 1):
         a = seq[i]
         b = seq[i + 1]
         if a >= 0 and b >= 0:
             key = pair_key(a, b)
-            counts[key] = counts.get(key, 0) + weights[i]
+            counts[key] = counts.get(key, 0) + (1 if unit else weights[i])
     return counts
 
 
@@ -116,24 +118,25 @@ def rank_pairs(counts, heap_c, heap_k, heap_size, seq, nxt, slots, head, pool_po
 
 
 @njit(cache=True)
-def index_pairs(seq, capacity):
+def index_pairs(seq, slot_capacity, pool_capacity):
     """Link every position to its neighbours and list, for each pair, the positions it starts at.
 
     Returns ``(nxt, prv, slots, head, slot_len, pool_pos, pool_next, pool_used)``: ``slots`` maps
     a pair key to a slot; a slot's positions form a linked list through ``pool_*`` starting at
     ``head[slot]``.  Lists may hold stale positions; ``merge_pair`` checks each before use.
+    Positions are int32 (a corpus holds fewer than 2**31 symbols): half the memory of int64.
     """
     n = len(seq)
-    nxt = np.empty(n, dtype=np.int64)
-    prv = np.empty(n, dtype=np.int64)
+    nxt = np.empty(n, dtype=np.int32)
+    prv = np.empty(n, dtype=np.int32)
     for i in range(n):
         nxt[i] = i + 1 if i + 1 < n else -1
         prv[i] = i - 1
     slots = Dict.empty(key_type=types.int64, value_type=types.int64)
-    head = np.full(capacity, -1, dtype=np.int64)
-    slot_len = np.zeros(capacity, dtype=np.int64)
-    pool_pos = np.empty(capacity, dtype=np.int64)
-    pool_next = np.empty(capacity, dtype=np.int64)
+    head = np.full(slot_capacity, -1, dtype=np.int32)
+    slot_len = np.zeros(slot_capacity, dtype=np.int32)
+    pool_pos = np.empty(pool_capacity, dtype=np.int32)
+    pool_next = np.empty(pool_capacity, dtype=np.int32)
     pool_used = 0
     for i in range(n - 1):
         if seq[i] >= 0 and seq[i + 1] >= 0:
@@ -172,7 +175,7 @@ def merge_pair(seq, nxt, prv, weights, counts, heap_c, heap_k, heap_size, slots,
     key = pair_key(a, b)
     slot = slots[key]
     m = slot_len[slot]
-    todo = np.empty(m, dtype=np.int64)
+    todo = np.empty(m, dtype=np.int32)
     k = head[slot]
     for i in range(m):
         todo[i] = pool_pos[k]

@@ -22,12 +22,62 @@ from itertools import chain
 import numpy as np
 
 from . import kernels
-from .pretokenize import byte_chunks, check_variant, regex_pieces, special_split, word_spans
+from .pretokenize import (RegexClock, byte_chunks, check_pattern, check_variant, regex_pieces,
+                          special_split, word_spans)
 
 _MAX_CACHE = 200_000
 # ``tokenize`` gives an unseen character the id UNSEEN + its code point: it never merges and maps
 # back to itself.  Far above any real vocabulary, and still fits the 32-bit halves of a pair key.
 UNSEEN = 1 << 30
+# Ids are below MAX_ID (16.7 M, 300x GPT-4's vocabulary), far under UNSEEN, so no id can collide
+# with an unseen character or overflow the int32 arrays of the kernels.
+MAX_ID = 1 << 24
+# All tokens together may spell at most this many bytes: a tokenizer trained on any corpus stays
+# far below (each token occurs in the corpus); a forged one whose merges double a token 40 times
+# (2**40 bytes) is refused before a single byte is joined.
+MAX_VOCAB_BYTES = 1 << 28
+MAX_SPECIAL_CHARS = 256
+
+
+class ArgumentError(ValueError):
+    """An argument of the wrong type or out of range (the message names it and what is allowed)."""
+
+
+class VocabularyTooLargeError(ValueError):
+    """Merges whose tokens would spell more bytes than a tokenizer may hold."""
+
+
+def check_count(value, name: str, low: int = 0, high: int | None = None) -> int:
+    """``value`` as an int in ``[low, high]``; ``True``, ``1.5`` or ``"10"`` are refused (a bool
+    is an int to Python, but ``num_merges=True`` is a mistake, not one merge)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ArgumentError(f"{name} must be a whole number, not {type(value).__name__} {value!r}.")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        allowed = f"{low} or more" if high is None else f"between {low} and {high:,}"
+        raise ArgumentError(f"{name} must be {allowed}, not {value:,}.")
+    return value
+
+
+def check_text(text, what: str = "The text") -> str:
+    if not isinstance(text, str):
+        hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
+        raise ArgumentError(f"{what} must be a str, not {type(text).__name__}{hint}.")
+    return text
+
+
+def token_lengths(base_lengths: dict[int, int], merges: Sequence[tuple[int, int, int]]) -> dict[int, int]:
+    """Byte length of every token, computed as integers from the merges (nothing is joined), so
+    a caller can refuse a vocabulary before building it.  Raises ``ValueError`` for a merge
+    whose parts do not exist yet or whose new id is taken."""
+    lengths = dict(base_lengths)
+    for a, b, new in merges:
+        if a not in lengths or b not in lengths:
+            raise ValueError(f"Merge ({a}, {b}) -> {new} uses an id that does not exist yet.")
+        if new in lengths:
+            raise ValueError(f"Merge ({a}, {b}) -> {new} reuses id {new}.")
+        lengths[new] = lengths[a] + lengths[b]
+    return lengths
 
 
 class UnknownCharacterError(ValueError):
@@ -67,20 +117,21 @@ class BPETokenizer:
     ) -> None:
         self.variant = check_variant(variant)
         self.end_of_word = end_of_word if variant == "word" else None
-        self.pattern = pattern if variant == "byte" else None
+        self.pattern = check_pattern(pattern) if variant == "byte" else None
         if variant == "byte":
-            self.byte_ids = list(range(256)) if byte_ids is None else [int(i) for i in byte_ids]
+            self.byte_ids = list(range(256)) if byte_ids is None else [_id(i, "A byte id") for i in byte_ids]
             if sorted(self.byte_ids) != sorted(set(self.byte_ids)) or len(self.byte_ids) != 256:
                 raise ValueError("A byte-level tokenizer needs 256 distinct ids for the 256 bytes.")
             self._base = None
         else:
-            if not base:
-                raise ValueError("A character tokenizer needs a non-empty alphabet.")
+            if not base or isinstance(base, str) or not all(isinstance(c, str) and c for c in base):
+                raise ValueError("A character tokenizer needs a non-empty list of non-empty strings.")
             self._base = list(base)
             if len(set(self._base)) != len(self._base):
                 raise ValueError("The alphabet lists a character twice.")
             self.byte_ids = None
-        self._merges = [(int(a), int(b), int(n)) for a, b, n in merges]
+        self._merges = [(_id(a, "A merge id"), _id(b, "A merge id"), _id(n, "A merge id"))
+                        for a, b, n in merges]
         self._build_vocab()
         self._set_special(special_tokens)
         self.trace: tuple = ()
@@ -94,13 +145,17 @@ class BPETokenizer:
     @classmethod
     def from_text(cls, text: str, num_merges: int, variant: str = "char", *,
                   end_of_word: str = "</w>", pattern: str | None = None,
-                  special_tokens: Sequence[str] = (), top_k: int = 10, progress=None) -> BPETokenizer:
+                  special_tokens: Sequence[str] = (), top_k: int = 10, progress=None,
+                  regex_timeout: float | None = None, max_memory: int | None = None) -> BPETokenizer:
         """Train on ``text`` for ``num_merges`` merges (fewer if the corpus runs out of pairs;
-        then ``tok.exhausted`` is True and ``len(tok.merges)`` says how many were possible)."""
+        then ``tok.exhausted`` is True and ``len(tok.merges)`` says how many were possible).
+        ``regex_timeout`` and ``max_memory`` are ``BPETrainer``'s limits."""
         from .trainer import BPETrainer
 
+        check_count(num_merges, "The number of merges")
         trainer = BPETrainer(text, variant=variant, end_of_word=end_of_word, pattern=pattern,
-                             special_tokens=special_tokens, top_k=top_k)
+                             special_tokens=special_tokens, top_k=top_k, regex_timeout=regex_timeout,
+                             max_memory=max_memory)
         for _ in trainer.run(num_merges, progress=progress):
             pass
         return trainer.tokenizer()
@@ -125,8 +180,7 @@ class BPETokenizer:
     def truncated(self, num_merges: int) -> BPETokenizer:
         """The tokenizer after its first ``num_merges`` merges: merges are a prefix sequence, so
         one training run serves every smaller vocabulary without retraining."""
-        if not 0 <= num_merges <= len(self._merges):
-            raise ValueError(f"num_merges must be between 0 and {len(self._merges)}, not {num_merges}.")
+        num_merges = check_count(num_merges, "num_merges", 0, len(self._merges))
         tok = self.with_merges(self._merges[:num_merges])
         tok.trace = self.trace[:num_merges]
         tok.initial_length = self.initial_length
@@ -134,6 +188,8 @@ class BPETokenizer:
 
     # -- vocabulary -----------------------------------------------------------------------------
     def _build_vocab(self) -> None:
+        """Token bytes of every id; the lengths are checked as integers first, so forged merges
+        cannot make it join gigabytes."""
         vocab: dict[int, bytes] = {}
         if self.variant == "byte":
             for byte, i in enumerate(self.byte_ids):
@@ -143,25 +199,34 @@ class BPETokenizer:
             for i, s in enumerate(self._base):
                 vocab[i] = s.encode("utf-8")
             self.base_size = len(self._base)
+        total = sum(token_lengths({i: len(v) for i, v in vocab.items()}, self._merges).values())
+        if total > MAX_VOCAB_BYTES:
+            raise VocabularyTooLargeError(
+                f"These merges would make tokens of {total:,} bytes in all; a tokenizer may hold at "
+                f"most {MAX_VOCAB_BYTES:,}.")
         for a, b, new in self._merges:
-            if a not in vocab or b not in vocab:
-                raise ValueError(f"Merge ({a}, {b}) -> {new} uses an id that does not exist yet.")
-            if new in vocab:
-                raise ValueError(f"Merge ({a}, {b}) -> {new} reuses id {new}.")
             vocab[new] = vocab[a] + vocab[b]
         self._bytes = vocab
 
     def _set_special(self, special_tokens) -> None:
+        if isinstance(special_tokens, str):
+            raise ArgumentError("special_tokens must be a list of strings (or a dict string -> id), "
+                                "not one string.")
         if isinstance(special_tokens, dict):
-            pairs = list(special_tokens.items())
+            pairs = [(s, _id(i, f"The id of special token {s!r}")) for s, i in special_tokens.items()]
         else:
             nxt = max(self._bytes) + 1
             pairs = [(s, nxt + i) for i, s in enumerate(dict.fromkeys(special_tokens))]
         for s, i in pairs:
-            if not s:
-                raise ValueError("A special token cannot be empty.")
+            if not isinstance(s, str) or not s:
+                raise ArgumentError(f"A special token must be a non-empty string, not {s!r}.")
+            if len(s) > MAX_SPECIAL_CHARS:
+                raise ArgumentError(f"Special token {s[:20]!r}... is {len(s):,} characters long; the "
+                                    f"limit is {MAX_SPECIAL_CHARS}.")
             if i in self._bytes:
                 raise ValueError(f"Special token {s!r} wants id {i}, which a normal token has.")
+        if len({i for _, i in pairs}) != len(pairs):
+            raise ValueError("Two special tokens share one id.")
         self.special_tokens: dict[str, int] = dict(pairs)
         self._special_by_id = {i: s for s, i in pairs}
 
@@ -205,6 +270,9 @@ class BPETokenizer:
         return {self.token_str(i): i for i in self.ids}
 
     def token_bytes(self, token_id: int) -> bytes:
+        if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)):
+            raise ArgumentError(f"A token id must be a whole number, not {type(token_id).__name__} "
+                                f"{token_id!r}.")
         if token_id in self._bytes:
             return self._bytes[token_id]
         if token_id in self._special_by_id:
@@ -269,13 +337,14 @@ class BPETokenizer:
     def tokenize(self, text: str) -> list[str]:
         """Token strings of ``text``; unlike ``encode`` it accepts characters the alphabet never saw,
         which stay single tokens (seed 000: ``slow`` -> ``['s', 'low</w>']``)."""
-        tokens = self.encode_tokens(text, unknown="keep", offsets=False)
+        tokens = self.encode_tokens(check_text(text), unknown="keep", offsets=False)
         return [chr(t.id - UNSEEN) if t.id >= UNSEEN else self.token_str(t.id) for t in tokens]
 
     def encode(self, text: str, *, unknown: str = "error", allowed_special: str = "all") -> list[int]:
         """Text to ids.  ``unknown='skip'`` drops characters outside a char/word alphabet
         (otherwise :class:`UnknownCharacterError` names the first one and its position).
         ``allowed_special='none'`` treats special-token text as ordinary text."""
+        check_text(text)
         if self.variant == "char" and text:  # the hot paths: no Token objects for a whole corpus
             base = self._char_ids(text, unknown, 0)
             return self._apply(base, np.array([0, len(base)], dtype=np.int64))[0].tolist()
@@ -287,6 +356,7 @@ class BPETokenizer:
     def encode_tokens(self, text: str, *, unknown: str = "error", allowed_special: str = "all",
                       offsets: bool = True) -> list[Token]:
         """Like ``encode`` but each token says which characters of ``text`` it covers."""
+        check_text(text)
         if unknown == "keep" and offsets:
             raise ValueError("unknown must be 'error' or 'skip'.")
         if allowed_special not in ("all", "none"):
@@ -353,11 +423,12 @@ class BPETokenizer:
             raise ValueError("allowed_special must be 'all' or 'none'.")
         specials = list(self.special_tokens) if allowed_special == "all" else []
         ids: list[int] = []
-        for s, e, special in special_split(text, specials):
+        clock = RegexClock(len(text))  # one budget for a custom pattern over the whole text
+        for s, e, special in special_split(text, specials, clock):
             if special is not None:
                 ids.append(self.special_tokens[special])
             else:
-                pieces = regex_pieces(text[s:e], self.pattern)
+                pieces = regex_pieces(text[s:e], self.pattern, clock)
                 self._fill_cache(pieces, None)
                 ids.extend(chain.from_iterable(map(self._chunk_cache.__getitem__, pieces)))
         return ids
@@ -412,12 +483,12 @@ class BPETokenizer:
 
     # -- decoding -------------------------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        return b"".join(self.token_bytes(int(i)) for i in ids)
+        return b"".join(map(self.token_bytes, _id_list(ids)))
 
     def decode(self, ids: Iterable[int]) -> str:
         """Ids to text.  Byte-level ids that end inside a character decode to U+FFFD there;
         the word variant gives its words joined by single spaces."""
-        ids = [int(i) for i in ids]
+        ids = _id_list(ids)
         if self.variant == "word":
             marker = self.end_of_word
             return "".join(self.token_str(i) for i in ids).replace(marker, " ").rstrip(" ")
@@ -466,6 +537,18 @@ class CharTokenizer(BPETokenizer):
         if not text:
             raise ValueError("The corpus is empty: paste or load some text first.")
         return cls(sorted(set(text)))
+
+
+def _id(value, what: str) -> int:
+    """A token id as an int below ``MAX_ID``: a bool, a float or a huge number is refused."""
+    return check_count(value, what, 0, MAX_ID - 1)
+
+
+def _id_list(ids) -> list:
+    """``ids`` as a list, refusing text and non-iterables (``decode("abc")`` is a mistake)."""
+    if isinstance(ids, (str, bytes, bytearray)) or not isinstance(ids, Iterable):
+        raise ArgumentError(f"Ids to decode must be a list of whole numbers, not {type(ids).__name__}.")
+    return list(ids)
 
 
 def _byte_offsets(piece: str, ids, tok: BPETokenizer, start: int, chunk: int) -> list[Token]:

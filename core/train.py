@@ -42,14 +42,20 @@ from .checkpoint import (CheckpointError, checkpoint_path, load_checkpoint, load
                          save_checkpoint)
 from .corpus import read_corpus
 from .device import autocast, describe_device, detect_device, should_compile, should_graph
+from .locks import FileLock
 from .model import GPT, GPTConfig
+from .runfiles import (CONFIG_FILE, METRICS_FILE, SAMPLES_FILE, STATUS_FILE, TRAIN_LOCK_FILE,
+                       append_jsonl, read_jsonl, write_json, write_text_atomic)
 from .step import EagerStep, GraphStep
 from .storage import load_tokenizer
 from .tokenizer import BPETokenizer, CharTokenizer
 
-METRICS_FILE, SAMPLES_FILE, STATUS_FILE, CONFIG_FILE = (
-    "metrics.jsonl", "samples.jsonl", "status.json", "config.json")
 TOKENIZERS = ("char", "bpe")
+
+
+class RunLockedError(ValueError):
+    """Another process is already training in this run folder."""
+
 
 # tiny: a laptop CPU learns something in about a minute.  small: nanoGPT's shakespeare_char shape;
 # its cosine schedule ends at 2,000 steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss
@@ -270,45 +276,12 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _write_text_atomic(path: Path, text: str) -> None:
-    """A reader (the page, another process) sees the old file or the new one, never half of it."""
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def write_json(path: Path, data: dict) -> None:
-    _write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=1))
-
-
-def read_jsonl(path) -> list[dict]:
-    """Records of a JSON-lines file; a half-written last line (a run still writing) is skipped."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
-    records = []
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-    return records
-
-
-def _append_jsonl(path: Path, record: dict) -> None:
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(record, ensure_ascii=False) + "\n")
-
-
 def _keep_records_until(path: Path, step: int) -> None:
     """Drop the records a killed run logged after its last checkpoint: the resumed run logs
     those steps again, and a step must not appear twice on a chart."""
     if path.is_file():
         kept = [r for r in read_jsonl(path) if r.get("step", 0) <= step]
-        _write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
+        write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in kept))
 
 
 # -- distributed --------------------------------------------------------------------------------
@@ -373,8 +346,12 @@ def train(config: TrainConfig, run_dir, on_step=None, should_stop=None, *, text:
                          f"processes ({dist_info.world_size}).")
     status = {"status": "running", "pid": os.getpid(), "started": _now(), "ended": None,
               "error": None, "max_steps": config.max_steps}
+    lock = FileLock(run_dir / TRAIN_LOCK_FILE)
     if master:
         run_dir.mkdir(parents=True, exist_ok=True)
+        if not lock.acquire():  # before any write: a second trainer leaves the folder untouched
+            raise RunLockedError(f"Another process is already training in {run_dir}; "
+                                 f"nothing was changed.")
         write_json(run_dir / STATUS_FILE, status)
     try:
         result = _train(config, run_dir, device, dist_info, on_step, should_stop, text, tokenizer)
@@ -384,15 +361,17 @@ def train(config: TrainConfig, run_dir, on_step=None, should_stop=None, *, text:
             write_json(run_dir / STATUS_FILE, {**status, "status": "failed", "ended": _now(),
                                                "error": message})
         raise
+    else:
+        if master:
+            write_json(run_dir / STATUS_FILE, {**status, "status": result.status, "ended": _now(),
+                                               "step": result.step})
     finally:
         if dist_info.enabled:
             import torch.distributed as dist
 
             if dist.is_initialized():
                 dist.destroy_process_group()
-    if master:
-        write_json(run_dir / STATUS_FILE, {**status, "status": result.status, "ended": _now(),
-                                           "step": result.step})
+        lock.release()  # after the last write: the next trainer sees the final status
     return result
 
 
@@ -499,12 +478,12 @@ def _train(config, run_dir, device, dist_info, on_step, should_stop, text, token
                           val_bpc=last_bpc, val_bpb=data.bits_per_byte(val))
             checkpoint(step, record["elapsed_s"])
             saved_step = step
-        _append_jsonl(run_dir / METRICS_FILE, record)
+        append_jsonl(run_dir / METRICS_FILE, record)
         records.append(record)
         if on_step is not None:
             on_step(record)
         if config.sample_tokens and (step % config.sample_interval == 0 or last):
-            _append_jsonl(run_dir / SAMPLES_FILE, {"step": step, "text": sample_text(
+            append_jsonl(run_dir / SAMPLES_FILE, {"step": step, "text": sample_text(
                 raw_model, tokenizer, device, config.sample_tokens, top_k=None)})
         t_log, tokens_since_log = time.perf_counter(), 0  # evaluation time is not training time
 

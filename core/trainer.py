@@ -9,7 +9,10 @@ current sequence wins (what ``max(counter, key=counter.get)`` does on a freshly 
 Counts include overlapping occurrences ("aaa" holds two "a a"), as the textbook counts them.
 
 Memory stays O(corpus + merges * top_k): a step records only its pair, counts and competitors;
-where a pair sits in the text is recomputed on demand (``core.explain``).
+where a pair sits in the text is recomputed on demand (``core.explain``).  Every position costs
+about 32 bytes (int32 symbols, links and position lists); :func:`training_memory_estimate` gives
+an upper bound of the peak, and ``BPETrainer(..., max_memory=...)`` refuses a corpus above it
+before allocating anything.
 """
 
 from __future__ import annotations
@@ -22,10 +25,41 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernels
-from .pretokenize import byte_chunks, check_variant, resolve_pattern, word_spans
-from .tokenizer import BPETokenizer
+from .pretokenize import RegexClock, byte_chunks, check_variant, resolve_pattern, word_spans
+from .tokenizer import ArgumentError, BPETokenizer, check_count, check_text
 
 Progress = Callable[[int, int], None]
+_BLOCK = 1 << 20  # characters or chunks converted at a time: temporaries stay a few MB
+
+# Peak memory of training, in bytes per unit of corpus (characters for char/word, UTF-8 bytes
+# for byte), from VmHWM growth over 300 merges: Debian docs (10 MB) took 30x (char), 7x (word),
+# 3x (byte); the worst corpus tried, one letter repeated, 77x for every variant (each merge
+# rewrites half the text).  100x bounds them all; plus a fixed allowance for the typed dicts
+# and small arrays.  tests/test_hostile_inputs.py checks it is a bound.
+_BYTES_PER_UNIT = {"char": 100, "word": 100, "byte": 100}
+_FIXED_BYTES = 64 * 2**20
+
+
+class CorpusTooLargeError(ValueError):
+    """Training on this corpus would need more memory than allowed (the message says both)."""
+
+
+def training_memory_estimate(text: str, variant: str = "char") -> int:
+    """An upper bound, in bytes, of the memory ``BPETrainer`` takes on ``text`` beyond the text
+    itself (for ``byte``, the UTF-8 length is what counts, measured block by block)."""
+    check_text(text, "The corpus")
+    units = _utf8_length(text) if check_variant(variant) == "byte" else len(text)
+    return _FIXED_BYTES + _BYTES_PER_UNIT[variant] * units
+
+
+def _utf8_length(text: str) -> int:
+    if text.isascii():
+        return len(text)
+    return sum(len(text[i:i + _BLOCK].encode("utf-8", "surrogatepass")) for i in range(0, len(text), _BLOCK))
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:.1f} GB" if n >= 2**30 else f"{n / 2**20:.0f} MB"
 
 
 @dataclass(frozen=True)
@@ -66,62 +100,127 @@ class BPETrainer:
         pattern: str | None = None,
         special_tokens: Sequence[str] = (),
         top_k: int = 10,
+        regex_timeout: float | None = None,
+        max_memory: int | None = None,
     ) -> None:
-        if not isinstance(text, str):
-            raise ValueError("The corpus must be text (str); decode bytes first.")
+        check_text(text, "The corpus")
         if not text:
             raise ValueError("The corpus is empty: paste or load some text first.")
         self.variant = check_variant(variant)
-        if variant == "word" and not end_of_word:
-            raise ValueError("The word variant needs a non-empty end-of-word marker.")
+        self._check_options(end_of_word, special_tokens, max_memory)
         self.end_of_word = end_of_word if variant == "word" else None
         self.pattern = resolve_pattern(pattern) if variant == "byte" else None
         self.special_tokens = tuple(dict.fromkeys(special_tokens)) if variant == "byte" else ()
-        self.top_k = max(1, int(top_k))
+        self.top_k = check_count(top_k, "top_k", 1, 1000)
+        self.regex_timeout = regex_timeout
+        if max_memory is not None:
+            self._refuse_above(text, max_memory)
         self.base = self._base_tokenizer(text)
-        chunks = self._chunks(text)
-        self._seq, self._weights = _flatten(chunks)
+        self._seq, self._weights = self._sequence(text)
         self._counts = kernels.count_pairs(self._seq, self._weights, len(self._seq))
-        if variant == "char":  # one chunk, counted once: no per-position weights to carry
-            self._weights = np.ones(1, dtype=np.int64)
         self._heap = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 1024)
-        # Positions: about n at the start plus at most 2 per merged occurrence; 2.5n rarely grows.
-        self._nxt, self._prv, self._slots, *lists = kernels.index_pairs(self._seq, 5 * len(self._seq) // 2 + 1024)
+        # Position lists: n at the start plus at most 2 per merged occurrence, and at most n
+        # occurrences are ever merged, so 3n never grows (untouched pages cost no memory).
+        self._nxt, self._prv, self._slots, *lists = kernels.index_pairs(
+            self._seq, len(self._counts) + 1024, 3 * len(self._seq) + 1024)
         self._lists = lists  # head, slot_len, pool_pos, pool_next, pool_used
-        self.initial_length = int(sum(len(c) * w for c, w in chunks))
+        self.initial_length = self._symbols()
         self.length = self.initial_length
         self.steps: list[MergeStep] = []
         self.exhausted = False
 
     # -- preparation ---------------------------------------------------------------------------
+    def _check_options(self, end_of_word, special_tokens, max_memory) -> None:
+        if self.variant == "word" and (not isinstance(end_of_word, str) or not end_of_word):
+            raise ArgumentError("The word variant needs a non-empty end-of-word marker (a string).")
+        if isinstance(special_tokens, str) or not all(isinstance(t, str) and t for t in special_tokens):
+            raise ArgumentError("special_tokens must be a list of non-empty strings, "
+                                "e.g. ['<|endoftext|>'].")
+        if max_memory is not None:
+            check_count(max_memory, "max_memory", 1)
+
+    def _refuse_above(self, text: str, max_memory: int) -> None:
+        need = training_memory_estimate(text, self.variant)
+        if need > max_memory:
+            raise CorpusTooLargeError(
+                f"Training {self.variant} BPE on {_size(len(text))} needs about {_size(need)}; this "
+                f"server allows {_size(max_memory)}: use the byte variant or a shorter corpus.")
+
     def _base_tokenizer(self, text: str) -> BPETokenizer:
         if self.variant == "byte":
             return BPETokenizer.byte_level(pattern=self.pattern, special_tokens=self.special_tokens)
-        if self.variant == "word":
-            alphabet = sorted({ch for s, e in word_spans(text) for ch in text[s:e]})
+        characters = sorted(set(text))
+        if self.variant == "word":  # the characters that occur inside words
+            alphabet = [ch for ch in characters if next(word_spans(ch), None)]
             if not alphabet:
                 raise ValueError("The corpus has no words (only whitespace): nothing to learn.")
             return BPETokenizer(variant="word", base=alphabet + [self.end_of_word],
                                 end_of_word=self.end_of_word)
-        return BPETokenizer(variant="char", base=sorted(set(text)))
+        return BPETokenizer(variant="char", base=characters)
 
-    def _chunks(self, text: str) -> list[tuple[list[int], int]]:
-        """Unique chunks in first-appearance order with their frequencies (weights)."""
+    def _sequence(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """The int32 symbols of every unique chunk, each followed by a -1 separator, and the
+        chunk's frequency at each position (a single 1 for char: one chunk, counted once)."""
         if self.variant == "char":
-            return [(self.base.base_ids(text), 1)]
+            seq = np.full(len(text) + 1, kernels.SEPARATOR, dtype=np.int32)
+            for i in range(0, len(text), _BLOCK):
+                block = self.base._char_ids(text[i:i + _BLOCK], "error", i)
+                seq[i:i + len(block)] = block
+            return seq, np.ones(1, dtype=np.int32)
         if self.variant == "word":
-            words = Counter(text[s:e] for s, e in word_spans(text))
-            marker = self.base.base_size - 1
-            return [(self.base.base_ids(w) + [marker], f) for w, f in words.items()]
-        pieces = Counter(text[s:e] for s, e, special in byte_chunks(text, self.pattern, self.special_tokens)
-                         if special is None)
-        return [(list(p.encode("utf-8")), f) for p, f in pieces.items()]
+            chunks = Counter(text[s:e] for s, e in word_spans(text))
+        else:
+            clock = RegexClock(len(text), self.regex_timeout)
+            chunks = Counter(text[s:e] for s, e, special in byte_chunks(text, self.pattern,
+                                                                         self.special_tokens, clock)
+                             if special is None)
+        return self._flatten(list(chunks.items()))
+
+    def _flatten(self, chunks: list[tuple[str, int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Lay out ``(chunk, frequency)`` pairs in first-appearance order, a block of chunks at a
+        time, so no per-symbol Python list is ever built."""
+        word = self.variant == "word"
+        extra = 2 if word else 1  # the end-of-word marker, and the separator
+        lengths = np.fromiter((len(c) if word else len(c.encode("utf-8")) for c, _ in chunks),
+                              dtype=np.int64, count=len(chunks))
+        seq = np.full(int(lengths.sum()) + extra * len(chunks), kernels.SEPARATOR, dtype=np.int32)
+        weights = np.repeat(np.fromiter((f for _, f in chunks), dtype=np.int32, count=len(chunks)),
+                            lengths + extra)
+        pos, step = 0, _BLOCK // 16
+        for b in range(0, len(chunks), step):
+            block = [c for c, _ in chunks[b:b + step]]
+            pos = self._place(seq, pos, self._block_ids(block), lengths[b:b + step], word)
+        return seq, weights
+
+    def _block_ids(self, block: list[str]) -> np.ndarray:
+        """Base ids of the chunks in ``block``, concatenated."""
+        if self.variant == "word":
+            return self.base._char_ids("".join(block), "error", 0)
+        table = np.asarray(self.base.byte_ids, dtype=np.int32)
+        return table[np.frombuffer("".join(block).encode("utf-8"), dtype=np.uint8)]
+
+    def _place(self, seq: np.ndarray, pos: int, flat: np.ndarray, lengths: np.ndarray, word: bool) -> int:
+        """Write chunks (``flat`` cut by ``lengths``) from ``seq[pos]``, each followed by the
+        end-of-word marker (word) and a separator; returns the position after the last."""
+        extra = 2 if word else 1
+        starts = pos + np.concatenate(([0], np.cumsum(lengths + extra)[:-1]))
+        offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        seq[np.arange(len(flat)) + np.repeat(starts - offsets, lengths)] = flat
+        if word:
+            seq[starts + lengths] = self.base.base_size - 1
+        return pos + int(lengths.sum()) + extra * len(lengths)
+
+    def _symbols(self) -> int:
+        """Tokens in the corpus before any merge: every chunk's symbols times its frequency."""
+        symbols = self._seq >= 0
+        if len(self._weights) == 1:
+            return int(np.count_nonzero(symbols))
+        return int(self._weights[symbols].sum(dtype=np.int64))
 
     # -- training ------------------------------------------------------------------------------
     def run(self, num_merges: int, progress: Progress | None = None) -> Iterator[MergeStep]:
         """Do up to ``num_merges`` more merges, yielding each; stops early when no pair is left."""
-        if num_merges < 0:
-            raise ValueError(f"The number of merges must be 0 or more, not {num_merges}.")
+        num_merges = check_count(num_merges, "The number of merges")
         last_report = 0.0
         for done in range(num_merges):
             if len(self._counts) == 0:
@@ -167,12 +266,12 @@ class BPETrainer:
         head, slot_len, pool_pos, pool_next, used = self._lists
         if used + 2 * listed > len(pool_pos):
             grow = max(len(pool_pos) // 2, 2 * listed + 1024)
-            pool_pos = np.concatenate([pool_pos, np.empty(grow, dtype=np.int64)])
-            pool_next = np.concatenate([pool_next, np.empty(grow, dtype=np.int64)])
+            pool_pos = np.concatenate([pool_pos, np.empty(grow, dtype=np.int32)])
+            pool_next = np.concatenate([pool_next, np.empty(grow, dtype=np.int32)])
         if len(self._slots) + 2 * listed > len(head):
             grow = max(len(head) // 2, 2 * listed + 1024)
-            head = np.concatenate([head, np.full(grow, -1, dtype=np.int64)])
-            slot_len = np.concatenate([slot_len, np.zeros(grow, dtype=np.int64)])
+            head = np.concatenate([head, np.full(grow, -1, dtype=np.int32)])
+            slot_len = np.concatenate([slot_len, np.zeros(grow, dtype=np.int32)])
         self._lists = head, slot_len, pool_pos, pool_next, used
 
     def tokenizer(self) -> BPETokenizer:
@@ -186,16 +285,3 @@ class BPETrainer:
     def pair_text(self, step: MergeStep) -> tuple[str, str]:
         tok = self.tokenizer()
         return tok.token_str(step.left), tok.token_str(step.right)
-
-
-def _flatten(chunks: list[tuple[list[int], int]]) -> tuple[np.ndarray, np.ndarray]:
-    """One int32 array with -1 between chunks, and each position's chunk weight."""
-    total = sum(len(c) + 1 for c, _ in chunks)
-    seq = np.full(total, kernels.SEPARATOR, dtype=np.int32)
-    weights = np.zeros(total, dtype=np.int64)
-    pos = 0
-    for symbols, weight in chunks:
-        seq[pos:pos + len(symbols)] = symbols
-        weights[pos:pos + len(symbols)] = weight
-        pos += len(symbols) + 1
-    return seq, weights

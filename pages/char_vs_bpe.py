@@ -1,22 +1,27 @@
-"""Char vs BPE: what a tokenizer does to a test text, how much BPE compresses, and GPT-2 beside ours."""
+"""Char vs BPE: what a tokenizer does to a test text, how much BPE compresses, and GPT-2 beside ours.
+
+Each section runs on its own: a failure in one (a split pattern that times out on the test text, a
+broken GPT-2 or tokenizer file) ends in an ``st.error`` naming the problem, and the rest still shows.
+"""
 
 import json
-import tempfile
-from pathlib import Path
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core import BPETokenizer, TokenizerFileError, loads_tokenizer
+from core import loads_tokenizer
 from core.corpus import shared_file
 from core.explain import compression_curve, unseen_words
+from core.gpt2 import MAX_FILE_BYTES
 from ui.controls import corpus_and_settings
 from ui.frame import require_frame
-from ui.render import md_safe, show_tokens, string_tokens_html
-from ui.state import get_trained_tokenizer, setting, train_tokenizer
+from ui.render import md_safe, show_error, show_tokens, string_tokens_html
+from ui.state import get_trained_tokenizer, gpt2_tokenizer, setting, train_tokenizer
 
 DEFAULT_TEST = "the lowest newer wider tokens <b>hi</b> ünïcode 👋"
+MAX_TEST_CHARS = 20_000
+MAX_TOKENIZER_FILE_BYTES = 16 * 2**20  # a 5,000-merge tokenizer file is ~0.3 MB
 
 require_frame()
 st.title("⚖️ Char vs BPE")
@@ -29,133 +34,139 @@ try:
     tok = get_trained_tokenizer()
     char_tok = train_tokenizer(text, "char", 0, progress=False)
 except ValueError as exc:
-    st.error(str(exc))
+    show_error(exc)
     st.stop()
 
 ss.setdefault("_test_text", DEFAULT_TEST)
-ss["test_text"] = ss["_test_text"]
-test = st.text_area("Test text", key="test_text", height=90,
+ss["test_text"] = ss["_test_text"][:MAX_TEST_CHARS]
+test = st.text_area("Test text", key="test_text", height=90, max_chars=MAX_TEST_CHARS,
                     on_change=lambda: ss.__setitem__("_test_text", ss["test_text"]),
                     help="Any text: words the corpus never saw, other scripts, emoji, code.")
+test = test[:MAX_TEST_CHARS]  # the box's limit, kept here too: a client can send more
 
 
 def count_tokens(t, s: str) -> int:
     return len(t.tokenize(s)) if s else 0
 
 
-n = len(tok.merge_triples)
-corpus_chars = len(text)
-char_corpus = char_tok.initial_length
-bpe_corpus = tok.trace[-1].length_after if n else tok.initial_length
-char_test, bpe_test = count_tokens(char_tok, test), count_tokens(tok, test)
+def show_counts() -> None:
+    n = len(tok.merge_triples)
+    corpus_chars = len(text)
+    char_corpus = char_tok.initial_length
+    bpe_corpus = tok.trace[-1].length_after if n else tok.initial_length
+    char_test, bpe_test = count_tokens(char_tok, test), count_tokens(tok, test)
+    m = st.columns(4)
+    m[0].metric("Char tokens (test text)", f"{char_test:,}")
+    m[1].metric(f"BPE tokens (test text, {n} merges)", f"{bpe_test:,}",
+                delta=f"{bpe_test - char_test:,}" if test else None, delta_color="inverse")
+    m[2].metric("Char: chars per token (corpus)", f"{corpus_chars / char_corpus:.2f}")
+    m[3].metric("BPE: chars per token (corpus)", f"{corpus_chars / bpe_corpus:.2f}")
+    table = pd.DataFrame([
+        {"tokenizer": "char", "vocabulary": char_tok.vocab_size, "corpus tokens": char_corpus,
+         "corpus chars/token": round(corpus_chars / char_corpus, 3), "test tokens": char_test,
+         "test chars/token": round(len(test) / char_test, 3) if char_test else None},
+        {"tokenizer": f"BPE ({tok.variant}, {n} merges)", "vocabulary": tok.vocab_size,
+         "corpus tokens": bpe_corpus, "corpus chars/token": round(corpus_chars / bpe_corpus, 3),
+         "test tokens": bpe_test, "test chars/token": round(len(test) / bpe_test, 3) if bpe_test else None},
+    ])
+    st.dataframe(table, hide_index=True, width="stretch")
+    if tok.variant == "word":
+        st.caption("The word variant counts one end-of-word marker per word and drops the spaces.")
 
-m = st.columns(4)
-m[0].metric("Char tokens (test text)", f"{char_test:,}")
-m[1].metric(f"BPE tokens (test text, {n} merges)", f"{bpe_test:,}",
-            delta=f"{bpe_test - char_test:,}" if test else None, delta_color="inverse")
-m[2].metric("Char: chars per token (corpus)", f"{corpus_chars / char_corpus:.2f}")
-m[3].metric("BPE: chars per token (corpus)", f"{corpus_chars / bpe_corpus:.2f}")
-table = pd.DataFrame([
-    {"tokenizer": "char", "vocabulary": char_tok.vocab_size, "corpus tokens": char_corpus,
-     "corpus chars/token": round(corpus_chars / char_corpus, 3), "test tokens": char_test,
-     "test chars/token": round(len(test) / char_test, 3) if char_test else None},
-    {"tokenizer": f"BPE ({tok.variant}, {n} merges)", "vocabulary": tok.vocab_size, "corpus tokens": bpe_corpus,
-     "corpus chars/token": round(corpus_chars / bpe_corpus, 3), "test tokens": bpe_test,
-     "test chars/token": round(len(test) / bpe_test, 3) if bpe_test else None},
-])
-st.dataframe(table, hide_index=True, width="stretch")
-if tok.variant == "word":
-    st.caption("The word variant counts one end-of-word marker per word and drops the spaces.")
 
-# -- the test text, token by token ------------------------------------------------------------
-st.subheader("The test text, token by token")
-show_ids = st.toggle("Show ids and bytes", key="cmp_show_ids")
-unseen = tok.unknown_characters(test)
-if unseen:
+def show_test_tokens() -> None:
+    unseen = tok.unknown_characters(test)
     chars = list(dict.fromkeys(ch for _, ch in unseen if not (tok.variant == "word" and ch.isspace())))
     if chars:
         st.warning("Not in the corpus alphabet, so this tokenizer cannot encode them (shown in red, one "
                    "token each): " + ", ".join(f"{md_safe(repr(c))} (U+{ord(c):04X})" for c in chars)
                    + ". A byte-level tokenizer can encode any text.")
         st.html(string_tokens_html(tok.tokenize(test), set(chars)))
-    else:
+    elif test:
         show_tokens(tok, test, tok.encode_tokens(test), show_ids=show_ids, height=300)
-elif test:
-    show_tokens(tok, test, tok.encode_tokens(test), show_ids=show_ids, height=300)
-st.caption("Hover a token to see its id. Byte tokens that are not whole characters show as \\xNN in "
-           "orange italics.")
-
-words = unseen_words(text, test)
-if words:
-    st.markdown("**Words the corpus never contained** — BPE still splits them into known pieces:")
-    st.dataframe(pd.DataFrame([{"word": w, "BPE tokens": " · ".join(tok.tokenize(w)),
-                                "count": len(tok.tokenize(w))} for w in words[:30]]),
-                 hide_index=True, width="stretch")
-
-# -- compression vs merges --------------------------------------------------------------------
-st.subheader("Compression vs number of merges")
-st.caption("One training run per variant: the first k merges of a run are the tokenizer with k merges "
-           "(the prefix property), so each curve costs one run.")
-marker = setting("end_of_word") or "</w>"
-choice = setting("pattern_choice")
-pattern = setting("custom_pattern") if choice == "custom" else {"none": None}.get(choice, choice)
-rows = []
-for variant in ("char", "word", "byte"):
-    try:
-        vtok = train_tokenizer(text, variant, n, marker if variant == "word" else None,
-                               pattern if variant == "byte" else None)
-    except ValueError as exc:
-        st.warning(f"{variant}: {exc}")
-        continue
-    rows += [{"variant": variant, "merges": p.merges, "chars per token": p.chars_per_token}
-             for p in compression_curve(vtok, corpus_chars)]
-curve = pd.DataFrame(rows)
-lines = alt.Chart(curve).mark_line().encode(
-    x=alt.X("merges:Q", title="merges", axis=alt.Axis(tickMinStep=1, format="d")), y=alt.Y("chars per token:Q"),
-    color=alt.Color("variant:N", scale=alt.Scale(domain=["char", "word", "byte"])),
-    tooltip=["variant", "merges", alt.Tooltip("chars per token:Q", format=".3f")])
-chosen = curve[(curve.variant == tok.variant) & (curve.merges == n)]
-point = alt.Chart(chosen).mark_point(size=160, filled=True, color="#dc2626").encode(
-    x="merges:Q", y="chars per token:Q", tooltip=["variant", "merges", "chars per token"])
-st.altair_chart((lines + point).properties(height=300), width="stretch")
-
-# -- GPT-2 -----------------------------------------------------------------------------------
-st.subheader("GPT-2's tokenizer on the same text")
+    st.caption("Hover a token to see its id. Byte tokens that are not whole characters show as \\xNN in "
+               "orange italics.")
+    words = unseen_words(text, test)
+    if words:
+        st.markdown("**Words the corpus never contained** — BPE still splits them into known pieces:")
+        st.dataframe(pd.DataFrame([{"word": w, "BPE tokens": " · ".join(tok.tokenize(w)),
+                                    "count": len(tok.tokenize(w))} for w in words[:30]]),
+                     hide_index=True, width="stretch")
 
 
-@st.cache_resource(show_spinner="Loading GPT-2's 50,000 merges…")
-def load_gpt2(vocab: str, encoder: str) -> BPETokenizer:
-    return BPETokenizer.from_gpt2(vocab, encoder)
+def show_curves() -> None:
+    st.caption("One training run per variant: the first k merges of a run are the tokenizer with k "
+               "merges (the prefix property), so each curve costs one run.")
+    n = len(tok.merge_triples)
+    marker = setting("end_of_word") or "</w>"
+    choice = setting("pattern_choice")
+    pattern = setting("custom_pattern") if choice == "custom" else {"none": None}.get(choice, choice)
+    rows = []
+    for variant in ("char", "word", "byte"):
+        try:
+            vtok = train_tokenizer(text, variant, n, marker if variant == "word" else None,
+                                   pattern if variant == "byte" else None)
+        except ValueError as exc:
+            st.warning(f"{variant}: {md_safe(str(exc))}")
+            continue
+        rows += [{"variant": variant, "merges": p.merges, "chars per token": p.chars_per_token}
+                 for p in compression_curve(vtok, len(text))]
+    curve = pd.DataFrame(rows, columns=["variant", "merges", "chars per token"])
+    lines = alt.Chart(curve).mark_line().encode(
+        x=alt.X("merges:Q", title="merges", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("chars per token:Q"),
+        color=alt.Color("variant:N", scale=alt.Scale(domain=["char", "word", "byte"])),
+        tooltip=["variant", "merges", alt.Tooltip("chars per token:Q", format=".3f")])
+    chosen = curve[(curve.variant == tok.variant) & (curve.merges == n)]
+    point = alt.Chart(chosen).mark_point(size=160, filled=True, color="#dc2626").encode(
+        x="merges:Q", y="chars per token:Q", tooltip=["variant", "merges", "chars per token"])
+    st.altair_chart((lines + point).properties(height=300), width="stretch")
 
 
-vocab_path, encoder_path = shared_file("gpt2", "vocab.bpe"), shared_file("gpt2", "encoder.json")
-if vocab_path is None or encoder_path is None:
+def gpt2_files() -> tuple[bytes, bytes, str, str] | None:
+    """GPT-2's two files as bytes with their names: ``../shared``'s copy, or the visitor's uploads
+    (kept in memory: nothing is written to disk, so one visitor's files never reach another)."""
+    vocab_path, encoder_path = shared_file("gpt2", "vocab.bpe"), shared_file("gpt2", "encoder.json")
+    if vocab_path is not None and encoder_path is not None:
+        return vocab_path.read_bytes(), encoder_path.read_bytes(), "vocab.bpe", "encoder.json"
     up = st.columns(2)
-    vocab_up = up[0].file_uploader("GPT-2 vocab.bpe", type=["bpe"], key="gpt2_vocab")
-    enc_up = up[1].file_uploader("GPT-2 encoder.json", type=["json"], key="gpt2_encoder")
-    if vocab_up and enc_up:
-        folder = Path(tempfile.gettempdir()) / "bpe-explorer-gpt2"
-        folder.mkdir(exist_ok=True)
-        vocab_path, encoder_path = folder / "vocab.bpe", folder / "encoder.json"
-        vocab_path.write_bytes(vocab_up.getvalue())
-        encoder_path.write_bytes(enc_up.getvalue())
-    else:
-        st.caption("GPT-2's files (vocab.bpe and encoder.json) are not on this machine: upload both to compare.")
-if vocab_path is not None and encoder_path is not None and test:
-    try:
-        gpt2 = load_gpt2(str(vocab_path), str(encoder_path))
-        gtokens = gpt2.encode_tokens(test)
-        st.metric("GPT-2 tokens (test text)", f"{len(gtokens):,}")
-        show_tokens(gpt2, test, gtokens, show_ids=show_ids, height=300)
-    except (ValueError, OSError, ImportError) as exc:
-        st.error(f"Could not load GPT-2's tokenizer: {exc}")
+    limit = MAX_FILE_BYTES // 2**20
+    vocab_up = up[0].file_uploader("GPT-2 vocab.bpe", type=["bpe"], key="gpt2_vocab", max_upload_size=limit)
+    enc_up = up[1].file_uploader("GPT-2 encoder.json", type=["json"], key="gpt2_encoder",
+                                 max_upload_size=limit)
+    if not (vocab_up and enc_up):
+        st.caption("GPT-2's files (vocab.bpe and encoder.json) are not on this machine: upload both to "
+                   "compare.")
+        return None
+    for upload in (vocab_up, enc_up):
+        if upload.size > MAX_FILE_BYTES:
+            raise ValueError(f"{upload.name} is {upload.size / 2**20:.1f} MB; GPT-2's files are under "
+                             f"{limit} MB.")
+    return vocab_up.getvalue(), enc_up.getvalue(), vocab_up.name, enc_up.name
 
-# -- files -----------------------------------------------------------------------------------
-st.subheader("Save or load a tokenizer")
-d = st.columns(2)
-d[0].download_button("Download our tokenizer (JSON)", json.dumps(tok.to_dict(), ensure_ascii=False),
-                     file_name=f"bpe-{tok.variant}-{n}.json", mime="application/json")
-if tok.variant == "byte":
+
+def show_gpt2() -> None:
+    try:
+        files = gpt2_files()
+        if files is None or not test:
+            return
+        gpt2 = gpt2_tokenizer(*files)
+        gtokens = gpt2.encode_tokens(test)
+    except ValueError as exc:
+        show_error(exc, "Could not load GPT-2's tokenizer: ")
+        return
+    st.metric("GPT-2 tokens (test text)", f"{len(gtokens):,}")
+    show_tokens(gpt2, test, gtokens, show_ids=show_ids, height=300)
+
+
+def show_downloads() -> None:
+    n = len(tok.merge_triples)
+    d = st.columns(2)
+    d[0].download_button("Download our tokenizer (JSON)", json.dumps(tok.to_dict(), ensure_ascii=False),
+                         file_name=f"bpe-{tok.variant}-{n}.json", mime="application/json")
+    if tok.variant != "byte":
+        d[1].caption("Hugging Face tokenizer.json export is for the byte variant.")
+        return
     try:
         from core.interop import hf_tokenizer_json
 
@@ -164,22 +175,48 @@ if tok.variant == "byte":
     except ImportError:
         d[1].caption("Hugging Face export is not available in this version of core.")
     except ValueError as exc:
-        d[1].caption(f"Hugging Face export: {exc}")
-else:
-    d[1].caption("Hugging Face tokenizer.json export is for the byte variant.")
+        d[1].caption(f"Hugging Face export: {md_safe(str(exc))}")
 
-uploaded = st.file_uploader("Load a tokenizer file (ours, or the book's {chars, merges} JSON)",
-                            type=["json"], key="tok_upload")
-if uploaded is not None:
+
+def show_loaded_tokenizer() -> None:
+    uploaded = st.file_uploader("Load a tokenizer file (ours, or the book's {chars, merges} JSON)",
+                                type=["json"], key="tok_upload",
+                                max_upload_size=MAX_TOKENIZER_FILE_BYTES // 2**20)
+    if uploaded is None:
+        return
     try:
-        loaded = loads_tokenizer(uploaded.getvalue())
-    except TokenizerFileError as exc:
-        st.error(str(exc))
-    else:
-        st.success(f"Loaded {md_safe(uploaded.name)}: {loaded.variant} tokenizer, "
-                   f"{loaded.vocab_size:,} tokens, {len(loaded.merge_triples):,} merges.")
-        if test:
-            pieces = loaded.tokenize(test)
-            st.metric("Its tokens (test text)", f"{len(pieces):,}")
-            missing = {ch for _, ch in loaded.unknown_characters(test)}
-            st.html(string_tokens_html(pieces, missing))
+        if uploaded.size > MAX_TOKENIZER_FILE_BYTES:
+            raise ValueError(f"{uploaded.name} is {uploaded.size / 2**20:.1f} MB; a tokenizer file may "
+                             f"be at most {MAX_TOKENIZER_FILE_BYTES // 2**20} MB.")
+        loaded = loads_tokenizer(uploaded.getvalue(), uploaded.name)
+        pieces = loaded.tokenize(test) if test else None
+    except ValueError as exc:
+        show_error(exc)
+        return
+    st.success(f"Loaded {md_safe(uploaded.name)}: {loaded.variant} tokenizer, "
+               f"{loaded.vocab_size:,} tokens, {len(loaded.merge_triples):,} merges.")
+    if pieces is not None:
+        st.metric("Its tokens (test text)", f"{len(pieces):,}")
+        missing = {ch for _, ch in loaded.unknown_characters(test)}
+        st.html(string_tokens_html(pieces, missing))
+
+
+def section(draw, title: str | None = None) -> None:
+    """A section of the page; a bad input inside it (a split pattern too slow for the test text,
+    a broken file) becomes a message there and the page goes on."""
+    if title:
+        st.subheader(title)
+    try:
+        draw()
+    except ValueError as exc:
+        show_error(exc)
+
+
+section(show_counts)
+st.subheader("The test text, token by token")
+show_ids = st.toggle("Show ids and bytes", key="cmp_show_ids")
+section(show_test_tokens)
+section(show_curves, "Compression vs number of merges")
+section(show_gpt2, "GPT-2's tokenizer on the same text")
+section(show_downloads, "Save or load a tokenizer")
+section(show_loaded_tokenizer)

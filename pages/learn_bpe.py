@@ -10,7 +10,7 @@ from core.explain import (explain_step, merge_tree, occurrence_indices, quoted, 
 from ui.charts import curves_spec, pair_frequency_spec
 from ui.controls import corpus_and_settings
 from ui.frame import require_frame
-from ui.render import md_safe, show_tokens
+from ui.render import md_safe, show_error, show_tokens
 from ui.state import PLAYING, STEP, get_trained_tokenizer
 
 WINDOW = 2000
@@ -26,7 +26,7 @@ name, text = corpus_and_settings()
 try:
     tok = get_trained_tokenizer()
 except ValueError as exc:
-    st.error(str(exc))
+    show_error(exc)
     st.stop()
 
 n = len(tok.merge_triples)
@@ -76,7 +76,10 @@ def stepper() -> None:
     b[3].button("Next ▶", on_click=_go, args=(1,), disabled=ss[STEP] >= n, width="stretch")
     b[4].button("All merges ⏭", on_click=_go, kwargs={"to": n}, width="stretch")
     st.slider("Merges done", 0, n, key=STEP)
-    show_step(ss[STEP])
+    try:
+        show_step(ss[STEP])
+    except ValueError as exc:  # a custom split pattern too slow even for the window of text
+        show_error(exc)
     ss["learn_step_ms"] = (time.perf_counter() - started) * 1000  # read by bench/bench_app.py
 
 

@@ -25,6 +25,22 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+def pytest_addoption(parser):
+    parser.addoption("--update-screenshots", action="store_true",
+                     help="save the browser tests' screenshots over the README's images in "
+                          "tests/screenshots/ (by default they go to the ignored tests/.screenshots/)")
+
+
+@pytest.fixture(scope="session")
+def shots_dir(request) -> Path:
+    """Where the browser tests save screenshots: the README's folder only when asked, so a test
+    run never changes a tracked file."""
+    name = "screenshots" if request.config.getoption("--update-screenshots") else ".screenshots"
+    path = ROOT / "tests" / name
+    path.mkdir(exist_ok=True)
+    return path
+
+
 @pytest.fixture(scope="session")
 def shakespeare() -> str:
     return shared_path("corpora", "tinyshakespeare.txt").read_text(encoding="utf-8")

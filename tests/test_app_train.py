@@ -1,4 +1,5 @@
-"""The "Train a GPT" page in AppTest: launch a tiny run, watch metrics arrive, stop it, generate."""
+"""The "Train a GPT" page in AppTest: launch a tiny run, watch metrics arrive, stop it, generate;
+each browser (its ``?u=`` id) sees its own runs and the shared ones; the instructor sees all."""
 
 import json
 import os
@@ -11,16 +12,20 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import shared_path
 from core.corpus import CorpusError
-from core.runs import launch_run, list_runs, pid_alive, read_metrics, stop_run
+from core.runs import SERVER, launch_run, list_runs, pid_alive, read_metrics, set_shared, stop_run
 from test_train import TEXT, tiny_config
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "streamlit_app.py"
+ALICE, BOB = "alice-0123456789", "bob-0123456789ab"
+KEY = "instructor-key-for-tests"
 
 
-def open_page(runs_dir) -> AppTest:
-    """A new browser session opened at the Train a GPT page's URL, with the test corpus."""
+def open_page(runs_dir, owner=ALICE) -> AppTest:
+    """A new browser session opened at the Train a GPT page's URL (``?u=owner``), with the test
+    corpus."""
     at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["u"] = owner
     at.session_state["gpt_runs_dir"] = str(runs_dir)
     at.session_state["corpus_name"] = "test corpus"
     at.session_state["corpus_text"] = TEXT
@@ -35,8 +40,8 @@ def app(tmp_path):
         yield at
     finally:  # never leave a training process behind
         for run in list_runs(tmp_path):
-            if run.pid and pid_alive(run.pid):
-                stop_run(run.path, timeout=10)
+            if run.active:
+                stop_run(run.path, SERVER, timeout=10)
             if run.pid and pid_alive(run.pid):
                 os.killpg(run.pid, signal.SIGKILL)
 
@@ -65,20 +70,20 @@ def test_launch_watch_stop_and_generate(app, tmp_path):
     for key, value in {"gpt_n_layer": 1, "gpt_n_head": 2, "gpt_n_embd": 32, "gpt_block_size": 16,
                        "gpt_batch_size": 8}.items():
         at.number_input(key=key).set_value(value)
-    at.number_input(key="gpt_steps").set_value(100_000)
+    at.number_input(key="gpt_steps").set_value(20_000)
     at.text_input(key="gpt_run_name").input("../page run").run()
     at.button(key="gpt_estimate").click().run()
     assert "ms per step" in " ".join(i.value for i in at.info)
     at.button(key="gpt_launch").click().run()
     assert not at.exception, [e.value for e in at.exception]
     [run] = list_runs(tmp_path)
-    assert run.name == "page-run" and run.active
+    assert run.name == "page-run" and run.active and run.owner == ALICE
 
     poll(at, val_loss_shown)
     assert at.get("vega_lite_chart"), "the loss chart is drawn"
     at.button(key="gpt_stop").click().run()
     poll(at, lambda a: list_runs(tmp_path)[0].status == "stopped", timeout=30)
-    assert not pid_alive(run.pid)
+    assert not pid_alive(list_runs(tmp_path)[0].pid)
 
     # a fresh session (a page reload) still finds the run on disk
     again = open_page(tmp_path).run()
@@ -144,8 +149,8 @@ def test_the_run_name_follows_the_settings_until_typed(app):
 
 def _finished_run(runs_dir: Path, name: str, started: str, bpc: float) -> None:
     """A run folder as a finished run leaves it (written by hand: no training needed)."""
-    run = runs_dir / name
-    run.mkdir()
+    run = runs_dir / ALICE / name
+    run.mkdir(parents=True)
     (run / "status.json").write_text(json.dumps({"status": "finished", "started": started,
                                                  "max_steps": 10, "step": 10}))
     (run / "metrics.jsonl").write_text(json.dumps({
@@ -170,14 +175,16 @@ def test_new_runs_join_the_comparison_and_removed_ones_stay_out(app, tmp_path):
 
 
 def test_resume_a_stopped_run_then_delete_it(app, tmp_path):
-    run = launch_run(tiny_config(max_steps=100_000, eval_interval=10), "paused", tmp_path, text=TEXT)
+    run = launch_run(tiny_config(max_steps=20_000, eval_interval=10), "paused", tmp_path,
+                     owner=ALICE, text=TEXT)
     poll(app, lambda a: (run.path / "ckpt.pt").is_file())
-    stop_run(run.path, timeout=30)
+    stopped = stop_run(run.path, SERVER, timeout=30)
     at = app.run()
     assert not at.button(key="gpt_resume").disabled and not any(b.key == "gpt_stop" for b in at.button)
     at.button(key="gpt_resume").click().run()
+    poll(at, lambda a: list_runs(tmp_path)[0].status == "running")
     [resumed] = list_runs(tmp_path)
-    assert resumed.active and resumed.pid != run.pid
+    assert resumed.pid != stopped.pid
     steps_before = read_metrics(run.path)[-1]["step"]
     poll(at, lambda a: read_metrics(run.path)[-1]["step"] > steps_before + 10)
     at.button(key="gpt_stop").click().run()
@@ -187,3 +194,67 @@ def test_resume_a_stopped_run_then_delete_it(app, tmp_path):
     at.button(key="gpt_delete").click().run()
     assert not at.exception and list_runs(tmp_path) == [] and not run.path.exists()
     assert "No runs yet" in " ".join(i.value for i in at.info)
+
+
+def _stopped_run(runs_dir: Path, owner: str, name: str) -> Path:
+    """A run of ``owner``'s that trained a little and was stopped (so it can be resumed)."""
+    run = launch_run(tiny_config(max_steps=20_000, eval_interval=10), name, runs_dir, owner=owner,
+                     text=TEXT)
+    deadline = time.monotonic() + 120
+    while not (run.path / "ckpt.pt").is_file() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    stop_run(run.path, SERVER, timeout=30)
+    return run.path
+
+
+def _labels(at) -> list[str]:
+    box = [s for s in at.selectbox if s.key == "gpt_selected_run"]
+    return list(box[0].options) if box else []
+
+
+def test_owners_see_their_own_runs_shared_ones_read_only_and_the_instructor_all(app, tmp_path,
+                                                                               monkeypatch):
+    monkeypatch.setenv("BPE_EXPLORER_INSTRUCTOR_KEY", KEY)
+    private = _stopped_run(tmp_path, ALICE, "alices-run")
+    alice = app.run()
+    assert _labels(alice) == ["alices-run"] and alice.query_params["u"] == ALICE
+    bob = open_page(tmp_path, BOB).run()
+    assert "alices-run" not in " ".join(_labels(bob)) and "No runs yet" in " ".join(i.value for i in bob.info)
+
+    alice.toggle(key=f"gpt_share_{ALICE}_alices-run").set_value(True).run()
+    assert list_runs(tmp_path)[0].shared
+    bob.run()
+    [label] = _labels(bob)
+    assert label.startswith("alices-run · attendee ") and ALICE not in label
+    assert not any(b.key in ("gpt_stop", "gpt_resume", "gpt_delete") for b in bob.button)
+    assert "read-only" in " ".join(c.value for c in bob.caption)
+    assert private.is_dir()
+
+    teacher = open_page(tmp_path, "teacher-0123456789").run()
+    assert _labels(teacher) == [] or "alices-run" in _labels(teacher)[0]  # shared: listed
+    teacher.sidebar.text_input(key="instructor_key_input").input("wrong key").run()
+    assert any("not the instructor key" in e.value for e in teacher.error)
+    set_shared(private, SERVER, False)
+    _stopped_run(tmp_path, BOB, "bobs-run")
+    teacher.sidebar.text_input(key="instructor_key_input").input(KEY).run()
+    assert sorted(label.split(" · ")[0] for label in _labels(teacher)) == ["alices-run", "bobs-run"]
+    assert not teacher.button(key="gpt_resume").disabled  # the instructor manages any run
+    teacher.button(key="gpt_resume").click().run()
+    poll(teacher, lambda a: any(b.key == "gpt_stop" for b in a.button), timeout=120)
+    teacher.button(key="gpt_stop").click().run()
+    assert not teacher.exception
+    poll(teacher, lambda a: not any(r.active for r in list_runs(tmp_path)), timeout=60)
+
+
+def test_launching_eight_times_queues_two_and_says_why_for_the_rest(app, tmp_path):
+    at = app.run()
+    at.selectbox(key="gpt_preset").select("custom").run()
+    at.number_input(key="gpt_n_layer").set_value(1)
+    at.number_input(key="gpt_n_embd").set_value(32)
+    at.number_input(key="gpt_steps").set_value(20_000).run()
+    for _ in range(8):
+        at.button(key="gpt_launch").click().run()
+    assert not at.exception
+    assert len(list_runs(tmp_path)) == 2
+    refusals = [e.value for e in at.error if "Not launched" in e.value]
+    assert refusals and "already have 2 runs queued or training" in refusals[-1]

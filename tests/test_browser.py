@@ -1,5 +1,6 @@
 """A real Chromium drives the running app: paste a corpus, step and play the animation, check that
-pasted HTML stays text, and save a screenshot of every page into ``tests/screenshots/``.
+pasted HTML stays text, and save a screenshot of every page (into the ignored ``tests/.screenshots/``;
+``pytest --update-screenshots`` refreshes the README's images in ``tests/screenshots/``).
 
 Uses Debian's ``/usr/bin/chromium`` (never ``playwright install``); skips without it, except under
 ``CI=true``, where a missing browser is a failure.
@@ -17,10 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_path
-from core.runs import list_runs, stop_run
+from core.runs import SERVER, list_runs, stop_run
 
 ROOT = Path(__file__).resolve().parent.parent
-SHOTS = ROOT / "tests" / "screenshots"
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -66,7 +66,7 @@ def serve(runs_dir: Path):
     finally:
         for run in list_runs(runs_dir):  # never leave a training process behind
             if run.active:
-                stop_run(run.path, timeout=10)
+                stop_run(run.path, SERVER, timeout=10)
         proc.terminate()
         try:
             proc.wait(timeout=10)
@@ -119,7 +119,7 @@ def _idle(pg) -> None:
         "!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
 
 
-def test_step_and_play_the_animation(app_page):
+def test_step_and_play_the_animation(app_page, shots_dir):
     from playwright.sync_api import expect
 
     pg = app_page
@@ -133,9 +133,8 @@ def test_step_and_play_the_animation(app_page):
     hits = pg.locator(".bpe-hit")
     expect(hits.first).to_be_visible()
     assert hits.count() >= 1
-    SHOTS.mkdir(parents=True, exist_ok=True)
     _idle(pg)
-    pg.screenshot(path=str(SHOTS / "learn_bpe.png"))
+    pg.screenshot(path=str(shots_dir / "learn_bpe.png"))
     pg.get_by_role("button", name="▶ Play").click()
     expect(pg.get_by_role("button", name="⏸ Pause")).to_be_visible(timeout=15_000)
     expect(pg.get_by_text("All 10 merges done", exact=False)).to_be_visible(timeout=30_000)
@@ -159,7 +158,7 @@ def test_pasted_html_stays_text(app_page):
     assert pg.dialogs == []
 
 
-def test_screenshot_every_page(app_page):
+def test_screenshot_every_page(app_page, shots_dir):
     from playwright.sync_api import expect
 
     pg = app_page
@@ -173,11 +172,11 @@ def test_screenshot_every_page(app_page):
     expect(pg.get_by_text("Not in the corpus alphabet", exact=False)).to_be_visible(timeout=30_000)
     _idle(pg)
     assert pg.locator("img[src='x']").count() == 0
-    pg.screenshot(path=str(SHOTS / "char_vs_bpe.png"))
+    pg.screenshot(path=str(shots_dir / "char_vs_bpe.png"))
     assert pg.dialogs == []
 
 
-def test_train_a_gpt_and_watch_it_learn(app_page):
+def test_train_a_gpt_and_watch_it_learn(app_page, shots_dir):
     """A workshop attendee's path: the short sample is too short, one click loads Tiny
     Shakespeare, a char run and a BPE run train while the page updates by itself, then both are
     compared in bits per character and the model writes text."""
@@ -223,7 +222,7 @@ def test_train_a_gpt_and_watch_it_learn(app_page):
     pg.get_by_role("button", name="Generate").click()
     expect(pg.locator("code").last).to_contain_text("ROMEO:", timeout=30_000)
     _idle(pg)
-    pg.screenshot(path=str(SHOTS / "train_gpt.png"))
+    pg.screenshot(path=str(shots_dir / "train_gpt.png"))
     assert pg.dialogs == []
 
 

@@ -63,3 +63,40 @@ def test_missing_and_foreign_files(tmp_path):
     torch.save({"hello": torch.zeros(2)}, tmp_path / "other.pt")
     with pytest.raises(CheckpointError, match="not a BPE Explorer GPT checkpoint"):
         read_checkpoint(tmp_path / "other.pt")
+
+
+def test_a_flipped_bit_in_the_weights_is_refused(saved):
+    """PyTorch's zip format does not check its data: the stored checksum must catch this."""
+    path, model, tok, x = saved
+    raw = bytearray(path.read_bytes())
+    weights = model.lm_head.weight.detach().numpy().tobytes()
+    at = raw.find(weights[:64])
+    assert at > 0, "the weights are stored uncompressed in the file"
+    raw[at + 5] ^= 0x10
+    path.write_bytes(bytes(raw))
+    assert torch.load(path, weights_only=True)["step"] == 7  # PyTorch itself sees nothing wrong
+    with pytest.raises(CheckpointError, match="corrupt: its tensors do not match the checksum"):
+        load_checkpoint(path)
+
+
+def test_a_flipped_bit_in_the_optimizer_state_is_refused(saved):
+    path = saved[0]
+    state = torch.load(path, weights_only=True)
+    first = next(iter(state["optimizer_state"]["state"].values()))
+    first["exp_avg"].view(-1)[0] += 1.0
+    torch.save(state, path)
+    with pytest.raises(CheckpointError, match="checksum"):
+        read_checkpoint(path)
+
+
+def test_a_checkpoint_from_before_checksums_still_loads(saved):
+    path, model, tok, x = saved
+    state = torch.load(path, weights_only=True)
+    del state["checksum"]
+    state["version"] = 1
+    torch.save(state, path)
+    assert load_checkpoint(path, tokenizer=tok).step == 7
+    state["version"] = 2  # a current file that lost its checksum is refused
+    torch.save(state, path)
+    with pytest.raises(CheckpointError, match="missing checksum"):
+        load_checkpoint(path)

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import BPETokenizer
-from core.gpt2 import (GPT2FileError, bytes_to_token, bytes_to_unicode, gpt2_token_str, load_gpt2,
-                       token_to_bytes)
+from core.gpt2 import (MAX_FILE_BYTES, MAX_ID, MAX_TOKEN_CHARS, GPT2FileError, bytes_to_token,
+                       bytes_to_unicode, gpt2_token_str, load_gpt2, load_gpt2_bytes, token_to_bytes)
 from core.pretokenize import GPT2_PATTERN
 
 tiktoken = pytest.importorskip("tiktoken")
@@ -195,4 +195,46 @@ def test_not_utf8(small_files):
     vocab, enc, _ = small_files
     vocab.write_bytes(b"#version: 0.2\n\xff\xfe\n")
     with pytest.raises(ValueError, match="vocab.bpe: not UTF-8"):
+        load_gpt2(vocab, enc)
+
+
+# -- uploaded bytes: nothing on disk, everything bounded before it is built -------------------------
+def test_bytes_give_the_same_tokenizer_as_files(gpt2, gpt2_files):
+    vocab, enc = (p.read_bytes() for p in gpt2_files)
+    tok = load_gpt2_bytes(vocab, enc)
+    assert tok.merge_triples == gpt2.merge_triples and tok.special_tokens == gpt2.special_tokens
+    assert tok.encode("Hello, world!") == [15496, 11, 995, 0]
+
+
+def test_bytes_errors_name_the_upload(small_files):
+    vocab, enc, _ = small_files
+    with pytest.raises(GPT2FileError, match=r"^my vocab.bpe, line 2: token 'hex' is not in my encoder.json;"):
+        load_gpt2_bytes("#version: 0.2\nĠ hex\n".encode(), enc.read_bytes(), "my vocab.bpe",
+                        "my encoder.json")
+
+
+@pytest.mark.parametrize("encoder, message", [
+    ("[" * 100_000 + "]" * 100_000, "not a JSON object of token ids"),
+    ('{"a": 1' + "0" * 5000 + "}", "not a JSON object of token ids"),
+    ('{"a": 1099511627776}', f"ids must be integers from 0 to {MAX_ID - 1:,}"),
+    ('{"a": -1}', "ids must be integers"),
+    ('{"a": true}', "ids must be integers"),
+    (json.dumps({"x" * (MAX_TOKEN_CHARS + 1): 0}), f"characters long; the limit is {MAX_TOKEN_CHARS:,}"),
+])
+def test_hostile_encoders_are_refused_with_a_message(small_files, encoder, message):
+    vocab, _, _ = small_files
+    with pytest.raises(GPT2FileError, match=message):
+        load_gpt2_bytes(vocab.read_bytes(), encoder.encode())
+
+
+def test_files_over_the_size_limit_are_refused_before_parsing(small_files):
+    vocab, enc, _ = small_files
+    big = b" " * (MAX_FILE_BYTES + 1)
+    with pytest.raises(GPT2FileError, match="encoder.json: 16.0 MB is too big"):
+        load_gpt2_bytes(vocab.read_bytes(), big)
+    with pytest.raises(GPT2FileError, match="vocab.bpe: 16.0 MB is too big"):
+        load_gpt2_bytes(big, enc.read_bytes())
+    with open(enc, "wb") as f:  # sparse: the size is checked on the open file, before reading
+        f.truncate(4 * 2**30)
+    with pytest.raises(GPT2FileError, match="4096.0 MB is too big"):
         load_gpt2(vocab, enc)

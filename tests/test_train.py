@@ -11,7 +11,9 @@ import torch
 
 from core import BPETokenizer, CharTokenizer
 from core.checkpoint import load_checkpoint
-from core.train import (PRESETS, get_lr, make_config, prepare_data, time_step, train)
+from core.locks import FileLock
+from core.train import (PRESETS, RunLockedError, get_lr, make_config, prepare_data, time_step,
+                        train)
 
 ROOT = Path(__file__).resolve().parent.parent
 LINES = [
@@ -187,3 +189,27 @@ def test_cli_fails_clearly_on_bad_sizes(tmp_path):
     corpus.write_text(TEXT)
     proc = _cli("--corpus", str(corpus), "--n-embd", "30", "--n-head", "4", "--run-dir", str(tmp_path / "r"))
     assert proc.returncode != 0 and "divisible" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_second_trainer_for_a_folder_changes_nothing(tmp_path):
+    """While one process trains in a folder (it holds train.lock), another one, in this process
+    or from the command line, leaves status, metrics and checkpoint exactly as they were."""
+    run_dir = tmp_path / "run"
+    train(tiny_config(max_steps=20), run_dir, text=TEXT)
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
+    holder = FileLock(run_dir / "train.lock")
+    assert holder.acquire()
+    try:
+        with pytest.raises(RunLockedError, match="already training"):
+            train(tiny_config(max_steps=40, resume=True), run_dir, text=TEXT)
+        corpus = tmp_path / "corpus.txt"
+        corpus.write_text(TEXT)
+        out = subprocess.run([sys.executable, "-m", "core.train", "--corpus", str(corpus),
+                              "--run-dir", str(run_dir), "--resume", "--max-steps", "40",
+                              "--n-layer", "1", "--n-embd", "32", "--n-head", "2",
+                              "--block-size", "16", "--device", "cpu"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 1 and "already training" in out.stderr
+    finally:
+        holder.release()
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()} == before

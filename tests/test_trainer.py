@@ -113,7 +113,7 @@ def test_compiled_kernels_equal_their_uncompiled_source():
     rng = np.random.default_rng(0)
     seq = rng.integers(0, 4, size=300).astype(np.int32)
     seq[rng.integers(0, 300, size=20)] = kernels.SEPARATOR
-    weights = rng.integers(1, 5, size=300).astype(np.int64)
+    weights = rng.integers(1, 5, size=300).astype(np.int32)
     names = ["count_pairs", "heap_from_counts", "index_pairs", "rank_pairs", "merge_pair", "apply_merges"]
     results = []
     for compiled in (True, False):
@@ -121,7 +121,7 @@ def test_compiled_kernels_equal_their_uncompiled_source():
         s, w = seq.copy(), weights.copy()
         counts = k["count_pairs"](s, w, len(s))
         hc, hk, size = k["heap_from_counts"](counts, 8192)
-        nxt, prv, slots, head, slot_len, pool_pos, pool_next, used = k["index_pairs"](s, 8192)
+        nxt, prv, slots, head, slot_len, pool_pos, pool_next, used = k["index_pairs"](s, 8192, 8192)
         steps = []
         for new in range(4, 12):
             keys, cnts, first, size = k["rank_pairs"](counts, hc, hk, size, s, nxt, slots, head,

@@ -2,12 +2,14 @@
 
 Altair spends ~70 ms turning a chart into Vega-Lite, too slow for 5+ steps a second, so each chart
 is built with Altair once as a template (the pair chart once per process, the curves once per
-tokenizer) and each step only fills in its data and the current-step rule.
+tokenizer, in a bounded cache shared by all sessions) and each step only fills in its data and the
+current-step rule.
 """
 
 from __future__ import annotations
 
 import copy
+import weakref
 from functools import lru_cache
 
 import altair as alt
@@ -16,8 +18,14 @@ import pandas as pd
 from core import BPETokenizer
 from core.explain import compression_curve, quoted
 
+from .state import BoundedCache
+
 STATUS = ["winner", "tie (lost on order)", "other"]
 _STEP = -987654  # placeholder for the current step in a cached template
+# Curve templates by (id of the tokenizer, corpus characters), each with a weak reference that
+# proves the id still means that tokenizer; ~250 bytes a point.
+_CURVES = BoundedCache(16, 32 * 2**20,
+                       cost=lambda entry: 250 * sum(map(len, entry[1].get("datasets", {}).values())))
 
 
 @lru_cache(maxsize=1)
@@ -48,23 +56,25 @@ def pair_frequency_spec(tok: BPETokenizer, k: int) -> dict:
 
 
 def _curves_template(tok: BPETokenizer, characters: int) -> dict:
-    cache = tok.__dict__.setdefault("_curve_templates", {})
-    if characters not in cache:
-        pts = compression_curve(tok, characters)
-        df = pd.DataFrame([{"merges": p.merges, "vocabulary size": p.vocab_size, "corpus tokens": p.tokens}
-                           for p in pts])
-        rule = alt.Chart(df.head(1)).mark_rule(color="#dc2626", strokeWidth=2).encode(x=alt.datum(_STEP))
+    key = (id(tok), characters)
+    entry = _CURVES.get(key)
+    if entry is not None and entry[0]() is tok:
+        return entry[1]
+    pts = compression_curve(tok, characters)
+    df = pd.DataFrame([{"merges": p.merges, "vocabulary size": p.vocab_size, "corpus tokens": p.tokens}
+                       for p in pts])
+    rule = alt.Chart(df.head(1)).mark_rule(color="#dc2626", strokeWidth=2).encode(x=alt.datum(_STEP))
 
-        def one(measure: str, colour: str) -> alt.LayerChart:
-            line = alt.Chart(df).mark_line(color=colour, point=len(pts) < 60).encode(
-                x=alt.X("merges:Q", title="merges done"),
-                y=alt.Y(f"{measure}:Q", title=measure, scale=alt.Scale(zero=False)),
-                tooltip=["merges", measure])
-            return alt.layer(line, rule).properties(height=200, width=330)
+    def one(measure: str, colour: str) -> alt.LayerChart:
+        line = alt.Chart(df).mark_line(color=colour, point=len(pts) < 60).encode(
+            x=alt.X("merges:Q", title="merges done"),
+            y=alt.Y(f"{measure}:Q", title=measure, scale=alt.Scale(zero=False)),
+            tooltip=["merges", measure])
+        return alt.layer(line, rule).properties(height=200, width=330)
 
-        cache[characters] = alt.hconcat(one("vocabulary size", "#6d4aff"),
-                                        one("corpus tokens", "#0891b2")).to_dict()
-    return cache[characters]
+    template = alt.hconcat(one("vocabulary size", "#6d4aff"), one("corpus tokens", "#0891b2")).to_dict()
+    _CURVES.put(key, (weakref.ref(tok), template))
+    return template
 
 
 def curves_spec(tok: BPETokenizer, characters: int, k: int) -> dict:

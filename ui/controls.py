@@ -6,6 +6,7 @@ import streamlit as st
 
 from core.pretokenize import resolve_pattern
 
+from .render import show_error
 from .state import MAX_MERGES, VARIANTS, bind, get_tokenizer_settings, setting
 
 VARIANT_HELP = {
@@ -42,7 +43,7 @@ def settings_controls() -> dict | None:
         try:
             resolve_pattern(s["pattern"])
         except ValueError as exc:
-            st.error(str(exc))
+            show_error(exc)
             return None
     return s
 

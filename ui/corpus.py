@@ -1,23 +1,45 @@
 """The corpus sidebar every page shares: pick a sample, paste, upload, download Tiny Shakespeare
-or read a local file.  Errors become messages; a failed load keeps the previous corpus."""
+or, when the server allows it, read a file from the server's corpus folder.  Errors become
+messages; a failed load keeps the previous corpus.
+
+Every way in is bounded by the server's ``max_corpus_bytes`` before the text is read, and a
+loaded corpus is held once per session: the paste box copies only small corpora, and an upload's
+bytes are handed back to Streamlit once decoded.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from core.corpus import CorpusError, MAX_CORPUS_BYTES, decode_corpus, download_tiny_shakespeare, read_corpus
+from core.corpus import (CorpusError, check_corpus_size, decode_corpus, download_tiny_shakespeare,
+                         read_corpus, read_corpus_under)
+from core.settings import ServerSettings
 
 from . import samples
 from .render import md_safe
-from .state import CORPUS_TEXT, get_corpus, init_state, set_corpus, stats_of
+from .state import CORPUS_TEXT, corpus_statistics, get_corpus, init_state, server_settings, set_corpus
 
 CACHE_DIR = Path.home() / ".cache" / "bpe-explorer"
 PASTE = "corpus_paste"
 SAMPLE = "corpus_sample"
 ERROR = "corpus_error"
+UPLOADS = "corpus_uploads"  # how many uploads were loaded: the uploader's key, so each load clears it
+PATH = "corpus_path"
 EDIT_LIMIT = 100_000  # larger corpora are not copied into the text box
+
+
+def settings(report: bool = False) -> ServerSettings:
+    """The server's settings; with a broken setting the safe defaults (no server folder, default
+    caps) hold instead, and ``report`` says why where it is drawn."""
+    try:
+        return server_settings()
+    except ValueError as exc:
+        if report:
+            st.error(f"Server setting ignored: {md_safe(str(exc))}", icon="⚠️")
+        return ServerSettings()
 
 
 def _sync_paste_box() -> None:
@@ -33,29 +55,64 @@ def _load(name: str, text: str, from_samples: bool = False) -> None:
         st.session_state[SAMPLE] = None
 
 
+def _failed(message: str) -> None:
+    """Keep a failed load's message for :func:`corpus_error_banner` (Markdown: any user-supplied
+    name in it must already be escaped with ``md_safe``)."""
+    st.session_state[ERROR] = message
+
+
 def _on_sample() -> None:
     name = st.session_state[SAMPLE]
     if name is not None:
         _load(samples.label(name), samples.load_sample(name), from_samples=True)
 
 
+def _utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 def _on_paste() -> None:
     text = st.session_state[PASTE]
     if text == st.session_state[CORPUS_TEXT]:
+        return
+    try:
+        check_corpus_size(_utf8_size(text), "The pasted text", settings().max_corpus_bytes)
+    except CorpusError as exc:
+        _failed(str(exc))
+        _sync_paste_box()  # the box shows the corpus again, not the refused text
         return
     set_corpus("Pasted text", text)
     st.session_state[ERROR] = None
     st.session_state[SAMPLE] = None
 
 
+def _upload_key() -> str:
+    return f"corpus_upload_{st.session_state.get(UPLOADS, 0)}"
+
+
 def _on_upload() -> None:
-    upload = st.session_state.get("corpus_upload")
+    upload = st.session_state.get(_upload_key())
     if upload is None:
         return
+    limit = settings().max_corpus_bytes
+    source = md_safe(upload.name)  # shown in a Markdown banner: the name as typed, never as links
     try:
-        _load(upload.name, decode_corpus(upload.getvalue(), upload.name))
+        check_corpus_size(upload.size, source, limit)
+        _load(upload.name, decode_corpus(upload.getvalue(), source, max_bytes=limit))
     except CorpusError as exc:
-        st.session_state[ERROR] = str(exc)
+        _failed(str(exc))
+        return
+    _release(upload)
+
+
+def _release(upload) -> None:
+    """Let go of a loaded upload's bytes: the corpus now holds the text.  Streamlit keeps an
+    uploaded file until its session ends, so it is removed from the session's files, and the
+    uploader gets a fresh key (an empty box)."""
+    ctx = get_script_run_ctx()
+    if ctx is not None:
+        ctx.uploaded_file_mgr.remove_file(ctx.session_id, upload.file_id)
+    st.session_state[UPLOADS] = st.session_state.get(UPLOADS, 0) + 1
 
 
 def load_tiny_shakespeare() -> None:
@@ -65,18 +122,20 @@ def load_tiny_shakespeare() -> None:
         path = download_tiny_shakespeare(CACHE_DIR)
         _load("Tiny Shakespeare", read_corpus(path))
     except CorpusError as exc:
-        st.session_state[ERROR] = str(exc)
+        _failed(str(exc))
 
 
-def _on_local_path() -> None:
-    raw = st.session_state.get("corpus_path", "").strip()
-    if not raw:
+def _on_server_path() -> None:
+    folder = settings().corpus_dir
+    raw = st.session_state.get(PATH, "").strip()
+    if folder is None or not raw:
         return
     try:
-        path = Path(raw).expanduser()
-        _load(path.name, read_corpus(path))
+        name, text = read_corpus_under(folder, raw, settings().max_corpus_bytes)
     except CorpusError as exc:
-        st.session_state[ERROR] = str(exc)
+        _failed(md_safe(str(exc)))  # the message quotes the typed path
+        return
+    _load(name, text)
 
 
 def corpus_sidebar() -> None:
@@ -87,29 +146,38 @@ def corpus_sidebar() -> None:
     ss.setdefault(ERROR, None)
     with st.sidebar:
         st.header("Corpus")
+        limits = settings(report=True)
+        megabytes = max(1, limits.max_corpus_bytes // 2**20)
         names = samples.sample_names()
         st.selectbox("Sample corpus", names, format_func=samples.label, key=SAMPLE,
                      on_change=_on_sample, placeholder="Pick a sample…",
                      help="Choosing a sample replaces the corpus.")
         st.text_area("Or paste your own text", key=PASTE, height=150, on_change=_on_paste,
+                     max_chars=limits.max_corpus_bytes,
                      help="Press Ctrl+Enter (or click outside the box) to use it.")
-        st.file_uploader(f"Or upload a UTF-8 .txt file (up to {MAX_CORPUS_BYTES // 2**20} MB)",
-                         type=["txt"], key="corpus_upload", on_change=_on_upload)
+        st.file_uploader(f"Or upload a UTF-8 .txt file (up to {megabytes} MB)", type=["txt"],
+                         key=_upload_key(), on_change=_on_upload, max_upload_size=megabytes)
         with st.expander("More corpora"):
             st.button("Download Tiny Shakespeare (1 MB)", on_click=load_tiny_shakespeare,
-                      help=f"Cached in {CACHE_DIR}; needs the internet the first time.")
-            st.text_input("Load a local file by path", key="corpus_path", on_change=_on_local_path,
-                          placeholder="/path/to/corpus.txt")
-        name, text = get_corpus()
-        s = stats_of(text)
-        st.markdown(f"**{md_safe(name)}**")
-        if len(text) > EDIT_LIMIT:
-            st.caption("Large corpus: not copied into the text box above.")
-        # a table, not metric tiles: the sidebar is too narrow for "1,115,394" in a tile
-        st.markdown("| | |\n|:--|--:|\n" + "".join(
-            f"| {label} | {value:,} |\n" for label, value in (
-                ("Characters", s.characters), ("Bytes (UTF-8)", s.bytes), ("Words", s.words),
-                ("Unique characters", s.unique_characters))))
+                      help="Cached on the server; needs the internet the first time.")
+            if limits.corpus_dir is not None:
+                st.text_input("Load a file from the server's corpus folder", key=PATH,
+                              on_change=_on_server_path, placeholder="e.g. books/moby_dick.txt",
+                              help="A path inside the folder the person running the server chose.")
+        _corpus_summary()
+
+
+def _corpus_summary() -> None:
+    name, text = get_corpus()
+    s = corpus_statistics()
+    st.markdown(f"**{md_safe(name)}**")
+    if len(text) > EDIT_LIMIT:
+        st.caption("Large corpus: not copied into the text box above.")
+    # a table, not metric tiles: the sidebar is too narrow for "1,115,394" in a tile
+    st.markdown("| | |\n|:--|--:|\n" + "".join(
+        f"| {label} | {value:,} |\n" for label, value in (
+            ("Characters", s.characters), ("Bytes (UTF-8)", s.bytes), ("Words", s.words),
+            ("Unique characters", s.unique_characters))))
 
 
 def corpus_error_banner() -> None:

@@ -14,6 +14,7 @@ import threading
 import streamlit as st
 
 from .corpus import corpus_sidebar
+from .identity import owner_id
 
 _inside = threading.local()  # set while run_app runs a page (each session's script has a thread)
 
@@ -26,6 +27,7 @@ def run_app() -> None:
         st.Page("pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
         st.Page("pages/train_gpt.py", title="Train a GPT", icon="🧠"),
     ])
+    owner_id()  # keeps ?u= in the URL on every page, so a reload anywhere keeps the same owner
     corpus_sidebar()
     _inside.active = True
     try:

@@ -1,5 +1,5 @@
-"""Safe HTML for token spans.  Every piece of user text goes through ``html.escape`` before it
-reaches ``st.html``; nothing here interprets text as Markdown.
+"""Safe HTML for token spans, and safe Markdown for error banners.  Every piece of user text goes
+through ``html.escape`` before it reaches ``st.html``; nothing here interprets text as Markdown.
 
 Token boundaries are alternating pastel backgrounds with a thin outline; the pair being merged is
 bright yellow with a dark outline; hovering a token shows its id (``title``).
@@ -30,6 +30,12 @@ def md_safe(s: str) -> str:
     """Text for ``st.markdown`` that shows as typed: HTML escaped, Markdown punctuation escaped."""
     s = html.escape(s, quote=False)
     return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|~$>" else ch for ch in s)
+
+
+def show_error(exc: Exception, prefix: str = "") -> None:
+    """An error banner for bad input.  Its message often quotes what the visitor supplied (a file
+    name, a token, a pattern), so it is shown as typed: never as a link, bold text or HTML."""
+    st.error(prefix + md_safe(str(exc)), icon="⚠️")
 
 
 def visible(s: str) -> str:

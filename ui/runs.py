@@ -1,9 +1,11 @@
-"""Streamlit helpers for the "Train a GPT" page: the runs folder, cached device and step-time
-probes, loaded checkpoints, and the altair charts.  Training itself is ``core.train``; processes
-are ``core.runs``.  Nothing here starts threads: runs are separate processes read from disk."""
+"""Streamlit helpers for the "Train a GPT" page: the runs folder, the device and its bounds, the
+step-time probe, run labels and queue lines, and the altair charts.  Training itself is
+``core.train``; processes, permissions and the queue are ``core.runs``.  No model runs in the
+server process: the estimate is timed by ``core.probe`` in a child process."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 from pathlib import Path
 
@@ -11,10 +13,11 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core.checkpoint import load_checkpoint
 from core.device import describe_device, detect_device
-from core.runs import RunInfo, default_runs_dir, read_metrics
-from core.train import make_config, sample_text, time_step
+from core.limits import ModelLimits, default_max_running, limits_for, threads_per_run
+from core.probe import estimate_step_seconds
+from core.runs import RunInfo, Viewer, default_runs_dir, read_metrics, seconds_per_step
+from core.train import make_config
 
 RUNS_DIR_KEY = "gpt_runs_dir"
 SELECTED_KEY = "gpt_selected_run"
@@ -56,28 +59,47 @@ def device_info() -> tuple[str, str]:
     return device, describe_device(device)
 
 
+def device_limits(device: str) -> ModelLimits:
+    return limits_for(detect_device(device))
+
+
+def run_threads(device: str, max_running: int | None) -> int:
+    """The torch threads a run launched now will get (what ``core.runs.launch_run`` gives it)."""
+    device = detect_device(device)
+    return threads_per_run(max_running or default_max_running(device))
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
-def step_seconds(settings: tuple, vocab_size: int, device: str) -> float:
-    """Seconds per optimizer step for these settings here (a timed forward/backward)."""
-    return time_step(make_config(**dict(settings)), vocab_size, device)
+def step_seconds(settings: tuple, vocab_size: int) -> float:
+    """Seconds per optimizer step for these settings (device and threads included), timed in a
+    child process with a time and memory limit (ProbeError if it fails)."""
+    return estimate_step_seconds(make_config(**dict(settings)), vocab_size)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _checkpoint(path: str, mtime: float):
-    return load_checkpoint(path)
+def owner_label(owner: str) -> str:
+    """A short, stable name for an owner that does not reveal their id (the id is their key)."""
+    return "attendee " + hashlib.sha256(owner.encode()).hexdigest()[:6]
 
 
-def checkpoint_of(run: RunInfo):
-    """The run's latest checkpoint, loaded once per file version (CheckpointError if broken)."""
-    path = run.path / "ckpt.pt"
-    return _checkpoint(str(path), path.stat().st_mtime)
+def run_label(run: RunInfo, viewer: Viewer) -> str:
+    """What the run pickers show: the name for one's own runs, plus whose for anyone else's."""
+    if run.owner == viewer.owner:
+        return run.name
+    return f"{run.name} · {owner_label(run.owner)}" + ("" if viewer.instructor else " (shared)")
 
 
-def generate(run: RunInfo, prompt: str, max_new_tokens: int, temperature: float, top_k: int | None) -> str:
-    """Text from the run's checkpoint; an unencodable prompt raises UnknownCharacterError."""
-    ckpt = checkpoint_of(run)
-    return sample_text(ckpt.model, ckpt.tokenizer, "cpu", max_new_tokens, prompt=prompt or "\n",
-                       temperature=temperature, top_k=top_k or None)
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def queue_text(run: RunInfo) -> str:
+    """e.g. "2nd in line, about 3 min" for a queued run."""
+    if run.queue_position is None:
+        return "queued"
+    wait = ("wait unknown until the runs ahead log their first steps" if run.wait_s is None
+            else f"about {format_seconds(max(run.wait_s, 1.0))}")
+    return f"{ordinal(run.queue_position)} in line, {wait}"
 
 
 def format_seconds(seconds: float) -> str:
@@ -95,13 +117,13 @@ def progress_and_eta(run: RunInfo, metrics: list[dict]) -> tuple[float, str]:
     """(fraction done, "ETA ..." text) from the logged steps and their elapsed time."""
     total = run.max_steps or 1
     fraction = min(1.0, run.step / total)
+    if run.status == "queued":
+        return fraction, queue_text(run)
     if not run.active:
         return fraction, run.status
-    if not metrics or metrics[-1]["step"] <= 0:
+    per_step = seconds_per_step(metrics)
+    if per_step is None:
         return fraction, "starting…"
-    first = metrics[0]
-    steps, seconds = metrics[-1]["step"] - first["step"], metrics[-1]["elapsed_s"] - first["elapsed_s"]
-    per_step = seconds / steps if steps > 0 else metrics[-1]["elapsed_s"] / max(1, metrics[-1]["step"])
     return fraction, f"ETA {format_seconds(per_step * (total - run.step))}"
 
 
@@ -120,11 +142,12 @@ def loss_chart(metrics: list[dict]) -> alt.Chart | None:
             .properties(height=260))
 
 
-def bpc_chart(runs: list[RunInfo]) -> alt.Chart | None:
-    """Validation bits per character of several runs on one chart: fair across tokenizers."""
-    rows = [{"run": run.name, "step": r["step"], "bits per character": r["val_bpc"],
+def bpc_chart(runs: dict[str, RunInfo]) -> alt.Chart | None:
+    """Validation bits per character of several runs (by label) on one chart: fair across
+    tokenizers."""
+    rows = [{"run": label, "step": r["step"], "bits per character": r["val_bpc"],
              "elapsed s": r["elapsed_s"]}
-            for run in runs for r in read_metrics(run.path) if "val_bpc" in r]
+            for label, run in runs.items() for r in read_metrics(run.path) if "val_bpc" in r]
     if not rows:
         return None
     return (alt.Chart(pd.DataFrame(rows)).mark_line(point=True)

@@ -1,5 +1,5 @@
 """Session state every page shares, and cached training.  Other pages (``pages/train_gpt.py``) read
-the corpus and the tokenizer through three functions:
+the corpus, the tokenizer and the server's settings through these functions:
 
 - ``get_corpus() -> (name, text)``: the corpus chosen in the sidebar (``text`` may be empty).
 - ``get_tokenizer_settings() -> dict``: ``variant``, ``num_merges``, ``end_of_word`` (word only,
@@ -7,7 +7,13 @@ the corpus and the tokenizer through three functions:
 - ``get_trained_tokenizer(progress=True)``: the ``BPETokenizer`` for the corpus and settings,
   trained once per corpus + settings and shared by every page and session (a fewer-merges request
   reuses a longer run through ``truncated``, the prefix property).  Raises ``ValueError`` with a
-  readable message on an empty corpus or a bad regex.
+  readable message on an empty corpus, a bad or too slow regex, or a corpus over the server's
+  training-memory limit.
+- ``server_settings() -> ServerSettings``: what the person running the server set (environment or
+  ``.streamlit/secrets.toml``): instructor key, caps, corpus folder.
+
+Every cache here is shared by all sessions and bounded (entries and estimated bytes), so the
+server's memory returns to its baseline when visitors leave.
 
 Settings live under ``persistent`` keys (``_bpe_*``): Streamlit forgets a widget's own key on a
 page that does not draw it, so widgets copy into these on change (``bind``).
@@ -16,23 +22,33 @@ page that does not draw it, so widgets copy into these on change (``bind``).
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections import OrderedDict
+from dataclasses import fields
 
 import streamlit as st
 
 from core import BPETokenizer, BPETrainer
-from core.corpus import corpus_stats
+from core.corpus import CorpusStats, corpus_stats
+from core.gpt2 import load_gpt2_bytes
+from core.pretokenize import set_regex_timeout
+from core.settings import PREFIX, ServerSettings
 
 from .samples import DEFAULT_SAMPLE, label, load_sample
 
 CORPUS_NAME = "corpus_name"
 CORPUS_TEXT = "corpus_text"
+CORPUS_DIGEST = "corpus_digest"
 STEP = "learn_step"
 PLAYING = "learn_playing"
 VARIANTS = ("char", "word", "byte")
 PATTERNS = {"none": None, "gpt2": "gpt2", "gpt4": "gpt4", "custom": None}
 MAX_MERGES = 5000
+# Shared caches, bounded: a 5,000-merge tokenizer is ~10 MB, GPT-2's ~35 MB once it has encoded.
+STORE_ENTRIES, STORE_BYTES = 16, 96 * 2**20
+PREFIX_ENTRIES, PREFIX_BYTES = 32, 32 * 2**20
+GPT2_ENTRIES = 3
 
 DEFAULTS = {
     "variant": "char",
@@ -71,6 +87,7 @@ def set_corpus(name: str, text: str) -> None:
     ss = st.session_state
     ss[CORPUS_NAME] = name
     ss[CORPUS_TEXT] = text
+    ss[CORPUS_DIGEST] = text_digest(text)
     ss["_bpe_num_merges"] = default_merges(text)
     ss[STEP] = 0
     ss[PLAYING] = False
@@ -113,18 +130,96 @@ def get_tokenizer_settings() -> dict:
     }
 
 
-# -- cached training --------------------------------------------------------------------------
-_LOCK = threading.Lock()
+# -- server settings --------------------------------------------------------------------------
+def server_settings() -> ServerSettings:
+    """The server's settings: ``BPE_EXPLORER_*`` environment variables, then
+    ``.streamlit/secrets.toml`` for names unset there (``core.settings``).  Parsed once per distinct
+    environment and secrets, so a changed setting counts after a restart or a reload of secrets.
+    Raises :class:`~core.settings.SettingsError` (a ``ValueError``) for a setting that cannot be used.
+    """
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(PREFIX)))
+    settings = _settings_for(env, _secrets())
+    set_regex_timeout(settings.regex_timeout_s)  # custom split patterns, whichever page runs them
+    return settings
+
+
+def _secrets() -> tuple:
+    """The settings' names found in ``st.secrets``; none when there is no secrets file (reading
+    ``st.secrets`` then raises)."""
+    if not st.secrets.load_if_toml_exists():
+        return ()
+    names = [f.name for f in fields(ServerSettings)]
+    return tuple((n, str(st.secrets[n])) for n in names if n in st.secrets)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _settings_for(env: tuple, secrets: tuple) -> ServerSettings:
+    return ServerSettings.from_env(dict(env), dict(secrets))
+
+
+# -- bounded caches ----------------------------------------------------------------------------
+class BoundedCache:
+    """A least-recently-used dict shared by every session, bounded by entries and by an estimated
+    size in bytes (``cost(value)``), so memory stays flat however many visitors come and go."""
+
+    def __init__(self, max_entries: int, max_bytes: int, cost=lambda value: 0) -> None:
+        self.max_entries, self.max_bytes, self.cost = max_entries, max_bytes, cost
+        self._items: OrderedDict = OrderedDict()  # key -> (value, cost)
+        self._lock = threading.Lock()
+        self.bytes = 0
+
+    def get(self, key):
+        with self._lock:
+            entry = self._items.get(key)
+            if entry is None:
+                return None
+            self._items.move_to_end(key)
+            return entry[0]
+
+    def put(self, key, value) -> None:
+        size = self.cost(value)
+        with self._lock:
+            old = self._items.pop(key, None)
+            self.bytes += size - (old[1] if old else 0)
+            self._items[key] = (value, size)
+            while len(self._items) > 1 and (len(self._items) > self.max_entries
+                                            or self.bytes > self.max_bytes):
+                _, (_, dropped) = self._items.popitem(last=False)
+                self.bytes -= dropped
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def tokenizer_bytes(tok: BPETokenizer) -> int:
+    """Estimated memory of a trained tokenizer: measured ~1.5 KB per merge (its trace record with
+    the competing pairs, its vocabulary entry), rounded up to 2 KB per token."""
+    return 2048 * (tok.vocab_size + 1)
 
 
 @st.cache_resource(show_spinner=False)
-def _store() -> OrderedDict:
+def _store() -> BoundedCache:
     """Trained tokenizers by (corpus hash, variant, marker, pattern), shared by all sessions."""
-    return OrderedDict()
+    return BoundedCache(STORE_ENTRIES, STORE_BYTES, tokenizer_bytes)
+
+
+@st.cache_resource(show_spinner=False)
+def _prefixes() -> BoundedCache:
+    """Fewer-merges views of stored tokenizers, by (store key, merges)."""
+    return BoundedCache(PREFIX_ENTRIES, PREFIX_BYTES, tokenizer_bytes)
+
+
+# -- cached training ---------------------------------------------------------------------------
+def text_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    """The corpus's hash; the session's corpus is hashed once, when it is loaded, not per rerun."""
+    ss = st.session_state
+    if ss.get(CORPUS_TEXT) is text and CORPUS_DIGEST in ss:
+        return ss[CORPUS_DIGEST]
+    return text_digest(text)
 
 
 def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str | None = None,
@@ -133,13 +228,9 @@ def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str |
 
     One run with more merges serves every smaller request through ``truncated``."""
     key = (_digest(text), variant, end_of_word or "", pattern or "")
-    store = _store()
-    with _LOCK:
-        tok = store.get(key)
-        if tok is not None:
-            store.move_to_end(key)
+    tok = _store().get(key)
     if tok is not None and (len(tok.merge_triples) >= num_merges or tok.exhausted):
-        return _prefix(tok, num_merges)
+        return _prefix(key, tok, num_merges)
     bar = st.progress(0.0, text=f"Training {variant} BPE: 0 / {num_merges} merges") if progress else None
 
     def report(done: int, total: int) -> None:
@@ -147,28 +238,28 @@ def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str |
             bar.progress(done / max(total, 1), text=f"Training {variant} BPE: {done:,} / {total:,} merges")
 
     try:
-        trainer = BPETrainer(text, variant=variant, end_of_word=end_of_word or "</w>", pattern=pattern)
+        limits = server_settings()  # a corpus too big to train, a split pattern too slow: refused
+        trainer = BPETrainer(text, variant=variant, end_of_word=end_of_word or "</w>", pattern=pattern,
+                             regex_timeout=limits.regex_timeout_s, max_memory=limits.max_train_memory)
         for _ in trainer.run(num_merges, progress=report):
             pass
         tok = trainer.tokenizer()
     finally:
         if bar is not None:
             bar.empty()
-    with _LOCK:
-        store[key] = tok
-        store.move_to_end(key)
-        while len(store) > 12:
-            store.popitem(last=False)
+    _store().put(key, tok)
     return tok
 
 
-def _prefix(tok: BPETokenizer, num_merges: int) -> BPETokenizer:
+def _prefix(key: tuple, tok: BPETokenizer, num_merges: int) -> BPETokenizer:
     if len(tok.merge_triples) <= num_merges:
         return tok
-    cache = tok.__dict__.setdefault("_prefixes", {})
-    if num_merges not in cache:
-        cache[num_merges] = tok.truncated(num_merges)
-    return cache[num_merges]
+    cache = _prefixes()
+    short = cache.get((key, num_merges))
+    if short is None:
+        short = tok.truncated(num_merges)
+        cache.put((key, num_merges), short)
+    return short
 
 
 def get_trained_tokenizer(progress: bool = True) -> BPETokenizer:
@@ -177,6 +268,30 @@ def get_trained_tokenizer(progress: bool = True) -> BPETokenizer:
     return train_tokenizer(text, s["variant"], s["num_merges"], s["end_of_word"], s["pattern"], progress)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def stats_of(text: str):
-    return corpus_stats(text)
+def corpus_statistics() -> CorpusStats:
+    """Statistics of the session's corpus, computed once per corpus (by its hash)."""
+    _, text = get_corpus()
+    return _stats_of(_digest(text), text)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _stats_of(digest: str, _text: str) -> CorpusStats:
+    return corpus_stats(_text)
+
+
+# -- GPT-2 ---------------------------------------------------------------------------------------
+def gpt2_tokenizer(vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "vocab.bpe",
+                   encoder_name: str = "encoder.json") -> BPETokenizer:
+    """GPT-2's tokenizer from its two files' bytes, built once per content and shared: two
+    visitors uploading different files each get their own, and nothing is written to disk."""
+    h = hashlib.blake2b(len(vocab_bpe).to_bytes(8, "little"), digest_size=16)  # no two pairs alike
+    h.update(vocab_bpe)
+    h.update(encoder_json)
+    digest = h.hexdigest()
+    return _gpt2(digest, vocab_bpe, encoder_json, vocab_name, encoder_name)
+
+
+@st.cache_resource(show_spinner="Loading GPT-2's 50,000 merges…", max_entries=GPT2_ENTRIES)
+def _gpt2(digest: str, _vocab: bytes, _encoder: bytes, _vocab_name: str,
+          _encoder_name: str) -> BPETokenizer:
+    return load_gpt2_bytes(_vocab, _encoder, _vocab_name, _encoder_name)

@@ -1,0 +1,116 @@
+"""A headless Streamlit session over the app's own websocket: what a browser tab sends and awaits,
+without the browser.  Lets ``bench_server.py`` drive 30 sessions on 2 cores, where 30 Chromium
+tabs would measure Chromium.
+
+Speaks Streamlit's protocol (``BackMsg`` / ``ForwardMsg`` protobufs from the installed package):
+a rerun carries the query string, the page, and the widget triggers; the run is done when the
+server sends ``script_finished``.  Only what the benchmark needs: find a button by its label in
+the elements the server sent, click it, time the rerun.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+
+@dataclass
+class Element:
+    kind: str          # "button", "markdown", "progress", ...
+    proto: object      # the element's own message (e.g. Button)
+    fragment_id: str
+
+
+@dataclass
+class Session:
+    url: str                                   # http://127.0.0.1:PORT
+    query: str = ""                            # e.g. "u=owner-token"
+    pages: dict[str, str] = field(default_factory=dict)   # url path -> page_script_hash
+    elements: list[Element] = field(default_factory=list)
+    page_hash: str = ""
+    kept: dict[str, dict] = field(default_factory=dict)   # widget id -> value, sent every rerun
+    _ws: object = None
+
+    async def connect(self) -> None:
+        ws_url = self.url.replace("http://", "ws://") + "/_stcore/stream"
+        self._ws = await websockets.connect(ws_url, subprotocols=["streamlit"], max_size=2**26,
+                                            open_timeout=60)
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+
+    async def rerun(self, page: str = "", trigger: Element | None = None,
+                    timeout: float = 300.0) -> float:
+        """One script run (the whole page, or a fragment when ``trigger`` sits in one); returns
+        the seconds from sending the request to the server's ``script_finished``."""
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = self.query
+        state.page_script_hash = self.pages.get(page, self.page_hash) if page else self.page_hash
+        for widget_id, value in self.kept.items():
+            widget = state.widget_states.widgets.add()
+            widget.id = widget_id
+            for name, v in value.items():
+                setattr(widget, name, v)
+        if trigger is not None:
+            widget = state.widget_states.widgets.add()
+            widget.id = trigger.proto.id
+            widget.trigger_value = True
+            state.fragment_id = trigger.fragment_id
+        start = time.perf_counter()
+        await self._ws.send(msg.SerializeToString())
+        if trigger is None or not trigger.fragment_id:
+            self.elements = []
+        else:
+            self.elements = [e for e in self.elements if e.fragment_id != trigger.fragment_id]
+        await asyncio.wait_for(self._read_until_finished(), timeout)
+        return time.perf_counter() - start
+
+    async def _read_until_finished(self) -> None:
+        while True:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(await self._ws.recv())
+            kind = fwd.WhichOneof("type")
+            if kind == "new_session":
+                self.page_hash = fwd.new_session.page_script_hash
+            elif kind == "navigation":
+                self.page_hash = fwd.navigation.page_script_hash
+                self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
+            elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                element = fwd.delta.new_element
+                which = element.WhichOneof("type")
+                self.elements.append(Element(which, getattr(element, which), fwd.delta.fragment_id))
+            elif kind == "script_finished":
+                return
+
+    def widget(self, label: str) -> Element:
+        for e in self.elements:
+            if getattr(e.proto, "label", None) == label and getattr(e.proto, "id", ""):
+                return e
+        raise LookupError(f"no widget labelled {label!r}")
+
+    def keep(self, label: str, **value) -> None:
+        """Give the widget labelled ``label`` a value (``string_value="..."``, ``int_value=3``)
+        from the next rerun on, as a browser keeps sending what a person typed."""
+        self.kept[self.widget(label).proto.id] = value
+
+    def button(self, label: str) -> Element:
+        for e in self.elements:
+            if e.kind == "button" and e.proto.label == label:
+                return e
+        raise LookupError(f"no button {label!r} among {[e.proto.label for e in self.elements if e.kind == 'button']}")
+
+    def texts(self) -> list[str]:
+        """Markdown, captions and alerts the last runs drew (to read a page's messages)."""
+        out = []
+        for e in self.elements:
+            body = getattr(e.proto, "body", None)
+            if isinstance(body, str) and body:
+                out.append(body)
+        return out
