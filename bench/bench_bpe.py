@@ -3,7 +3,7 @@
     python bench/bench_bpe.py                 # everything (the textbook trainer alone takes minutes)
     python bench/bench_bpe.py --skip-textbook # only the library comparisons
 
-Rows: the textbook trainer/encoder (tests/oracle.py, the seeds' algorithm), Hugging Face
+Rows: the textbook trainer/encoder (``core.bpe._educational``, the seeds' algorithm), Hugging Face
 ``tokenizers``' BpeTrainer and single-threaded ``tiktoken``.  Compile time is excluded by a warm-up
 call on a small text (numba caches compiled code on disk, so a user pays it once per install).
 """
@@ -21,7 +21,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 os.environ.setdefault("RAYON_NUM_THREADS", "1")  # tiktoken/tokenizers: single-threaded
 
 from core import BPETokenizer  # noqa: E402
-from core.pretokenize import GPT2_PATTERN  # noqa: E402
+from core.bpe.pretokenize import GPT2_PATTERN  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 
@@ -55,7 +55,7 @@ def main() -> None:
     t_enc, ids = timed(lambda: tok.encode(text), repeat=3)
     assert len(ids) == 487_961
     if not args.skip_textbook:
-        import oracle
+        from core.bpe import _educational as oracle
 
         alphabet = sorted(set(text))
         chunks = oracle.char_chunks(text, alphabet)
@@ -93,7 +93,7 @@ def main() -> None:
     t_cold, ours_ids = timed(lambda: BPETokenizer.from_gpt2(vocab, encoder).encode(text))
     t_load, _ = timed(lambda: BPETokenizer.from_gpt2(vocab, encoder))
     t_warm, _ = timed(lambda: gpt2.encode(text), repeat=3)
-    from core.interop import tiktoken_encoding
+    from core.bpe.interop import tiktoken_encoding
 
     enc = tiktoken_encoding(gpt2, name="gpt2-local")
     t_tik, tik_ids = timed(lambda: enc.encode_ordinary(text), repeat=3)

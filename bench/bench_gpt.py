@@ -26,8 +26,10 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from core.bpe import CharTokenizer  # noqa: E402
 from core.corpus import download_tiny_shakespeare, read_corpus  # noqa: E402
-from core.train import make_config, train  # noqa: E402
+from core.gpt.config import make_config  # noqa: E402
+from core.gpt.loop import Hooks, train  # noqa: E402
 
 
 def main() -> int:
@@ -53,7 +55,7 @@ def main() -> int:
         overrides[name] = json.loads(value)
     config = make_config(args.preset, device=args.device, eval_interval=args.eval_interval,
                          eval_iters=args.eval_iters, sample_interval=10**9, sample_tokens=0,
-                         tokenizer="char", threads=args.threads, **overrides)
+                         threads=args.threads, **overrides)
     run_dir = Path(args.run_dir or tempfile.mkdtemp(prefix="bench-gpt-"))
     rows, t0 = [], None
 
@@ -66,7 +68,7 @@ def main() -> int:
 
     def should_stop():
         nonlocal t0
-        if t0 is None:  # the first call comes after tokenizing: the clock starts here
+        if t0 is None:  # the first call comes after encoding the text: the clock starts here
             t0 = time.perf_counter()
             print(f"(ready to train {t0 - LAUNCH:.1f} s after launch: imports, device, data, model)")
         return time.perf_counter() - t0 > args.budget or bool(rows and rows[-1][2] < args.target)
@@ -75,7 +77,7 @@ def main() -> int:
           f"{config.block_size}, batch {config.batch_size}, lr {config.lr}, "
           f"{args.threads or 'default'} threads; budget {args.budget:.0f} s")
     print(f"{'steps':>6} {'train s':>8} {'launch s':>9} {'val loss':>9} {'val bpc':>8} {'tokens/s':>11}")
-    result = train(config, run_dir, on_step=on_step, should_stop=should_stop, text=text)
+    result = train(config, text, CharTokenizer.from_text(text), run_dir, Hooks(on_step, should_stop))
     reached = [r for r in rows if r[2] < args.target]
     if reached:
         step, train_s, val, launch_s = reached[0]

@@ -5,7 +5,7 @@ plain float32 eager mode in the same process.
 
 For each mode: seconds until the first step is done (this holds torch.compile's compilation),
 then the median milliseconds per step in steady state and tokens per second.  A step is what
-``core.train`` runs (``core.step``): a batch gathered on the device, forward, backward, gradient
+``core.gpt.loop`` runs (``core.gpt.step``): a batch gathered on the device, forward, backward, gradient
 clipping and AdamW (fused on CUDA), in bf16 autocast on CUDA.  Modes: eager PyTorch, the model
 under ``torch.compile``, the step replayed from a CUDA graph, and both.  Also times one evaluation and one checkpoint write, the two pauses a run
 takes at every ``eval_interval``.
@@ -26,12 +26,14 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.checkpoint import save_checkpoint  # noqa: E402
-from core.device import describe_device, detect_device  # noqa: E402
-from core.model import GPT  # noqa: E402
-from core.tokenizer import CharTokenizer  # noqa: E402
-from core.train import (estimate_loss, eval_windows, get_batch, make_config,  # noqa: E402
-                        make_optimizer, make_step)
+from core.bpe import CharTokenizer  # noqa: E402
+from core.gpt.checkpoint import checkpoint_path, save_checkpoint  # noqa: E402
+from core.gpt.config import make_config  # noqa: E402
+from core.gpt.data import get_batch  # noqa: E402
+from core.gpt.device import describe_device, detect_device  # noqa: E402
+from core.gpt.evaluate import estimate_loss, eval_windows  # noqa: E402
+from core.gpt.model import GPT  # noqa: E402
+from core.gpt.step import make_optimizer, make_step  # noqa: E402
 
 
 def sync(device: str) -> None:
@@ -119,7 +121,7 @@ def main() -> int:
         print(f"{what} of {n_eval} windows: {time.perf_counter() - t0:.3f} s")
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        save_checkpoint(Path(tmp) / "ckpt.pt", raw, tok, 1, config.to_dict(), optimizer)
+        save_checkpoint(checkpoint_path(tmp), raw, tok, 1, config.to_dict(), optimizer)
         print(f"checkpoint write (model + optimizer): {time.perf_counter() - t0:.3f} s")
     return 0
 

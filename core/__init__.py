@@ -1,5 +1,7 @@
-"""BPE Explorer's library: train, trace, encode, decode, save and load BPE tokenizers, and train a
-small GPT on the result.  Imports no Streamlit; everything a page does, a script can do here.
+"""BPE Explorer's library: train, trace, encode, decode, save and load BPE tokenizers
+(``core.bpe``), and train a small GPT on the result (``core.gpt``).  Imports no Streamlit;
+everything a page does, a script can do here.  This module is the public face: the tokenizer's
+names, reading a corpus, and exporting a tokenizer to other libraries.
 
     >>> from core import BPETokenizer
     >>> tok = BPETokenizer.from_text("low low low low low lower newer newer newer newer wider", 10, variant="word")
@@ -7,14 +9,18 @@ small GPT on the result.  Imports no Streamlit; everything a page does, a script
     [('l', 'o'), ('lo', 'w'), ('e', 'r')]
 """
 
-from .pretokenize import GPT2_PATTERN, GPT4_PATTERN, PatternError, PatternTimeoutError, set_regex_timeout
-from .storage import TokenizerFileError, load_tokenizer, loads_tokenizer, tokenizer_from_dict
-from .tokenizer import ArgumentError, BPETokenizer, CharTokenizer, Token, UnknownCharacterError
-from .trainer import BPETrainer, CorpusTooLargeError, MergeStep, training_memory_estimate
+from .bpe import (GPT2_PATTERN, GPT4_PATTERN, ArgumentError, BPETokenizer, BPETrainer, CharTokenizer,
+                  CorpusTooLargeError, MergeStep, PatternError, PatternTimeoutError, Token,
+                  TokenizerFileError, UnknownCharacterError, load_tokenizer, loads_tokenizer,
+                  save_tokenizer, set_regex_timeout, tokenizer_from_dict, tokenizer_to_dict,
+                  training_memory_estimate)
+from .bpe.interop import hf_tokenizer_json, tiktoken_encoding
+from .corpus import read_corpus
 
 __all__ = [
     "ArgumentError", "BPETokenizer", "BPETrainer", "CharTokenizer", "CorpusTooLargeError",
     "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep", "PatternError", "PatternTimeoutError", "Token",
-    "TokenizerFileError", "UnknownCharacterError", "load_tokenizer", "loads_tokenizer",
-    "set_regex_timeout", "tokenizer_from_dict", "training_memory_estimate",
+    "TokenizerFileError", "UnknownCharacterError", "hf_tokenizer_json", "load_tokenizer",
+    "loads_tokenizer", "read_corpus", "save_tokenizer", "set_regex_timeout", "tiktoken_encoding",
+    "tokenizer_from_dict", "tokenizer_to_dict", "training_memory_estimate",
 ]

@@ -12,8 +12,8 @@ import streamlit as st
 
 from core import loads_tokenizer
 from core.corpus import shared_file
-from core.explain import compression_curve, unseen_words
-from core.gpt2 import MAX_FILE_BYTES
+from core.bpe.explain import compression_curve, unseen_words
+from core.bpe.gpt2 import MAX_FILE_BYTES
 from ui.controls import corpus_and_settings
 from ui.frame import require_frame
 from ui.render import md_safe, show_error, show_tokens, string_tokens_html
@@ -168,7 +168,7 @@ def show_downloads() -> None:
         d[1].caption("Hugging Face tokenizer.json export is for the byte variant.")
         return
     try:
-        from core.interop import hf_tokenizer_json
+        from core.bpe.interop import hf_tokenizer_json
 
         d[1].download_button("Download Hugging Face tokenizer.json", hf_tokenizer_json(tok),
                              file_name="tokenizer.json", mime="application/json")

@@ -5,7 +5,7 @@ import time
 import pandas as pd
 import streamlit as st
 
-from core.explain import (explain_step, merge_tree, occurrence_indices, quoted, segment, text_window,
+from core.bpe.explain import (explain_step, merge_tree, occurrence_indices, quoted, segment, text_window,
                           tree_lines)
 from ui.charts import curves_spec, pair_frequency_spec
 from ui.controls import corpus_and_settings

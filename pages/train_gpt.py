@@ -7,10 +7,10 @@ Who may do what is checked in ``core.runs``: the buttons drawn here only follow 
 import streamlit as st
 
 from core import CharTokenizer
-from core.limits import check_config
-from core.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples, resume_run,
-                       sample_run, set_shared, stop_run, unique_run_name)
-from core.train import PRESETS, make_config
+from core.gpt.config import PRESETS, make_config
+from core.gpt.limits import check_config
+from core.gpt.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples,
+                           resume_run, sample_run, set_shared, stop_run, unique_run_name)
 from ui import runs as ui_runs
 from ui.corpus import corpus_error_banner, load_tiny_shakespeare
 from ui.frame import require_frame
@@ -111,7 +111,7 @@ with st.container(border=True):
     run_name = c1.text_input("Run name", key=ui_runs.RUN_NAME_KEY)
     try:
         config = make_config(preset if preset != "custom" else "tiny", max_steps=int(max_steps),
-                             tokenizer=kind, device=device_choice, **overrides)
+                             device=device_choice, **overrides)
         check_config(config, limits.device_kind)
         too_big = False
     except ValueError as exc:  # over this device's bounds, or inconsistent sizes

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core import BPETokenizer
-from core.explain import explain_step, quoted
+from core.bpe.explain import explain_step, quoted
 from ui.render import md_safe
 
 ROOT = Path(__file__).resolve().parent.parent

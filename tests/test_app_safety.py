@@ -9,9 +9,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import core.corpus
-import core.pretokenize
+import core.bpe.pretokenize
 from core import BPETokenizer
-from core.gpt2 import bytes_to_unicode
+from core.bpe.gpt2 import bytes_to_unicode
 from ui import state
 from ui.render import md_safe
 
@@ -27,7 +27,7 @@ def server_env(monkeypatch):
     timeout a test's settings set is put back after it."""
     for name in SETTINGS:
         monkeypatch.delenv("BPE_EXPLORER_" + name, raising=False)
-    monkeypatch.setattr(core.pretokenize, "REGEX_TIMEOUT_S", core.pretokenize.REGEX_TIMEOUT_S)
+    monkeypatch.setattr(core.bpe.pretokenize, "REGEX_TIMEOUT_S", core.bpe.pretokenize.REGEX_TIMEOUT_S)
     return monkeypatch
 
 

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import shared_path
 from core.corpus import CorpusError
-from core.runs import SERVER, launch_run, list_runs, pid_alive, read_metrics, set_shared, stop_run
-from test_train import TEXT, tiny_config
+from core.gpt.runs import SERVER, launch_run, list_runs, pid_alive, read_metrics, set_shared, stop_run
+from gpt.test_train import TEXT, tiny_config
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "streamlit_app.py"

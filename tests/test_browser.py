@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_path
-from core.runs import SERVER, list_runs, stop_run
+from core.gpt.runs import SERVER, list_runs, stop_run
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -36,8 +36,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(runs_dir: Path):
-    """A fresh ``streamlit run streamlit_app.py`` on a free loopback port; yields its URL."""
+def serve(runs_dir: Path, env: dict | None = None):
+    """A fresh ``streamlit run streamlit_app.py`` on a free loopback port (with ``env`` added to
+    its environment); yields its URL."""
     if not CHROMIUM.exists():
         message = f"{CHROMIUM} is missing: install Debian's chromium to run the browser test"
         if os.environ.get("CI", "").lower() == "true":
@@ -48,7 +49,7 @@ def serve(runs_dir: Path):
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        env={**os.environ, "BPE_EXPLORER_RUNS_DIR": str(runs_dir)})
+        env={**os.environ, "BPE_EXPLORER_RUNS_DIR": str(runs_dir), **(env or {})})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -76,22 +77,37 @@ def serve(runs_dir: Path):
 
 
 @contextmanager
-def chromium_page(url: str):
+def chromium_context():
+    """Yields ``new_context()``: each call opens a browser context of its own (its own cookies and
+    storage: another person in the room), whose pages record any dialog in ``page.dialogs``."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        context = browser.new_context(viewport={"width": 1400, "height": 2200})
-        pg = context.new_page()
-        pg.dialogs = []
-        pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+
+        def new_context():
+            context = browser.new_context(viewport={"width": 1400, "height": 2200})
+            context.on("page", _record_dialogs)
+            return context
+
+        try:
+            yield new_context
+        finally:
+            browser.close()
+
+
+def _record_dialogs(pg) -> None:
+    pg.dialogs = []
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
+
+
+@contextmanager
+def chromium_page(url: str):
+    with chromium_context() as new_context:
+        pg = new_context().new_page()
         pg.goto(url)
         pg.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
-        try:
-            yield pg
-        finally:
-            context.close()
-            browser.close()
+        yield pg
 
 
 @pytest.fixture(scope="module")
@@ -106,13 +122,13 @@ def app_page(server):
         yield pg
 
 
-def _paste_corpus(pg, text: str) -> None:
+def paste_corpus(pg, text: str) -> None:
     box = pg.get_by_role("textbox", name="Or paste your own text")
     box.fill(text)
     box.press("Control+Enter")
 
 
-def _idle(pg) -> None:
+def idle(pg) -> None:
     """Wait until the app is not running a script (the status widget goes away)."""
     pg.wait_for_timeout(300)
     pg.wait_for_function(
@@ -125,15 +141,15 @@ def test_step_and_play_the_animation(app_page, shots_dir):
     pg = app_page
     expect(pg.get_by_role("heading", name="Learn BPE")).to_be_visible(timeout=60_000)
     expect(pg.get_by_text("Merge 1:", exact=False).first).to_be_visible(timeout=30_000)
-    _paste_corpus(pg, "the cat sat on the mat the cat ran the cat sat")
+    paste_corpus(pg, "the cat sat on the mat the cat ran the cat sat")
     expect(pg.get_by_text("Pasted text")).to_be_visible(timeout=30_000)
-    _idle(pg)
+    idle(pg)
     pg.get_by_role("button", name="Next ▶").click()
     expect(pg.get_by_text("Merge 2:", exact=False).first).to_be_visible(timeout=30_000)
     hits = pg.locator(".bpe-hit")
     expect(hits.first).to_be_visible()
     assert hits.count() >= 1
-    _idle(pg)
+    idle(pg)
     pg.screenshot(path=str(shots_dir / "learn_bpe.png"))
     pg.get_by_role("button", name="▶ Play").click()
     expect(pg.get_by_role("button", name="⏸ Pause")).to_be_visible(timeout=15_000)
@@ -146,9 +162,9 @@ def test_pasted_html_stays_text(app_page):
     from playwright.sync_api import expect
 
     pg = app_page
-    _paste_corpus(pg, EVIL + " " + EVIL)
+    paste_corpus(pg, EVIL + " " + EVIL)
     expect(pg.get_by_text("Pasted text")).to_be_visible(timeout=30_000)
-    _idle(pg)
+    idle(pg)
     expect(pg.locator(".bpe-text").first).to_contain_text("onerror", timeout=30_000)
     shown = pg.locator(".bpe-text").first.inner_text().replace("\n", "")
     assert "<script>alert(1)</script>" in shown and "onerror=alert(1)>" in shown
@@ -162,15 +178,15 @@ def test_screenshot_every_page(app_page, shots_dir):
     from playwright.sync_api import expect
 
     pg = app_page
-    _paste_corpus(pg, (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8"))
-    _idle(pg)
+    paste_corpus(pg, (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8"))
+    idle(pg)
     pg.get_by_role("link", name="Char vs BPE").click()
     expect(pg.get_by_role("heading", name="Char vs BPE")).to_be_visible(timeout=60_000)
     box = pg.get_by_role("textbox", name="Test text")
     box.fill("the lowest newer wider " + EVIL + " ünïcode 👋")
     box.press("Control+Enter")
     expect(pg.get_by_text("Not in the corpus alphabet", exact=False)).to_be_visible(timeout=30_000)
-    _idle(pg)
+    idle(pg)
     assert pg.locator("img[src='x']").count() == 0
     pg.screenshot(path=str(shots_dir / "char_vs_bpe.png"))
     assert pg.dialogs == []
@@ -188,21 +204,21 @@ def test_train_a_gpt_and_watch_it_learn(app_page, shots_dir):
     pg = app_page
     pg.get_by_role("link", name="Train a GPT").click()
     expect(pg.get_by_role("heading", name="Train a GPT")).to_be_visible(timeout=60_000)
-    _paste_corpus(pg, "low lower newest widest")
+    paste_corpus(pg, "low lower newest widest")
     expect(pg.get_by_text("This corpus is too short", exact=False)).to_be_visible(timeout=30_000)
     pg.get_by_role("button", name="Load Tiny Shakespeare").click()
     expect(pg.get_by_text("1,115,394 characters", exact=False)).to_be_visible(timeout=60_000)
-    _idle(pg)
+    idle(pg)
     steps = pg.get_by_label("Steps")
     steps.fill("200")
     steps.press("Enter")
-    _idle(pg)
+    idle(pg)
 
     progress = pg.get_by_text(re.compile(r"^step \d+ / 200 · "))
     for tokenizer in ("characters", "BPE"):
         choice = pg.locator('[data-testid="stRadio"]').filter(has_text="Tokenizer")
         choice.get_by_text(tokenizer, exact=False).click()
-        _idle(pg)
+        idle(pg)
         pg.get_by_role("button", name="Launch").click()
         # nobody touches the page from here: the steps, then the end, arrive by themselves
         expect(progress).to_have_text(re.compile(r"step [1-9]\d* / 200 · ETA"), timeout=60_000)
@@ -218,10 +234,10 @@ def test_train_a_gpt_and_watch_it_learn(app_page, shots_dir):
     prompt = pg.get_by_label("Prompt")
     prompt.fill("ROMEO:")
     prompt.press("Enter")
-    _idle(pg)
+    idle(pg)
     pg.get_by_role("button", name="Generate").click()
     expect(pg.locator("code").last).to_contain_text("ROMEO:", timeout=30_000)
-    _idle(pg)
+    idle(pg)
     pg.screenshot(path=str(shots_dir / "train_gpt.png"))
     assert pg.dialogs == []
 

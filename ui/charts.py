@@ -16,7 +16,7 @@ import altair as alt
 import pandas as pd
 
 from core import BPETokenizer
-from core.explain import compression_curve, quoted
+from core.bpe.explain import compression_curve, quoted
 
 from .state import BoundedCache
 

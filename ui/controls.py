@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.pretokenize import resolve_pattern
+from core.bpe.pretokenize import resolve_pattern
 
 from .render import show_error
 from .state import MAX_MERGES, VARIANTS, bind, get_tokenizer_settings, setting

@@ -23,7 +23,7 @@ import secrets
 
 import streamlit as st
 
-from core.runs import Viewer
+from core.gpt.owners import Viewer
 
 from .state import server_settings
 

@@ -1,7 +1,7 @@
 """Streamlit helpers for the "Train a GPT" page: the runs folder, the device and its bounds, the
 step-time probe, run labels and queue lines, and the altair charts.  Training itself is
-``core.train``; processes, permissions and the queue are ``core.runs``.  No model runs in the
-server process: the estimate is timed by ``core.probe`` in a child process."""
+``core.gpt.loop``; processes, permissions and the queue are ``core.gpt.runs``.  No model runs in
+the server process: the estimate is timed by ``core.gpt.probe`` in a child process."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core.device import describe_device, detect_device
-from core.limits import ModelLimits, default_max_running, limits_for, threads_per_run
-from core.probe import estimate_step_seconds
-from core.runs import RunInfo, Viewer, default_runs_dir, read_metrics, seconds_per_step
-from core.train import make_config
+from core.gpt.config import make_config
+from core.gpt.device import describe_device, detect_device
+from core.gpt.limits import ModelLimits, default_max_running, limits_for, threads_per_run
+from core.gpt.probe import estimate_step_seconds
+from core.gpt.runs import RunInfo, Viewer, default_runs_dir, read_metrics, seconds_per_step
 
 RUNS_DIR_KEY = "gpt_runs_dir"
 SELECTED_KEY = "gpt_selected_run"

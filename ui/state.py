@@ -31,8 +31,8 @@ import streamlit as st
 
 from core import BPETokenizer, BPETrainer
 from core.corpus import CorpusStats, corpus_stats
-from core.gpt2 import load_gpt2_bytes
-from core.pretokenize import set_regex_timeout
+from core.bpe import load_gpt2_bytes
+from core.bpe.pretokenize import set_regex_timeout
 from core.settings import PREFIX, ServerSettings
 
 from .samples import DEFAULT_SAMPLE, label, load_sample
@@ -243,7 +243,7 @@ def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str |
                              regex_timeout=limits.regex_timeout_s, max_memory=limits.max_train_memory)
         for _ in trainer.run(num_merges, progress=report):
             pass
-        tok = trainer.tokenizer()
+        tok = BPETokenizer.from_trainer(trainer)
     finally:
         if bar is not None:
             bar.empty()

@@ -1,0 +1,64 @@
+"""The tokenizer library: train, trace, encode, decode, save and load BPE tokenizers (numpy, numba
+and regex; never torch, Streamlit or ``core.gpt``).
+
+    >>> from core.bpe import BPETokenizer
+    >>> tok = BPETokenizer.from_text("low low low low low lower newer newer newer newer wider", 10, variant="word")
+    >>> tok.merges[:3]
+    [('l', 'o'), ('lo', 'w'), ('e', 'r')]
+
+Layers, bottom to top (a module imports only those below it): ``errors``, ``alphabet``,
+``pretokenize``; the private compiled kernels (``_train_kernels``, ``_encode_kernels``);
+``encoding``; ``variants``; ``trainer`` (merge steps); ``files`` and ``gpt2`` (plain fields);
+``vocab``; ``tokenizer`` (the value class); ``explain`` and ``interop``.  ``_educational`` is
+the textbook BPE the fast engine is checked against.  The functions below are the package's
+verbs for files; each is one call on :class:`BPETokenizer`.
+"""
+
+from .errors import ArgumentError, UnknownCharacterError
+from .files import TokenizerFileError
+from .gpt2 import GPT2FileError
+from .pretokenize import GPT2_PATTERN, GPT4_PATTERN, PatternError, PatternTimeoutError, set_regex_timeout
+from .tokenizer import BPETokenizer, CharTokenizer, Token
+from .trainer import BPETrainer, CorpusTooLargeError, MergeStep, training_memory_estimate
+from .variants import VARIANTS
+
+__all__ = [
+    "ArgumentError", "BPETokenizer", "BPETrainer", "CharTokenizer", "CorpusTooLargeError",
+    "GPT2FileError", "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep", "PatternError",
+    "PatternTimeoutError", "Token", "TokenizerFileError", "UnknownCharacterError", "VARIANTS",
+    "load_gpt2", "load_gpt2_bytes", "load_tokenizer", "loads_tokenizer", "save_tokenizer",
+    "set_regex_timeout", "tokenizer_from_dict", "tokenizer_to_dict", "training_memory_estimate",
+]
+
+
+def load_tokenizer(path) -> BPETokenizer:
+    """A tokenizer file (ours or the book's JSON); a bad file raises :class:`TokenizerFileError`."""
+    return BPETokenizer.load(path)
+
+
+def loads_tokenizer(raw: bytes | str, source: str = "the uploaded file") -> BPETokenizer:
+    """A tokenizer file's bytes or text (an upload); ``source`` names it in error messages."""
+    return BPETokenizer.loads(raw, source)
+
+
+def save_tokenizer(tok: BPETokenizer, path) -> None:
+    tok.save(path)
+
+
+def tokenizer_to_dict(tok: BPETokenizer) -> dict:
+    return tok.to_dict()
+
+
+def tokenizer_from_dict(data, source: str = "the tokenizer data") -> BPETokenizer:
+    return BPETokenizer.from_dict(data, source)
+
+
+def load_gpt2(vocab_bpe_path, encoder_json_path) -> BPETokenizer:
+    """GPT-2's tokenizer from its ``vocab.bpe`` and ``encoder.json``."""
+    return BPETokenizer.from_gpt2(vocab_bpe_path, encoder_json_path)
+
+
+def load_gpt2_bytes(vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "vocab.bpe",
+                    encoder_name: str = "encoder.json") -> BPETokenizer:
+    """GPT-2's tokenizer from an upload of its two files (nothing is written to disk)."""
+    return BPETokenizer.from_gpt2_bytes(vocab_bpe, encoder_json, vocab_name, encoder_name)

@@ -1,0 +1,129 @@
+"""The compiled hot loop of BPE encoding (numba): applying ranked merges to many chunks at once.
+
+A merge rank is looked up by the same ``a << 32 | b`` pair key the trainer uses.  Plain Python
+that numba compiles; ``function.py_func`` runs the same source uncompiled.  Leaves out: which
+chunks to encode and the cache of encoded chunks (``core.bpe.encoding``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+from ._train_kernels import pair_key
+
+
+@njit(cache=True)
+def build_ranks(merge_a, merge_b):
+    """Pair key -> merge rank, built in compiled code (50k GPT-2 merges in ~20 ms)."""
+    ranks = Dict.empty(key_type=types.int64, value_type=types.int64)
+    for r in range(len(merge_a)):
+        ranks[pair_key(merge_a[r], merge_b[r])] = r
+    return ranks
+
+
+@njit(cache=True)
+def _rank(ranks, key):
+    return ranks[key] if key in ranks else -1
+
+
+@njit(cache=True)
+def apply_merges(seq, starts, ranks, merge_a, merge_b, merge_new):
+    """Encode each chunk ``seq[starts[c]:starts[c+1]]`` by applying the merges in rank order.
+
+    ``ranks`` maps a pair key to its merge rank.  All chunks are processed together, one rank at
+    a time, leftmost occurrence first: exactly the textbook encoder (apply merge 0 everywhere,
+    then merge 1, ...), but each rank only visits the positions where its pair occurs.  That
+    works because a merge's parts always exist before it (the tokenizer checks this), so a merge
+    only creates pairs of a *later* rank, which are queued in that rank's bucket.
+    Returns ``(ids, out_starts)``.
+    """
+    total = len(seq)
+    sym = seq.copy()
+    nxt = np.empty(total, dtype=np.int64)
+    prv = np.empty(total, dtype=np.int64)
+    rank_at = np.full(total, -1, dtype=np.int64)
+    n_ranks = len(merge_a)
+    bucket_size = np.zeros(n_ranks + 1, dtype=np.int64)
+    for c in range(len(starts) - 1):
+        lo, hi = starts[c], starts[c + 1]
+        for p in range(lo, hi):
+            nxt[p] = p + 1 if p + 1 < hi else -1
+            prv[p] = p - 1 if p > lo else -1
+            if p + 1 < hi:
+                r = _rank(ranks, pair_key(sym[p], sym[p + 1]))
+                if r >= 0:
+                    rank_at[p] = r
+                    bucket_size[r + 1] += 1
+    # Counting sort: the initial positions of each rank, in increasing position order.
+    bucket_start = np.cumsum(bucket_size)
+    fill = bucket_start[:-1].copy()
+    initial = np.empty(bucket_start[-1], dtype=np.int64)
+    for p in range(total):
+        r = rank_at[p]
+        if r >= 0:
+            initial[fill[r]] = p
+            fill[r] += 1
+    # Positions where a merge created a later-ranked pair: a linked list per rank.
+    queued_head = np.full(n_ranks, -1, dtype=np.int64)
+    pool_pos = np.empty(2 * total + 1, dtype=np.int64)
+    pool_next = np.empty(2 * total + 1, dtype=np.int64)
+    pool_used = 0
+    for r in range(n_ranks):
+        lo, hi = bucket_start[r], bucket_start[r + 1]
+        if lo == hi and queued_head[r] < 0:
+            continue
+        m = 0
+        k = queued_head[r]
+        while k >= 0:
+            m += 1
+            k = pool_next[k]
+        todo = np.empty(hi - lo + m, dtype=np.int64)
+        todo[: hi - lo] = initial[lo:hi]
+        i = hi - lo
+        k = queued_head[r]
+        while k >= 0:
+            todo[i] = pool_pos[k]
+            i += 1
+            k = pool_next[k]
+        if m > 0:
+            todo.sort()
+        a, b, new = merge_a[r], merge_b[r], merge_new[r]
+        for p in todo:
+            q = nxt[p]
+            if sym[p] != a or q < 0 or sym[q] != b:
+                continue  # already consumed by an earlier merge (e.g. the middle of "a a a")
+            sym[p] = new
+            sym[q] = -1
+            nxt[p] = nxt[q]
+            if nxt[q] >= 0:
+                prv[nxt[q]] = p
+            left = prv[p]
+            if left >= 0:
+                r2 = _rank(ranks, pair_key(sym[left], new))
+                if r2 > r:
+                    pool_pos[pool_used] = left
+                    pool_next[pool_used] = queued_head[r2]
+                    queued_head[r2] = pool_used
+                    pool_used += 1
+            right = nxt[p]
+            if right >= 0:
+                r2 = _rank(ranks, pair_key(new, sym[right]))
+                if r2 > r:
+                    pool_pos[pool_used] = p
+                    pool_next[pool_used] = queued_head[r2]
+                    queued_head[r2] = pool_used
+                    pool_used += 1
+    out = np.empty(total, dtype=np.int32)
+    out_starts = np.empty(len(starts), dtype=np.int64)
+    written = 0
+    for c in range(len(starts) - 1):
+        out_starts[c] = written
+        p = starts[c] if starts[c + 1] > starts[c] else -1
+        while p >= 0:
+            out[written] = sym[p]
+            written += 1
+            p = nxt[p]
+    out_starts[len(starts) - 1] = written
+    return out[:written], out_starts

@@ -1,0 +1,74 @@
+"""The alphabet of a char or word tokenizer: its base symbols and the fast lookup from text to
+their ids, shared by the trainer (to lay out a corpus) and the tokenizer (to encode).
+
+    >>> Alphabet(["a", "b", " "]).ids("ab a", "error", 0).tolist()
+    [0, 1, 2, 0]
+
+Leaves out: byte-level tokenizers (their base is the 256 bytes, no lookup needed) and merges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import UnknownCharacterError
+
+# ``tokenize`` gives an unseen character the id UNSEEN + its code point: it never merges and maps
+# back to itself.  Far above any real vocabulary, and still fits the 32-bit halves of a pair key.
+UNSEEN = 1 << 30
+
+
+class Alphabet:
+    """Base symbols in id order; a symbol's id is its position."""
+
+    def __init__(self, symbols: Sequence[str]) -> None:
+        if not symbols or isinstance(symbols, str) or not all(isinstance(c, str) and c for c in symbols):
+            raise ValueError("A character tokenizer needs a non-empty list of non-empty strings.")
+        self.symbols = list(symbols)
+        if len(set(self.symbols)) != len(self.symbols):
+            raise ValueError("The alphabet lists a character twice.")
+        self._lookup: dict[int, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.symbols)
+
+    def ids(self, text: str, unknown: str, offset: int) -> np.ndarray:
+        """int32 ids of the characters of ``text``.  An unseen character raises
+        :class:`UnknownCharacterError` at ``offset`` + its position (``unknown='error'``), is
+        dropped (``'skip'``) or becomes ``UNSEEN`` + its code point (``'keep'``)."""
+        if unknown not in ("error", "skip", "keep"):
+            raise ValueError("unknown must be 'error' or 'skip'.")
+        table = self._table()
+        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+        inside = points < len(table)
+        ids = np.full(len(points), -1, dtype=np.int32)
+        ids[inside] = table[points[inside]]
+        missing = np.flatnonzero(ids < 0)
+        if len(missing):
+            if unknown == "keep":
+                ids[missing] = UNSEEN + points[missing].astype(np.int64)
+                return ids
+            if unknown == "error":
+                first = int(missing[0])
+                raise UnknownCharacterError(text[first], offset + first, len(missing))
+            ids = ids[ids >= 0]
+        return ids
+
+    def unknown(self, text: str) -> list[tuple[int, str]]:
+        """``(position, character)`` of every character of ``text`` outside the alphabet."""
+        try:
+            self.ids(text, "error", 0)
+            return []
+        except UnknownCharacterError:
+            return [(i, ch) for i, ch in enumerate(text) if ord(ch) not in self._lookup]
+
+    def _table(self) -> np.ndarray:
+        """Code point -> id (``-1`` where none), built on first use: single characters only."""
+        if self._lookup is None:
+            self._lookup = {ord(c): i for i, c in enumerate(self.symbols) if len(c) == 1}
+            table = np.full(max(self._lookup) + 2, -1, dtype=np.int32)
+            table[list(self._lookup)] = list(self._lookup.values())
+            self._array = table
+        return self._array

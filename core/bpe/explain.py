@@ -1,0 +1,181 @@
+"""What the BPE animation shows, computed from a trained tokenizer and its trace: no Streamlit here.
+
+Step ``k`` (0-based) is the merge *about to happen*: ``segment(tok, text, k)`` is the text after
+the first ``k`` merges, and ``occurrences(tok, text, k)`` are the places where merge ``k`` fires.
+
+    >>> from core.bpe import BPETokenizer
+    >>> tok = BPETokenizer.from_text("low lower newest widest", 5, variant="char")
+    >>> tok.merges[0]
+    ('l', 'o')
+    >>> occurrences(tok, "low lower", 0)
+    [(0, 2), (4, 6)]
+
+Big corpora: pass a *window* of the text (``text_window``) so a step stays fast; merges never
+retrain, they only replay the first ``k`` merges of one training run (the prefix property).
+
+Leaves out: drawing (``ui``) and training (``core.bpe.trainer``, where a merge is chosen).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+from .encoding import Token
+from .tokenizer import BPETokenizer
+
+
+def text_window(text: str, start: int = 0, size: int = 2000) -> str:
+    """About ``size`` characters of ``text`` from ``start``, cut at whitespace where it can be,
+    so the window holds whole words (the word and byte variants never merge across spaces)."""
+    if size <= 0:
+        raise ValueError("The window size must be positive.")
+    start = max(0, min(start, len(text)))
+    if start > 0:  # move forward to the start of a word
+        space = _next_space(text, start, start + 200)
+        if space is not None:
+            start = space
+    end = min(len(text), start + size)
+    if end < len(text):  # move back to the end of a word
+        cut = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+        if cut > start + size // 2:
+            end = cut
+    return text[start:end]
+
+
+def _next_space(text: str, start: int, stop: int) -> int | None:
+    for i in range(start, min(stop, len(text))):
+        if text[i].isspace():
+            return i + 1
+    return None
+
+
+def segment(tok: BPETokenizer, text: str, k: int) -> list[Token]:
+    """Tokens of ``text`` after the first ``k`` merges (character offsets into ``text``)."""
+    return tok.truncated(k).encode_tokens(text)
+
+
+def occurrences(tok: BPETokenizer, text: str, k: int, tokens: list[Token] | None = None
+                ) -> list[tuple[int, int]]:
+    """Character spans where merge ``k`` fires in ``text``: adjacent ``left, right`` tokens of
+    one chunk after the first ``k`` merges, scanned left to right without overlap (so "aaa"
+    merges once for the pair "a a", as the textbook rule does).  ``tokens`` may pass
+    ``segment(tok, text, k)`` when the caller already has it."""
+    if tokens is None:
+        _check_step(tok, k)
+        tokens = segment(tok, text, k)
+    return [(tokens[i].start, tokens[i + 1].end) for i in occurrence_indices(tok, tokens, k)]
+
+
+def occurrence_indices(tok: BPETokenizer, tokens: list[Token], k: int) -> list[int]:
+    """Indices ``i`` where ``tokens[i], tokens[i + 1]`` merge at step ``k`` (see ``occurrences``)."""
+    _check_step(tok, k)
+    left, right, _ = tok.merge_triples[k]
+    found, i = [], 0
+    while i < len(tokens) - 1:
+        a, b = tokens[i], tokens[i + 1]
+        if a.id == left and b.id == right and a.chunk == b.chunk:
+            found.append(i)
+            i += 2
+        else:
+            i += 1
+    return found
+
+
+def _check_step(tok: BPETokenizer, k: int) -> None:
+    if not 0 <= k < len(tok.merge_triples):
+        raise ValueError(f"Merge step must be between 0 and {len(tok.merge_triples) - 1}, not {k}.")
+
+
+@dataclass(frozen=True)
+class MergeNode:
+    """A token and, for merged tokens, the two tokens it was built from."""
+
+    id: int
+    text: str
+    children: tuple[MergeNode, ...] = ()
+
+
+def merge_tree(tok: BPETokenizer, token_id: int) -> MergeNode:
+    """How token ``token_id`` was built, down to base characters or bytes."""
+    parts = tok.merge_parts(token_id)
+    text = tok.token_str(token_id)
+    if parts is None:
+        return MergeNode(token_id, text)
+    return MergeNode(token_id, text, (merge_tree(tok, parts[0]), merge_tree(tok, parts[1])))
+
+
+def tree_lines(node: MergeNode) -> list[str]:
+    """The merge tree drawn with box characters, one token a line."""
+    lines = [f"{quoted(node.text)}  (id {node.id})"]
+
+    def walk(n: MergeNode, prefix: str) -> None:
+        for i, child in enumerate(n.children):
+            last = i == len(n.children) - 1
+            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{quoted(child.text)}  (id {child.id})")
+            walk(child, prefix + ("   " if last else "│  "))
+
+    walk(node, "")
+    return lines
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    merges: int
+    vocab_size: int
+    tokens: int
+    chars_per_token: float
+
+
+def compression_curve(tok: BPETokenizer, characters: int) -> list[CurvePoint]:
+    """Corpus length in tokens, and characters per token, after 0, 1, ... merges of one run."""
+    if tok.initial_length is None:
+        raise ValueError("This tokenizer has no training trace; train it with BPETrainer or from_text.")
+    base = tok.vocab_size - len(tok.merge_triples)
+    lengths = [tok.initial_length] + [s.length_after for s in tok.trace]
+    return [CurvePoint(m, base + m, n, characters / n if n else 0.0) for m, n in enumerate(lengths)]
+
+
+def pair_text(tok: BPETokenizer, left: int, right: int) -> tuple[str, str]:
+    return tok.token_str(left), tok.token_str(right)
+
+
+def quoted(s: str) -> str:
+    """A token in quotes with invisible characters made visible: newline, tab and carriage return
+    as escapes, other control and format characters (such as the zero-width joiner of emoji
+    sequences) as ``\\uXXXX``; ``\\xNN`` from ``token_str`` is kept as is."""
+    out = []
+    for ch in s:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif unicodedata.category(ch) in ("Cc", "Cf"):
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "'" + "".join(out) + "'"
+
+
+_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def explain_step(tok: BPETokenizer, k: int) -> str:
+    """One line in plain words: why merge ``k`` happened."""
+    step = tok.trace[k]
+    left, right = pair_text(tok, step.left, step.right)
+    new = tok.token_str(step.new_id)
+    times = "time" if step.count == 1 else "times"
+    left, right, new = quoted(left), quoted(right), quoted(new)
+    line = (f"Merge {k + 1}: {left} + {right} occurs {step.count:,} {times} — more than any other "
+            f"pair — so it becomes token {step.new_id}, {new}.")
+    if step.ties:
+        others = "pair has" if step.ties == 1 else "pairs have"
+        line = (f"Merge {k + 1}: {left} + {right} occurs {step.count:,} {times}; {step.ties} other "
+                f"{others} the same count, and the tie goes to the pair that occurs first in the "
+                f"text — so it becomes token {step.new_id}, {new}.")
+    return line
+
+
+def unseen_words(corpus: str, text: str) -> list[str]:
+    """Whitespace-separated words of ``text`` that never occur as a word in ``corpus``, in order."""
+    known = set(corpus.split())
+    return list(dict.fromkeys(w for w in text.split() if w not in known))

@@ -1,0 +1,285 @@
+"""The tokenizer: a value of base symbols plus ordered merges ``(left, right) -> new``.
+
+One class serves every variant (``core.bpe.variants`` says what differs), the way seed 002's
+``BPETokenizer`` and ``CharTokenizer`` share a shape (``from_text``/``encode``/``decode``/
+``save``/``load``).  Every Unicode string round-trips through a byte-level tokenizer.
+
+The value class sits above the layers it is built from: it drains a ``BPETrainer``
+(``from_text``, ``from_trainer``), reads plain fields from ``core.bpe.files`` (``load``,
+``from_dict``) and ``core.bpe.gpt2`` (``from_gpt2``); none of them imports it.  Leaves out: the
+encoding machinery (``core.bpe.encoding``) and the vocabulary's checks (``core.bpe.vocab``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from . import files, gpt2
+from .alphabet import UNSEEN
+from .encoding import ChunkEncoder, Token
+from .errors import ArgumentError, UnknownCharacterError, check_count, check_id, check_id_list, check_text
+from .pretokenize import check_pattern
+from .trainer import BPETrainer
+from .variants import variant_rules
+from .vocab import special_ids, token_bytes_of
+
+class BPETokenizer:
+    def __init__(self, *, variant: str = "char", base: Sequence[str] | None = None,
+                 merges: Iterable[tuple[int, int, int]] = (), end_of_word: str | None = None,
+                 pattern: str | None = None, special_tokens: dict[str, int] | Sequence[str] = (),
+                 byte_ids: Sequence[int] | None = None) -> None:
+        self.variant_rules = variant_rules(variant)
+        self.variant = self.variant_rules.name
+        self.end_of_word = self.variant_rules.end_of_word(end_of_word)
+        self.pattern = check_pattern(self.variant_rules.split_pattern(pattern))
+        self.alphabet, self.byte_ids = self.variant_rules.base(base, byte_ids)
+        self._merges = [(check_id(a, "A merge id"), check_id(b, "A merge id"), check_id(n, "A merge id"))
+                        for a, b, n in merges]
+        base_bytes = self.variant_rules.base_bytes(self.alphabet, self.byte_ids)
+        self.base_size = len(base_bytes)
+        self._bytes = token_bytes_of(base_bytes, self._merges)
+        self.special_tokens = special_ids(special_tokens, self._bytes)
+        self._special_by_id = {i: s for s, i in self.special_tokens.items()}
+        self._parts = {new: (a, b) for a, b, new in self._merges}
+        self.encoder = ChunkEncoder(self._merges)
+        self.trace: tuple = ()
+        self.initial_length: int | None = None
+        self.exhausted = False
+
+    # -- construction ---------------------------------------------------------------------------
+    @classmethod
+    def from_text(cls, text: str, num_merges: int, variant: str = "char", *,
+                  end_of_word: str = "</w>", pattern: str | None = None,
+                  special_tokens: Sequence[str] = (), top_k: int = 10, progress=None,
+                  regex_timeout: float | None = None, max_memory: int | None = None) -> BPETokenizer:
+        """Train on ``text`` for ``num_merges`` merges (fewer if the corpus runs out of pairs;
+        then ``tok.exhausted`` is True and ``len(tok.merges)`` says how many were possible).
+        ``regex_timeout`` and ``max_memory`` are ``BPETrainer``'s limits."""
+        check_count(num_merges, "The number of merges")
+        trainer = BPETrainer(text, variant=variant, end_of_word=end_of_word, pattern=pattern,
+                             special_tokens=special_tokens, top_k=top_k, regex_timeout=regex_timeout,
+                             max_memory=max_memory)
+        for _ in trainer.run(num_merges, progress=progress):
+            pass
+        return cls.from_trainer(trainer)
+
+    @classmethod
+    def from_trainer(cls, trainer: BPETrainer) -> BPETokenizer:
+        """The tokenizer after every merge ``trainer`` did so far (its ``trace`` holds the steps)."""
+        tok = cls(**trainer.fields())
+        tok.trace = tuple(trainer.steps)
+        tok.initial_length = trainer.initial_length
+        tok.exhausted = trainer.exhausted
+        return tok
+
+    @classmethod
+    def byte_level(cls, pattern: str | None = None, special_tokens: Sequence[str] = ()) -> BPETokenizer:
+        return cls(variant="byte", pattern=pattern, special_tokens=special_tokens)
+
+    @classmethod
+    def from_gpt2(cls, vocab_bpe_path, encoder_json_path) -> BPETokenizer:
+        """GPT-2's own tokenizer from its ``vocab.bpe`` and ``encoder.json``."""
+        fields = gpt2.read_gpt2(vocab_bpe_path, encoder_json_path)
+        return cls._from_gpt2_fields(fields, f"{Path(vocab_bpe_path)} and {Path(encoder_json_path)}")
+
+    @classmethod
+    def from_gpt2_bytes(cls, vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "vocab.bpe",
+                        encoder_name: str = "encoder.json") -> BPETokenizer:
+        """GPT-2's tokenizer from the two files' bytes (an upload); the names label errors."""
+        fields = gpt2.parse_gpt2(vocab_bpe, encoder_json, vocab_name, encoder_name)
+        return cls._from_gpt2_fields(fields, f"{vocab_name} and {encoder_name}")
+
+    @classmethod
+    def _from_gpt2_fields(cls, fields: dict, names: str) -> BPETokenizer:
+        try:
+            return cls(**fields)
+        except ValueError as exc:
+            raise gpt2.GPT2FileError(f"{names} do not make a tokenizer: {exc}") from None
+
+    def with_merges(self, merges: Iterable[tuple[int, int, int]]) -> BPETokenizer:
+        """A tokenizer with the same alphabet and settings but these merges."""
+        return type(self)(**dict(self._fields(), merges=merges))
+
+    def truncated(self, num_merges: int) -> BPETokenizer:
+        """The tokenizer after its first ``num_merges`` merges: merges are a prefix sequence, so
+        one training run serves every smaller vocabulary without retraining."""
+        num_merges = check_count(num_merges, "num_merges", 0, len(self._merges))
+        tok = self.with_merges(self._merges[:num_merges])
+        tok.trace = self.trace[:num_merges]
+        tok.initial_length = self.initial_length
+        return tok
+
+    def _fields(self) -> dict:
+        """The constructor's arguments that make this tokenizer (its own fields)."""
+        return dict(variant=self.variant, base=None if self.alphabet is None else self.alphabet.symbols,
+                    merges=list(self._merges), end_of_word=self.end_of_word, pattern=self.pattern,
+                    special_tokens=dict(self.special_tokens), byte_ids=self.byte_ids)
+
+    # -- vocabulary -----------------------------------------------------------------------------
+    @property
+    def vocab_size(self) -> int:
+        return len(self._bytes) + len(self.special_tokens)
+
+    @property
+    def merges(self) -> list:
+        """Merges in creation order: ``(str, str)`` pairs for char/word, ``(int, int)`` for byte."""
+        label = self.variant_rules.merge_label
+        return [(label(self, a), label(self, b)) for a, b, _ in self._merges]
+
+    @property
+    def merge_triples(self) -> list[tuple[int, int, int]]:
+        """``(left_id, right_id, new_id)`` in creation order, for every variant."""
+        return list(self._merges)
+
+    @property
+    def ids(self) -> list[int]:
+        return sorted(self._bytes) + sorted(self._special_by_id)
+
+    @property
+    def chars(self) -> list[str]:
+        """The alphabet of a char tokenizer (the book's ``tok.chars``)."""
+        if self.alphabet is None:
+            raise AttributeError("A byte-level tokenizer has no character alphabet.")
+        return list(self.alphabet.symbols)
+
+    @property
+    def vocab(self) -> list:
+        """Token of every id, in id order: ``str`` for char/word (the book's ``tok.vocab``)."""
+        return [self.variant_rules.vocab_entry(self, i) for i in self.ids]
+
+    @property
+    def stoi(self) -> dict[str, int]:
+        """String -> id for char/word tokenizers (a later token wins, as in the book)."""
+        return {self.token_str(i): i for i in self.ids}
+
+    def token_bytes(self, token_id: int) -> bytes:
+        if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)):
+            raise ArgumentError(f"A token id must be a whole number, not {type(token_id).__name__} "
+                                f"{token_id!r}.")
+        if token_id in self._bytes:
+            return self._bytes[token_id]
+        if token_id in self._special_by_id:
+            return self._special_by_id[token_id].encode("utf-8")
+        raise ValueError(f"Token id {token_id} is not in this vocabulary (size {self.vocab_size}).")
+
+    def token_str(self, token_id: int) -> str:
+        """Readable text of a token; bytes that are not whole UTF-8 characters show as ``\\xNN``."""
+        return self.token_bytes(token_id).decode("utf-8", errors="backslashreplace")
+
+    def is_special(self, token_id: int) -> bool:
+        return token_id in self._special_by_id
+
+    def merge_parts(self, token_id: int) -> tuple[int, int] | None:
+        """The two ids a merged token was built from, or ``None`` for a base or special token."""
+        return self._parts.get(token_id)
+
+    # -- encoding -------------------------------------------------------------------------------
+    def base_ids(self, text: str, unknown: str = "error") -> list[int]:
+        """Ids of the single characters of ``text`` (char/word alphabets)."""
+        try:
+            return self.alphabet.ids(text, unknown, 0).tolist()
+        except UnknownCharacterError as exc:
+            exc.word = text
+            raise
+
+    def unknown_characters(self, text: str) -> list[tuple[int, str]]:
+        """``(position, character)`` of every character a char/word tokenizer cannot encode."""
+        return self.variant_rules.unknown_characters(self, text)
+
+    def tokenize(self, text: str) -> list[str]:
+        """Token strings of ``text``; unlike ``encode`` it accepts characters the alphabet never saw,
+        which stay single tokens (seed 000: ``slow`` -> ``['s', 'low</w>']``)."""
+        tokens = self.encode_tokens(check_text(text), unknown="keep", offsets=False)
+        return [chr(t.id - UNSEEN) if t.id >= UNSEEN else self.token_str(t.id) for t in tokens]
+
+    def encode(self, text: str, *, unknown: str = "error", allowed_special: str = "all") -> list[int]:
+        """Text to ids.  ``unknown='skip'`` drops characters outside a char/word alphabet
+        (otherwise :class:`UnknownCharacterError` names the first one and its position).
+        ``allowed_special='none'`` treats special-token text as ordinary text."""
+        check_text(text)
+        return self.variant_rules.encode(self, text, unknown, self._specials(allowed_special))
+
+    def encode_tokens(self, text: str, *, unknown: str = "error", allowed_special: str = "all",
+                      offsets: bool = True) -> list[Token]:
+        """Like ``encode`` but each token says which characters of ``text`` it covers."""
+        check_text(text)
+        if unknown == "keep" and offsets:
+            raise ValueError("unknown must be 'error' or 'skip'.")
+        specials = self._specials(allowed_special)
+        if not text:
+            return []
+        return self.variant_rules.encode_tokens(self, text, unknown, specials, offsets)
+
+    def _specials(self, allowed_special: str) -> list[str]:
+        if allowed_special not in ("all", "none"):
+            raise ValueError("allowed_special must be 'all' or 'none'.")
+        return list(self.special_tokens) if allowed_special == "all" else []
+
+    # -- decoding -------------------------------------------------------------------------------
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        return b"".join(map(self.token_bytes, check_id_list(ids)))
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Ids to text.  Byte-level ids that end inside a character decode to U+FFFD there;
+        the word variant gives its words joined by single spaces."""
+        return self.variant_rules.decode(self, check_id_list(ids))
+
+    # -- files ----------------------------------------------------------------------------------
+    def save(self, path) -> None:
+        """Write our versioned JSON atomically (a crash mid-write leaves the old file)."""
+        files.write_json(self.to_dict(), path)
+
+    @classmethod
+    def load(cls, path) -> BPETokenizer:
+        """A tokenizer file: ours, or the book's JSON (then a char tokenizer)."""
+        return cls.loads(files.read_file(path), source=str(Path(path)))
+
+    @classmethod
+    def loads(cls, raw: bytes | str, source: str = "the uploaded file") -> BPETokenizer:
+        return cls.from_dict(files.parse_json(raw, source), source)
+
+    def to_dict(self) -> dict:
+        return files.fields_to_dict(self._fields(), "char" if isinstance(self, CharTokenizer) else "bpe")
+
+    @classmethod
+    def from_dict(cls, data, source: str = "the tokenizer data") -> BPETokenizer:
+        """Rebuild a tokenizer from ``to_dict`` output or from the book's JSON."""
+        kind, fields = files.fields_from_dict(data, source)
+        try:
+            return (CharTokenizer if kind == "char" else BPETokenizer)(**fields)
+        except ValueError as exc:
+            raise files.TokenizerFileError(f"{source} is inconsistent: {exc}") from None
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(variant={self.variant!r}, vocab_size={self.vocab_size}, "
+                f"merges={len(self._merges)})")
+
+    def __eq__(self, other) -> bool:
+        """Same kind, same fields: what a saved file would hold, compared without writing it."""
+        if not isinstance(other, BPETokenizer):
+            return False
+        same_kind = isinstance(self, CharTokenizer) == isinstance(other, CharTokenizer)
+        return same_kind and self._fields() == other._fields()
+
+    __hash__ = None
+
+
+class CharTokenizer(BPETokenizer):
+    """One token per character (seed 002's comparison baseline): a BPE tokenizer with no merges."""
+
+    def __init__(self, chars: Sequence[str] | None = None, **kwargs) -> None:
+        kwargs.setdefault("variant", "char")
+        if chars is not None:
+            kwargs["base"] = chars
+        super().__init__(**kwargs)
+        if self._merges or self.variant != "char":
+            raise ValueError("A CharTokenizer has no merges; use BPETokenizer for merges.")
+
+    @classmethod
+    def from_text(cls, text: str, *args, **kwargs) -> CharTokenizer:
+        if not text:
+            raise ValueError("The corpus is empty: paste or load some text first.")
+        return cls(sorted(set(text)))

@@ -1,0 +1,266 @@
+"""BPE training as a generator of frozen step records: this is where a merge is counted and chosen.
+
+    >>> trainer = BPETrainer("low low low low low lower newer newer newer newer wider", variant="word")
+    >>> [trainer.pair_text(s) for s in trainer.run(3)]
+    [('l', 'o'), ('lo', 'w'), ('e', 'r')]
+
+Tie-break, for every variant: among equally frequent pairs the one that occurs first in the
+current sequence wins (what ``max(counter, key=counter.get)`` does on a freshly counted Counter).
+Counts include overlapping occurrences ("aaa" holds two "a a"), as the textbook counts them.
+
+Memory stays O(corpus + merges * top_k): a step records only its pair, counts and competitors;
+where a pair sits in the text is recomputed on demand (``core.bpe.explain``).  Every position costs
+about 32 bytes (int32 symbols, links and position lists); :func:`training_memory_estimate` gives
+an upper bound of the peak, and ``BPETrainer(..., max_memory=...)`` refuses a corpus above it
+before allocating anything.
+
+Leaves out: the tokenizer class.  A trainer gives plain fields (:meth:`BPETrainer.fields`, the
+steps); ``BPETokenizer.from_trainer(trainer)`` builds the tokenizer from them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _train_kernels as kernels
+from .errors import ArgumentError, check_count, check_text
+from .pretokenize import resolve_pattern
+from .variants import variant_rules
+
+Progress = Callable[[int, int], None]
+_BLOCK = 1 << 20  # characters or chunks converted at a time: temporaries stay a few MB
+
+# Peak memory of training, in bytes per unit of corpus (characters for char/word, UTF-8 bytes
+# for byte), from VmHWM growth over 300 merges: Debian docs (10 MB) took 30x (char), 7x (word),
+# 3x (byte); the worst corpus tried, one letter repeated, 77x for every variant (each merge
+# rewrites half the text).  100x bounds them all; plus a fixed allowance for the typed dicts
+# and small arrays.  tests/bpe/test_hostile_inputs.py checks it is a bound.
+_BYTES_PER_UNIT = 100
+_FIXED_BYTES = 64 * 2**20
+
+
+class CorpusTooLargeError(ValueError):
+    """Training on this corpus would need more memory than allowed (the message says both)."""
+
+
+def training_memory_estimate(text: str, variant: str = "char") -> int:
+    """An upper bound, in bytes, of the memory ``BPETrainer`` takes on ``text`` beyond the text
+    itself (for ``byte``, the UTF-8 length is what counts, measured block by block)."""
+    check_text(text, "The corpus")
+    return _FIXED_BYTES + _BYTES_PER_UNIT * variant_rules(variant).units(text)
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:.1f} GB" if n >= 2**30 else f"{n / 2**20:.0f} MB"
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """One merge: ``left + right -> new_id``, chosen because it occurred ``count`` times."""
+
+    index: int  # 0-based: the first merge has index 0 and creates id ``base_size``
+    left: int
+    right: int
+    new_id: int
+    count: int
+    length_after: int  # tokens in the whole corpus after this merge
+    competitors: tuple[tuple[int, int, int], ...]  # (left, right, count), winner first
+
+    @property
+    def pair(self) -> tuple[int, int]:
+        return self.left, self.right
+
+    @property
+    def ties(self) -> int:
+        """How many other pairs had exactly the winning count (the tie-break decided)."""
+        return sum(1 for _, _, c in self.competitors[1:] if c == self.count)
+
+
+class BPETrainer:
+    """Holds a corpus prepared for one variant and merges it step by step.
+
+    ``run(n)`` is a generator, so a caller can stop, show progress, or animate between steps;
+    ``fields()`` and ``steps`` describe the tokenizer after the merges done so far
+    (``BPETokenizer.from_trainer`` builds it).
+    """
+
+    def __init__(
+        self,
+        text: str,
+        *,
+        variant: str = "char",
+        end_of_word: str = "</w>",
+        pattern: str | None = None,
+        special_tokens: Sequence[str] = (),
+        top_k: int = 10,
+        regex_timeout: float | None = None,
+        max_memory: int | None = None,
+    ) -> None:
+        check_text(text, "The corpus")
+        if not text:
+            raise ValueError("The corpus is empty: paste or load some text first.")
+        self.rules = variant_rules(variant)
+        self.variant = self.rules.name
+        self._check_options(end_of_word, special_tokens, max_memory)
+        self.end_of_word = self.rules.end_of_word(end_of_word)
+        self.pattern = resolve_pattern(self.rules.split_pattern(pattern))
+        self.special_tokens = self.rules.special_tokens(special_tokens)
+        self.top_k = check_count(top_k, "top_k", 1, 1000)
+        self.regex_timeout = regex_timeout
+        if max_memory is not None:
+            self._refuse_above(text, max_memory)
+        self._base_of(text)
+        self._seq, self._weights = self._sequence(text)
+        self._counts = kernels.count_pairs(self._seq, self._weights, len(self._seq))
+        self._heap = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 1024)
+        # Position lists: n at the start plus at most 2 per merged occurrence, and at most n
+        # occurrences are ever merged, so 3n never grows (untouched pages cost no memory).
+        self._nxt, self._prv, self._slots, *lists = kernels.index_pairs(
+            self._seq, len(self._counts) + 1024, 3 * len(self._seq) + 1024)
+        self._lists = lists  # head, slot_len, pool_pos, pool_next, pool_used
+        self.initial_length = self._symbols()
+        self.length = self.initial_length
+        self.steps: list[MergeStep] = []
+        self.exhausted = False
+
+    # -- preparation ---------------------------------------------------------------------------
+    def _check_options(self, end_of_word, special_tokens, max_memory) -> None:
+        self.rules.check_end_of_word(end_of_word)
+        if isinstance(special_tokens, str) or not all(isinstance(t, str) and t for t in special_tokens):
+            raise ArgumentError("special_tokens must be a list of non-empty strings, "
+                                "e.g. ['<|endoftext|>'].")
+        if max_memory is not None:
+            check_count(max_memory, "max_memory", 1)
+
+    def _refuse_above(self, text: str, max_memory: int) -> None:
+        need = training_memory_estimate(text, self.variant)
+        if need > max_memory:
+            raise CorpusTooLargeError(
+                f"Training {self.variant} BPE on {_size(len(text))} needs about {_size(need)}; this "
+                f"server allows {_size(max_memory)}: use the byte variant or a shorter corpus.")
+
+    def _base_of(self, text: str) -> None:
+        """The base symbols: the corpus's alphabet (char/word) or the 256 bytes in order."""
+        symbols = self.rules.corpus_alphabet(text, self.end_of_word)
+        self.alphabet, self.byte_ids = self.rules.base(symbols, None)
+        self.base_size = 256 if self.alphabet is None else len(self.alphabet)
+
+    def _sequence(self, text: str) -> tuple[np.ndarray, np.ndarray]:
+        """The int32 symbols of every unique chunk, each followed by a -1 separator, and the
+        chunk's frequency at each position (a single 1 for char: one chunk, counted once)."""
+        chunks = self.rules.corpus_chunks(text, self.pattern, self.special_tokens, self.regex_timeout)
+        if chunks is not None:
+            return self._flatten(chunks)
+        seq = np.full(len(text) + 1, kernels.SEPARATOR, dtype=np.int32)
+        for i in range(0, len(text), _BLOCK):
+            block = self.alphabet.ids(text[i:i + _BLOCK], "error", i)
+            seq[i:i + len(block)] = block
+        return seq, np.ones(1, dtype=np.int32)
+
+    def _flatten(self, chunks: list[tuple[str, int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Lay out ``(chunk, frequency)`` pairs in first-appearance order, a block of chunks at a
+        time, so no per-symbol Python list is ever built."""
+        extra = self.rules.marker + 1  # the end-of-word marker, and the separator
+        lengths = self.rules.chunk_lengths(chunks)
+        seq = np.full(int(lengths.sum()) + extra * len(chunks), kernels.SEPARATOR, dtype=np.int32)
+        weights = np.repeat(np.fromiter((f for _, f in chunks), dtype=np.int32, count=len(chunks)),
+                            lengths + extra)
+        pos, step = 0, _BLOCK // 16
+        for b in range(0, len(chunks), step):
+            block = [c for c, _ in chunks[b:b + step]]
+            flat = self.rules.chunk_ids(block, self.alphabet, self.byte_ids)
+            pos = self._place(seq, pos, flat, lengths[b:b + step])
+        return seq, weights
+
+    def _place(self, seq: np.ndarray, pos: int, flat: np.ndarray, lengths: np.ndarray) -> int:
+        """Write chunks (``flat`` cut by ``lengths``) from ``seq[pos]``, each followed by the
+        end-of-word marker (word) and a separator; returns the position after the last."""
+        extra = self.rules.marker + 1
+        starts = pos + np.concatenate(([0], np.cumsum(lengths + extra)[:-1]))
+        offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        seq[np.arange(len(flat)) + np.repeat(starts - offsets, lengths)] = flat
+        if self.rules.marker:  # the marker is the alphabet's last symbol
+            seq[starts + lengths] = self.base_size - 1
+        return pos + int(lengths.sum()) + extra * len(lengths)
+
+    def _symbols(self) -> int:
+        """Tokens in the corpus before any merge: every chunk's symbols times its frequency."""
+        symbols = self._seq >= 0
+        if len(self._weights) == 1:
+            return int(np.count_nonzero(symbols))
+        return int(self._weights[symbols].sum(dtype=np.int64))
+
+    # -- training ------------------------------------------------------------------------------
+    def run(self, num_merges: int, progress: Progress | None = None) -> Iterator[MergeStep]:
+        """Do up to ``num_merges`` more merges, yielding each; stops early when no pair is left."""
+        num_merges = check_count(num_merges, "The number of merges")
+        last_report = 0.0
+        for done in range(num_merges):
+            if len(self._counts) == 0:
+                self.exhausted = True
+                break
+            step = self._merge_once()
+            self.steps.append(step)
+            if progress is not None and (time.monotonic() - last_report > 0.05 or done + 1 == num_merges):
+                progress(done + 1, num_merges)
+                last_report = time.monotonic()
+            yield step
+
+    def _merge_once(self) -> MergeStep:
+        new_id = self.base_size + len(self.steps)
+        heap_c, heap_k, size = self._heap
+        head, slot_len, pool_pos, pool_next, used = self._lists
+        keys, counts, _first, size = kernels.rank_pairs(self._counts, heap_c, heap_k, size, self._seq,
+                                                         self._nxt, self._slots, head, pool_pos,
+                                                         pool_next, self.top_k)
+        left, right = int(keys[0] >> 32), int(keys[0] & 0xFFFFFFFF)
+        count = int(counts[0])
+        self._heap = heap_c, heap_k, size
+        self.ensure_room(int(kernels.listed_positions(self._slots, slot_len, keys[0])))
+        heap_c, heap_k, size = self._heap
+        head, slot_len, pool_pos, pool_next, used = self._lists
+        removed, size, used = kernels.merge_pair(
+            self._seq, self._nxt, self._prv, self._weights, self._counts, heap_c, heap_k, size,
+            self._slots, head, slot_len, pool_pos, pool_next, used, left, right, new_id)
+        self._heap = heap_c, heap_k, size
+        self._lists = head, slot_len, pool_pos, pool_next, used
+        self.length -= int(removed)
+        competitors = tuple((int(k >> 32), int(k & 0xFFFFFFFF), int(c))
+                            for k, c in zip(keys[: self.top_k], counts[: self.top_k]))
+        return MergeStep(len(self.steps), left, right, new_id, count, self.length, competitors)
+
+    def ensure_room(self, listed: int) -> None:
+        """Grow the heap and position lists so a merge of a pair listed at ``listed`` positions
+        (at least its occurrences) fits: each occurrence makes at most 2 new pairs and pushes
+        at most 2 heap entries (5 is kept as a margin)."""
+        heap_c, heap_k, size = self._heap
+        if size + 5 * listed + 8 > len(heap_c):
+            self._heap = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 5 * listed + 1024)
+        head, slot_len, pool_pos, pool_next, used = self._lists
+        if used + 2 * listed > len(pool_pos):
+            grow = max(len(pool_pos) // 2, 2 * listed + 1024)
+            pool_pos = np.concatenate([pool_pos, np.empty(grow, dtype=np.int32)])
+            pool_next = np.concatenate([pool_next, np.empty(grow, dtype=np.int32)])
+        if len(self._slots) + 2 * listed > len(head):
+            grow = max(len(head) // 2, 2 * listed + 1024)
+            head = np.concatenate([head, np.full(grow, -1, dtype=np.int32)])
+            slot_len = np.concatenate([slot_len, np.zeros(grow, dtype=np.int32)])
+        self._lists = head, slot_len, pool_pos, pool_next, used
+
+    def fields(self) -> dict:
+        """The tokenizer's constructor arguments after every merge done so far."""
+        return dict(variant=self.variant, base=None if self.alphabet is None else self.alphabet.symbols,
+                    merges=[(s.left, s.right, s.new_id) for s in self.steps],
+                    end_of_word=self.end_of_word, pattern=self.pattern,
+                    special_tokens=list(self.special_tokens))
+
+    def pair_text(self, step: MergeStep) -> tuple[str, str]:
+        """The two tokens a step merged, as text (bytes that are not whole characters as ``\\xNN``)."""
+        spelled = self.rules.base_bytes(self.alphabet, self.byte_ids)
+        for s in self.steps[:step.index]:
+            spelled[s.new_id] = spelled[s.left] + spelled[s.right]
+        return tuple(spelled[i].decode("utf-8", errors="backslashreplace") for i in step.pair)

@@ -1,0 +1,23 @@
+"""Training a small GPT on a corpus and a tokenizer from ``core.bpe`` (PyTorch), and managing
+training runs as background processes.  Imports ``core.bpe``, never the reverse.
+
+Importing this package loads nothing (the scheduler process must stay free of torch); import the
+module you need.  Read bottom-up:
+
+- ``model``       the GPT (nanoGPT's shape, ``scaled_dot_product_attention``, tied embeddings);
+- ``device``      CUDA -> MPS -> CPU, and the speed-ups only CUDA gets;
+- ``step``        **where a training step runs**: forward, backward, clipping, AdamW; eager or
+  replayed as a CUDA graph; the learning-rate schedule; timing a step;
+- ``config``      ``TrainConfig`` (hyper-parameters), the presets, ``make_config``;
+- ``data``        the 90/10 split, batches, bits per character;
+- ``evaluate``    loss on fixed windows, sampling text;
+- ``distributed`` DDP under ``torchrun``;
+- ``checkpoint``  verified, atomic checkpoints;
+- ``rundir``      a run folder: every file name, the one atomic write, JSON lines, status (no torch);
+- ``loop``        ``train(config, text, tokenizer, run_dir, hooks)``;
+- ``cli``         ``python -m core.train`` (flags); ``worker`` the process a page's run trains in;
+- ``owners``, ``registry``, ``runs``  who may do what; reading runs; launch / stop / resume /
+  share / sample / delete (``runs`` re-exports what a caller needs);
+- ``scheduler``, ``spawn``, ``locks``  the queue's process, starting child processes, file locks;
+- ``limits``, ``probe``  the device's bounds; timing and sampling in a capped child process.
+"""

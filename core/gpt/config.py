@@ -1,0 +1,103 @@
+"""A training run's settings: :class:`TrainConfig` (hyper-parameters and where to run them, saved as
+JSON), the presets, and :func:`make_config`.
+
+Leaves out what a run trains on: the corpus and the tokenizer are arguments of
+``core.gpt.loop.train``, chosen by its caller (the command line, or the page through the files it
+saves in a run folder), so no setting here can be silently overridden by another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from .model import GPTConfig
+
+# tiny: a laptop CPU learns something in about a minute.  small: nanoGPT's shakespeare_char shape;
+# its cosine schedule ends at 2,000 steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss
+# is lowest near step 1,750 and only rises after (measured on an H100, docs/benchmarks.md).
+PRESETS: dict[str, dict] = {
+    "tiny": dict(n_layer=4, n_head=4, n_embd=128, block_size=64, batch_size=32, dropout=0.0,
+                 lr=1e-3, min_lr=1e-4, max_steps=1000, warmup_steps=50, eval_interval=100,
+                 eval_iters=20, log_interval=10, sample_interval=250),
+    "small": dict(n_layer=6, n_head=6, n_embd=384, block_size=256, batch_size=64, dropout=0.2,
+                  lr=1e-3, min_lr=1e-4, max_steps=2000, warmup_steps=100, eval_interval=250,
+                  eval_iters=200, log_interval=10, sample_interval=500),
+}
+# Keys run folders launched before the corpus and tokenizer left the config still hold; the files
+# they named are the run folder's own corpus and tokenizer, which the worker reads.
+SUPERSEDED = ("corpus", "tokenizer", "merges", "tokenizer_file")
+
+
+@dataclass
+class TrainConfig:
+    """Everything a run needs besides its corpus and tokenizer; saved in ``config.json`` and in
+    every checkpoint."""
+
+    preset: str = "tiny"
+    # the model
+    n_layer: int = 4
+    n_head: int = 4
+    n_embd: int = 128
+    block_size: int = 64
+    dropout: float = 0.0
+    bias: bool = True
+    # optimisation
+    batch_size: int = 32               # the global batch, split across processes under DDP
+    max_steps: int = 1000
+    lr: float = 1e-3
+    min_lr: float = 1e-4
+    warmup_steps: int = 50             # capped at a fifth of max_steps, so short runs still peak
+    weight_decay: float = 0.1
+    beta1: float = 0.9
+    beta2: float = 0.99
+    grad_clip: float = 1.0             # 0 turns clipping off
+    # reporting
+    eval_interval: int = 100
+    eval_iters: int = 20
+    log_interval: int = 10
+    sample_interval: int = 250
+    sample_tokens: int = 200
+    # where and how
+    device: str = "auto"
+    compile: bool | None = None        # torch.compile; None: see core.gpt.device.should_compile
+    cuda_graph: bool | None = None     # replay steps as a CUDA graph; None: on CUDA, one process
+    seed: int = 1337
+    threads: int = 0                   # CPU threads for torch; 0 leaves torch's default
+    resume: bool = False               # carry on from the run folder's checkpoint
+
+    def __post_init__(self) -> None:
+        for name in ("max_steps", "batch_size", "eval_interval", "eval_iters", "log_interval",
+                     "sample_interval", "n_layer", "n_head", "n_embd", "block_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive whole number, not {value!r}.")
+        for name in ("warmup_steps", "sample_tokens"):
+            if int(getattr(self, name)) < 0:
+                raise ValueError(f"{name} must not be negative, not {getattr(self, name)!r}.")
+        if not (self.lr > 0 and 0 <= self.min_lr <= self.lr):
+            raise ValueError(f"Need lr > 0 and 0 <= min_lr <= lr (got lr={self.lr}, "
+                             f"min_lr={self.min_lr}).")
+        self.model_config(vocab_size=1)  # the model's own checks, before any work is done
+
+    def model_config(self, vocab_size: int) -> GPTConfig:
+        return GPTConfig(vocab_size=vocab_size, block_size=self.block_size, n_layer=self.n_layer,
+                         n_head=self.n_head, n_embd=self.n_embd, dropout=self.dropout, bias=self.bias)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, settings: dict) -> TrainConfig:
+        """The config saved in a run folder (superseded keys of older folders dropped)."""
+        return make_config(**{k: v for k, v in settings.items() if k not in SUPERSEDED})
+
+
+def make_config(preset: str = "tiny", **overrides) -> TrainConfig:
+    """A preset's config with any field overridden: ``make_config("tiny", n_layer=2)``."""
+    if preset not in PRESETS:
+        raise ValueError(f"Unknown preset {preset!r}: choose one of {', '.join(PRESETS)}.")
+    known = {f.name for f in fields(TrainConfig)}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise ValueError(f"Unknown training setting(s): {', '.join(unknown)}.")
+    return TrainConfig(**{**PRESETS[preset], "preset": preset, **overrides})

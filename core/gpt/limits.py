@@ -1,0 +1,105 @@
+"""How big a model, and how many steps, this machine's device may be asked to train, and how many
+runs may train at once.
+
+Widgets' maxima are a convenience; :func:`check_config` is the rule, applied by
+``core.gpt.runs.launch_run`` whatever the caller sent.  Measured on a 2-core CPU shared with other
+work, one torch thread (``core.gpt.probe``): the tiny preset (4 × 128, 2,048 tokens a step) takes
+0.23 s a step; the largest model the CPU bound allows (6 layers × 256, context 256, 4,096 tokens
+a step, ~5 M parameters) 2.5 s, a few hundred MB.  The 24 × 1024, context 1024, batch 512 model
+that once took 8 GB in 12 s is refused.  On a CUDA GPU the bound allows GPT-2-small shapes
+(12 × 768, context 1024, 65,536 tokens a step); nanoGPT's small preset (6 × 384, 16,384 tokens a
+step) runs 2,000 steps in ~25 s on an H100 (docs/benchmarks.md).  MPS sits between.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+class LimitError(ValueError):
+    """A run that asks for more than this machine's device allows (the message says the bound)."""
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    device_kind: str            # "cpu", "cuda" or "mps"
+    n_layer: int
+    n_embd: int
+    n_head: int
+    block_size: int
+    batch_size: int
+    tokens_per_step: int        # batch_size × block_size
+    params: int                 # an estimate, before the vocabulary is known (see estimate_params)
+    max_steps: int
+
+    def describe(self) -> str:
+        """e.g. "on this CPU: up to 8 layers × 256 wide, context 256, batch 64 (8,192 tokens a
+        step), 20,000 steps" — the line shown next to the model-size controls."""
+        where = {"cpu": "this CPU", "cuda": "this GPU", "mps": "this Mac's GPU"}[self.device_kind]
+        return (f"on {where}: up to {self.n_layer} layers × {self.n_embd} wide, "
+                f"{self.n_head} heads, context {self.block_size}, batch {self.batch_size} "
+                f"({self.tokens_per_step:,} tokens a step), {self.params / 1e6:,.0f} M parameters, "
+                f"{self.max_steps:,} steps")
+
+
+LIMITS = {
+    "cpu": ModelLimits("cpu", 6, 256, 8, 256, 64, 4_096, 5_000_000, 20_000),
+    "mps": ModelLimits("mps", 8, 512, 8, 512, 64, 16_384, 30_000_000, 20_000),
+    "cuda": ModelLimits("cuda", 12, 768, 12, 1024, 128, 65_536, 130_000_000, 50_000),
+}
+
+
+def limits_for(device: str) -> ModelLimits:
+    """The bounds for a device string such as ``"cpu"`` or ``"cuda:0"``."""
+    kind = device.split(":")[0]
+    if kind not in LIMITS:
+        raise LimitError(f"No limits known for device {device!r}.")
+    return LIMITS[kind]
+
+
+def estimate_params(n_layer: int, n_embd: int, block_size: int, vocab_size: int = 0) -> int:
+    """Parameters of the GPT (tied embeddings): 12·d² per layer, plus the embeddings."""
+    return n_layer * 12 * n_embd * n_embd + (vocab_size + block_size) * n_embd
+
+
+def check_config(config, device: str, vocab_size: int = 0) -> None:
+    """Raise :class:`LimitError` naming every setting of ``config`` (a ``TrainConfig``) that is
+    over ``device``'s bound."""
+    lim = limits_for(device)
+    over = [f"{name} {getattr(config, name):,} (at most {getattr(lim, name):,})"
+            for name in ("n_layer", "n_embd", "n_head", "block_size", "batch_size", "max_steps")
+            if getattr(config, name) > getattr(lim, name)]
+    tokens = config.batch_size * config.block_size
+    if tokens > lim.tokens_per_step:
+        over.append(f"batch × context = {tokens:,} tokens a step (at most {lim.tokens_per_step:,})")
+    params = estimate_params(config.n_layer, config.n_embd, config.block_size, vocab_size)
+    if params > lim.params:
+        over.append(f"about {params / 1e6:,.1f} M parameters (at most {lim.params / 1e6:,.0f} M)")
+    if over:
+        raise LimitError(f"This model is too big {lim.describe().split(':')[0]}: "
+                         + "; ".join(over) + ". Pick a smaller size or fewer steps.")
+
+
+def cpu_cores() -> int:
+    """Cores this process may use (its affinity mask, not the machine's total)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def default_max_running(device: str, gpu_count: int = 1) -> int:
+    """Runs training at once unless the server says otherwise: one per CUDA GPU, one on MPS, and
+    on a CPU one per 2 cores (at least 1)."""
+    kind = device.split(":")[0]
+    if kind == "cuda":
+        return max(1, gpu_count)
+    if kind == "mps":
+        return 1
+    return max(1, cpu_cores() // 2)
+
+
+def threads_per_run(max_running: int) -> int:
+    """Torch threads for one CPU run, so ``max_running`` runs share the cores without thrashing."""
+    return max(1, cpu_cores() // max(1, max_running))

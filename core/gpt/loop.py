@@ -1,0 +1,232 @@
+"""The training loop: ``train(config, text, tokenizer, run_dir, hooks)`` trains a GPT on ``text``
+with ``tokenizer`` and writes the run folder as it goes (rank 0 only when distributed):
+
+- ``config.json``   the training config, the model config, device and data statistics;
+- ``metrics.jsonl`` one JSON object per logged step: ``step, train_loss, lr, tokens_per_s,
+  elapsed_s`` and, on evaluation steps, ``val_loss, train_loss_est, val_bpc, val_bpb``;
+- ``samples.jsonl`` text generated at intervals: ``{"step": ..., "text": ...}``;
+- ``status.json``   ``status`` (running / finished / stopped / failed), ``pid``, ``started``,
+  ``ended``, ``error``;
+- ``ckpt.pt``       the latest checkpoint (see ``core.gpt.checkpoint``).
+
+File names and writes are ``core.gpt.rundir``'s; the data, the step and the evaluation are
+``core.gpt.data``, ``core.gpt.step`` and ``core.gpt.evaluate``.  Leaves out where the corpus and
+the tokenizer come from: the command line (``core.gpt.cli``) and the page's worker
+(``core.gpt.worker``) choose them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from .checkpoint import (CheckpointError, checkpoint_path, load_checkpoint, load_optimizer_state,
+                         save_checkpoint)
+from .config import TrainConfig
+from .data import get_batch, prepare_data
+from .device import describe_device, detect_device, should_compile
+from .distributed import Dist, setup_distributed
+from .evaluate import estimate_loss, eval_windows, sample_text
+from .locks import FileLock
+from .model import GPT
+from .rundir import (CONFIG_FILE, METRICS_FILE, SAMPLES_FILE, TRAIN_LOCK_FILE, append_jsonl,
+                     keep_records_until, now, write_json, write_status)
+from .step import get_lr, make_optimizer, make_step
+
+
+class RunLockedError(ValueError):
+    """Another process is already training in this run folder."""
+
+
+@dataclass
+class Hooks:
+    """How a caller follows and ends a run: ``on_step(record)`` gets every logged metrics record;
+    ``should_stop()`` is asked before each step and, when True, ends the run cleanly (final
+    checkpoint, status "stopped")."""
+
+    on_step: Callable[[dict], None] | None = None
+    should_stop: Callable[[], bool] | None = None
+
+
+@dataclass
+class TrainResult:
+    status: str            # "finished" or "stopped"
+    step: int
+    val_loss: float | None
+    val_bpc: float | None
+    checkpoint: Path | None
+    records: list = field(default_factory=list)
+
+
+def train(config: TrainConfig, text: str, tokenizer, run_dir, hooks: Hooks | None = None) -> TrainResult:
+    """Train a GPT as ``config`` says on ``text`` encoded by ``tokenizer``, writing to
+    ``run_dir``; see the module docstring.  Errors (bad settings, a too-short corpus, a mismatched
+    checkpoint) raise ``ValueError``; a folder another process trains in raises
+    :class:`RunLockedError` before anything in it changes."""
+    run_dir = Path(run_dir)
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    dist = setup_distributed(detect_device(config.device))
+    if config.batch_size % dist.world_size:
+        raise ValueError(f"batch_size {config.batch_size} must be divisible by the number of "
+                         f"processes ({dist.world_size}).")
+    lock = FileLock(run_dir / TRAIN_LOCK_FILE)
+    if dist.master:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        if not lock.acquire():  # before any write: a second trainer leaves the folder untouched
+            raise RunLockedError(f"Another process is already training in {run_dir}; "
+                                 f"nothing was changed.")
+        write_status(run_dir, "running", fresh=True, pid=os.getpid(), started=now(), ended=None,
+                     error=None, max_steps=config.max_steps)
+    try:
+        result = _Run(config, text, tokenizer, run_dir, dist, hooks or Hooks()).run()
+    except BaseException as exc:
+        if dist.master:
+            write_status(run_dir, "failed", ended=now(), error=str(exc) or type(exc).__name__)
+        raise
+    else:
+        if dist.master:
+            write_status(run_dir, result.status, ended=now(), step=result.step)
+    finally:
+        dist.close()
+        lock.release()  # after the last write: the next trainer sees the final status
+    return result
+
+
+class _Run:
+    """One call of :func:`train`: the data, model and optimizer on the device, then the loop."""
+
+    def __init__(self, config: TrainConfig, text: str, tokenizer, run_dir: Path, dist: Dist,
+                 hooks: Hooks) -> None:
+        self.config, self.tokenizer, self.run_dir, self.dist, self.hooks = (
+            config, tokenizer, run_dir, dist, hooks)
+        self.device = dist.device
+        self.data = prepare_data(text, tokenizer, config.block_size)
+        self.model_config = config.model_config(tokenizer.vocab_size)
+        torch.manual_seed(config.seed)  # the same initial weights on every rank
+        self.raw_model = GPT(self.model_config).to(self.device)
+        self.optimizer = make_optimizer(self.raw_model, config, self.device)
+        self.ckpt_file = checkpoint_path(run_dir)
+        self.start_step, self.elapsed_before = self._resume() if config.resume else self._start_fresh()
+        torch.manual_seed(config.seed + dist.rank + self.start_step)  # dropout differs per rank and resume
+        compile_it = should_compile(self.device, config.compile)
+        self.model = dist.wrap(torch.compile(self.raw_model) if compile_it else self.raw_model)
+        if dist.master:
+            self._write_config()
+        self.records, self.last_val, self.last_bpc, self.saved_step = [], None, None, None
+
+    def _resume(self) -> tuple[int, float]:
+        """Load the folder's checkpoint into the model and optimizer: (its step, its seconds)."""
+        if not self.ckpt_file.is_file():
+            raise ValueError(f"Cannot resume: there is no checkpoint at {self.ckpt_file}.")
+        ckpt = load_checkpoint(self.ckpt_file, tokenizer=self.tokenizer, device=self.device)
+        if ckpt.model_config != self.model_config:
+            raise CheckpointError(f"{self.ckpt_file} holds a model of another shape "
+                                  f"({ckpt.model_config}); resume with the same model settings.")
+        self.raw_model.load_state_dict(ckpt.model.state_dict())
+        if ckpt.optimizer_state:
+            load_optimizer_state(self.optimizer, ckpt.optimizer_state)
+        if self.dist.master:
+            for name in (METRICS_FILE, SAMPLES_FILE):
+                keep_records_until(self.run_dir / name, ckpt.step)
+        return ckpt.step, float(ckpt.extra.get("elapsed_s", 0.0))
+
+    def _start_fresh(self) -> tuple[int, float]:
+        if self.dist.master:
+            for name in (METRICS_FILE, SAMPLES_FILE):
+                (self.run_dir / name).unlink(missing_ok=True)
+        return 0, 0.0
+
+    def _write_config(self) -> None:
+        write_json(self.run_dir / CONFIG_FILE, {
+            "train_config": self.config.to_dict(), "model_config": self.model_config.to_dict(),
+            "tokenizer_kind": _tokenizer_kind(self.tokenizer),
+            "vocab_size": self.tokenizer.vocab_size, "n_params": self.raw_model.num_params(),
+            "device": self.device, "device_description": describe_device(self.device),
+            "world_size": self.dist.world_size, **self.data.stats(self.config.block_size)})
+
+    def _checkpoint(self, step: int, elapsed: float) -> None:
+        save_checkpoint(self.ckpt_file, self.raw_model, self.tokenizer, step, self.config.to_dict(),
+                        self.optimizer, extra={"elapsed_s": elapsed,
+                                               **self.data.stats(self.config.block_size)})
+        self.saved_step = step
+
+    def _stop_requested(self) -> bool:
+        """Rank 0 asks the hook; every rank stops at the same step."""
+        asked = self.hooks.should_stop is not None and self.dist.master and bool(self.hooks.should_stop())
+        return self.dist.any(asked)
+
+    def run(self) -> TrainResult:
+        config, dist = self.config, self.dist
+        self.train_ids, self.val_ids = self.data.train.to(self.device), self.data.val.to(self.device)
+        self.n_eval = eval_windows(config, len(self.val_ids))
+        batch_gen = torch.Generator(device=self.device)
+        run_step = make_step(self.model, self.optimizer, config, self.device, dist.enabled)
+        self.model.train()
+        self.t_start = self.t_log = time.perf_counter()
+        self.tokens_since_log, step, status = 0, self.start_step, "finished"
+        while step < config.max_steps:
+            if self._stop_requested():
+                status = "stopped"
+                break
+            batch_gen.manual_seed(config.seed * 1_000_003 + step)  # the batch depends on the step alone
+            x, y = get_batch(self.train_ids, config.batch_size, config.block_size, batch_gen,
+                             dist.rank, dist.world_size)
+            lr = get_lr(step, config)
+            loss = run_step(x, y, lr)
+            step += 1
+            self.tokens_since_log += config.batch_size * config.block_size
+            if dist.master and (self._evaluates(step) or step % config.log_interval == 0):
+                self._log(step, loss, lr)
+        if dist.master and self.saved_step != step:
+            self._checkpoint(step, self._elapsed(time.perf_counter()))
+        return TrainResult(status, step, self.last_val, self.last_bpc,
+                           self.ckpt_file if dist.master else None, self.records)
+
+    def _evaluates(self, step: int) -> bool:
+        return step % self.config.eval_interval == 0 or step == self.config.max_steps
+
+    def _elapsed(self, clock: float) -> float:
+        """Training seconds so far, across resumes."""
+        return self.elapsed_before + clock - self.t_start
+
+    def _log(self, step: int, loss: torch.Tensor, lr: float) -> None:
+        """Record a logged step (evaluating and checkpointing on evaluation steps), then a sample
+        when one is due."""
+        train_loss = loss.item()  # waits for the device: only now is the clock below honest
+        clock = time.perf_counter()
+        record = {"step": step, "train_loss": train_loss, "lr": lr,
+                  "tokens_per_s": self.tokens_since_log / max(clock - self.t_log, 1e-9),
+                  "elapsed_s": self._elapsed(clock)}
+        if self._evaluates(step):
+            record.update(self._evaluate())
+            self._checkpoint(step, record["elapsed_s"])
+        append_jsonl(self.run_dir / METRICS_FILE, record)
+        self.records.append(record)
+        if self.hooks.on_step is not None:
+            self.hooks.on_step(record)
+        config = self.config
+        if config.sample_tokens and (step % config.sample_interval == 0 or step == config.max_steps):
+            append_jsonl(self.run_dir / SAMPLES_FILE, {"step": step, "text": sample_text(
+                self.raw_model, self.tokenizer, self.device, config.sample_tokens, top_k=None)})
+        self.t_log, self.tokens_since_log = time.perf_counter(), 0  # evaluation time is not training time
+
+    def _evaluate(self) -> dict:
+        val = estimate_loss(self.raw_model, self.val_ids, self.config, self.device, self.n_eval)
+        self.last_val, self.last_bpc = val, self.data.bits_per_char(val)
+        train_est = estimate_loss(self.raw_model, self.train_ids, self.config, self.device, self.n_eval)
+        return {"val_loss": val, "train_loss_est": train_est, "val_bpc": self.last_bpc,
+                "val_bpb": self.data.bits_per_byte(val)}
+
+
+def _tokenizer_kind(tokenizer) -> str:
+    """``"char"``, or e.g. ``"bpe-char+200"`` (variant and number of merges)."""
+    merges = len(tokenizer.merge_triples)
+    if not merges and tokenizer.variant == "char":
+        return "char"
+    return f"bpe-{tokenizer.variant}+{merges}"

@@ -1,0 +1,150 @@
+"""A run folder, owned in one place: the name of every file a run keeps, the one atomic write every
+writer uses, JSON and JSON-lines records, and the run's status.
+
+Shared by the trainer (``core.gpt.loop``), the checkpoint writer, the run manager
+(``core.gpt.runs``) and the scheduler (``core.gpt.scheduler``) without importing PyTorch, so the
+scheduler process stays small.  Leaves out what the files mean to a run's life (queueing,
+permissions: ``core.gpt.runs``) and what a checkpoint holds (``core.gpt.checkpoint``).
+
+Every write is atomic and durable: a temporary file beside the target, flushed and ``fsync``-ed,
+then ``os.replace``-d over it; a reader in another process sees the old file or the new one, never
+half of it, and a crash never leaves a half-written file under the real name.
+
+The runs folder holds one folder per owner, and in it one per run: ``runs_dir/<owner>/<run>/``.
+``status.json`` is written by :func:`write_status` alone; ``status`` moves queued -> starting ->
+running -> finished / stopped / failed (and stopped or failed -> queued on resume).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+# written by the trainer
+CONFIG_FILE = "config.json"            # the training and model config, device, data statistics
+METRICS_FILE = "metrics.jsonl"         # one record per logged step
+SAMPLES_FILE = "samples.jsonl"         # text generated at intervals
+STATUS_FILE = "status.json"            # see write_status
+CHECKPOINT_FILE = "ckpt.pt"            # the latest checkpoint (core.gpt.checkpoint)
+TRAIN_LOCK_FILE = "train.lock"         # held by the one process training in this folder
+# written when a run is launched from the page (core.gpt.runs)
+TRAIN_CONFIG_FILE = "train_config.json"  # the TrainConfig the worker trains with
+CORPUS_FILE, TOKENIZER_FILE = "corpus.txt", "tokenizer.json"
+LAUNCH_FILE, LOG_FILE, SHARE_FILE = "launch.json", "train.log", "shared.json"
+# in the runs folder itself, beside the owners' folders
+QUEUE_LOCK, SCHEDULER_LOCK = ".queue.lock", ".scheduler.lock"
+QUEUE_FILE, SCHEDULER_LOG = ".queue.json", ".scheduler.log"  # the queue's caps; the scheduler's output
+
+TRAINING = ("starting", "running")
+ACTIVE = ("queued", *TRAINING)   # holds one of its owner's slots; cannot be deleted
+
+
+def default_runs_dir() -> Path:
+    """Where runs live unless a caller says: ``$BPE_EXPLORER_RUNS_DIR``, else ``runs/`` in the
+    repository (an absolute path either way)."""
+    repository = Path(__file__).resolve().parents[2]
+    return Path(os.environ.get("BPE_EXPLORER_RUNS_DIR") or repository / "runs").absolute()
+
+
+def now() -> str:
+    """The time stamps a run's files carry: UTC, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode: str = "w"):
+    """Open a temporary file beside ``path`` for writing; on a clean exit it is flushed, synced to
+    disk and renamed over ``path``; on an error it is removed and ``path`` is left as it was."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text(path, text: str) -> None:
+    with atomic_write(path) as f:
+        f.write(text)
+
+
+def write_json(path, data: dict) -> None:
+    write_text(path, json.dumps(data, ensure_ascii=False, indent=1))
+
+
+def read_json(path) -> dict:
+    """A JSON object from ``path``; a missing, unreadable or non-object file reads as ``{}``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _jsonl(records: list[dict]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
+def read_jsonl(path) -> list[dict]:
+    """Records of a JSON-lines file; a half-written last line (a run still writing) is skipped."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    records = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return records
+
+
+def append_jsonl(path, record: dict) -> None:
+    """One record more: an append of one line, which readers take whole or skip (read_jsonl)."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(_jsonl([record]))
+
+
+def keep_records_until(path, step: int) -> None:
+    """Drop the records a killed run logged after its last checkpoint: the resumed run logs
+    those steps again, and a step must not appear twice on a chart."""
+    if Path(path).is_file():
+        write_text(path, _jsonl([r for r in read_jsonl(path) if r.get("step", 0) <= step]))
+
+
+def read_status(run_dir) -> dict:
+    return read_json(Path(run_dir) / STATUS_FILE)
+
+
+def write_status(run_dir, status: str, *, fresh: bool = False, **fields) -> dict:
+    """Set the run's ``status`` and ``fields``, keeping the others already there (none when
+    ``fresh``: a trainer starting over); the only writer of ``status.json``.  Returns it."""
+    record = {**({} if fresh else read_status(run_dir)), **fields, "status": status}
+    write_json(Path(run_dir) / STATUS_FILE, record)
+    return record
+
+
+def write_queue_settings(runs_dir, max_running: int, gpus: int) -> None:
+    """The server's caps for this runs folder, read by the scheduler before every start: whoever
+    starts the scheduler, and whenever, it keeps the caps of the server that queued last."""
+    write_json(Path(runs_dir) / QUEUE_FILE, {"max_running": max(1, int(max_running)),
+                                             "gpus": max(0, int(gpus))})
+
+
+def queue_settings(runs_dir) -> dict:
+    """``{"max_running": N, "gpus": G}`` as last written (one run at a time, no GPU, if never)."""
+    saved = read_json(Path(runs_dir) / QUEUE_FILE)
+    return {"max_running": max(1, int(saved.get("max_running") or 1)),
+            "gpus": max(0, int(saved.get("gpus") or 0))}

@@ -1,0 +1,135 @@
+"""core.bpe.explain: occurrence spans against a brute-force textbook replay, trees, curves, wording."""
+
+import pytest
+
+from core import BPETokenizer
+from core.bpe.explain import (compression_curve, explain_step, merge_tree, occurrences, quoted, segment,
+                          text_window, tree_lines)
+
+SENNRICH = "low low low low low lower newer newer newer newer wider"
+TEXTS = [SENNRICH, "the cat sat on the mat the cat ran", "aaabdaaabac", "aaaa aaa aa", "low lower newest widest"]
+
+
+def brute_force(tok: BPETokenizer, text: str, k: int):
+    """Replay merges 0..k-1 on the text's base symbols (with character spans) the textbook way,
+    then list where merge k fires, left to right, non-overlapping."""
+    if tok.variant == "char":
+        chunks = [[(tok.base_ids(ch)[0], i, i + 1) for i, ch in enumerate(text)]]
+    else:
+        marker = tok.base_size - 1
+        chunks, pos = [], 0
+        for word in text.split():
+            start = text.index(word, pos)
+            pos = start + len(word)
+            chunks.append([(tok.base_ids(ch)[0], start + i, start + i + 1) for i, ch in enumerate(word)]
+                          + [(marker, pos, pos)])
+    triples = tok.merge_triples
+
+    def merge(symbols, a, b, new):
+        out, i, hits = [], 0, []
+        while i < len(symbols):
+            if i + 1 < len(symbols) and symbols[i][0] == a and symbols[i + 1][0] == b:
+                out.append((new, symbols[i][1], symbols[i + 1][2]))
+                hits.append((symbols[i][1], symbols[i + 1][2]))
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        return out, hits
+
+    for a, b, new in triples[:k]:
+        chunks = [merge(c, a, b, new)[0] for c in chunks]
+    a, b, new = triples[k]
+    return [span for c in chunks for span in merge(c, a, b, new)[1]]
+
+
+@pytest.mark.parametrize("variant", ["char", "word"])
+@pytest.mark.parametrize("text", TEXTS)
+def test_occurrences_match_textbook_replay(text, variant):
+    tok = BPETokenizer.from_text(text, 12, variant=variant)
+    for k in range(len(tok.merges)):
+        assert occurrences(tok, text, k) == brute_force(tok, text, k), (text, variant, k)
+
+
+@pytest.mark.parametrize("variant", ["char", "word"])
+def test_occurrence_count_equals_step_count_on_the_training_text(variant):
+    tok = BPETokenizer.from_text(SENNRICH, 10, variant=variant)
+    for k, step in enumerate(tok.trace):
+        # non-overlapping occurrences can be fewer than the (overlapping) pair count, never more
+        assert len(occurrences(tok, SENNRICH, k)) <= step.count
+
+
+def test_overlapping_pair_merges_once_per_two_symbols():
+    tok = BPETokenizer.from_text("aaa", 1, variant="char")
+    assert tok.merges == [("a", "a")]
+    assert occurrences(tok, "aaa", 0) == [(0, 2)]
+    assert occurrences(tok, "aaaa", 0) == [(0, 2), (2, 4)]
+
+
+def test_segment_is_the_truncated_tokenizer():
+    tok = BPETokenizer.from_text(SENNRICH, 10, variant="word")
+    assert [t.id for t in segment(tok, "lower", 0)] == tok.truncated(0).encode("lower")
+    assert [t.id for t in segment(tok, "lower", 10)] == tok.encode("lower")
+
+
+def test_byte_occurrences_can_split_a_character():
+    text = "héllo héllo"
+    tok = BPETokenizer.from_text(text, 3, variant="byte")
+    for k in range(3):
+        for s, e in occurrences(tok, text, k):
+            assert 0 <= s < e <= len(text)
+
+
+def test_step_out_of_range_is_a_clear_error():
+    tok = BPETokenizer.from_text("abab", 1)
+    with pytest.raises(ValueError, match="between 0 and 0"):
+        occurrences(tok, "abab", 1)
+
+
+def test_merge_tree_goes_down_to_characters():
+    tok = BPETokenizer.from_text(SENNRICH, 10, variant="word")
+    low = tok.stoi["low"]
+    tree = merge_tree(tok, low)
+    assert tree.text == "low"
+    assert [c.text for c in tree.children] == ["lo", "w"]
+    assert [c.text for c in tree.children[0].children] == ["l", "o"]
+    assert tree_lines(tree)[0] == "'low'  (id %d)" % low
+    assert merge_tree(tok, 0).children == ()
+
+
+def test_compression_curve_starts_at_initial_length():
+    tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")
+    curve = compression_curve(tok, len(SENNRICH))
+    assert curve[0].tokens == len(SENNRICH) and curve[0].merges == 0
+    assert [p.tokens for p in curve[1:]] == [s.length_after for s in tok.trace]
+    assert curve[-1].vocab_size == tok.vocab_size
+    assert curve[-1].chars_per_token == pytest.approx(len(SENNRICH) / tok.trace[-1].length_after)
+
+
+def test_explanation_names_pair_count_and_new_token():
+    tok = BPETokenizer.from_text("aaabdaaabac", 3, variant="char")
+    line = explain_step(tok, 0)
+    assert line == "Merge 1: 'a' + 'a' occurs 4 times — more than any other pair — so it becomes token 4, 'aa'."
+
+
+def test_explanation_mentions_ties():
+    tok = BPETokenizer.from_text(SENNRICH, 3, variant="word")
+    assert tok.trace[0].ties == 3
+    line = explain_step(tok, 0)
+    assert "3 other pairs have the same count" in line and "occurs first" in line
+
+
+def test_explanation_shows_partial_bytes_as_hex():
+    tok = BPETokenizer.from_text("héllo héllo", 1, variant="byte")
+    assert "\\xc3" in explain_step(tok, 0) or "\\xa9" in explain_step(tok, 0)
+    assert quoted("a\nb") == "'a\\nb'"
+    assert quoted("👩\u200d💻") == "'👩\\u200d💻'"
+
+
+def test_text_window_cuts_at_whitespace():
+    text = " ".join(f"word{i}" for i in range(1000))
+    window = text_window(text, 0, 100)
+    assert len(window) <= 100 and text.startswith(window) and not window.endswith("wor")
+    middle = text_window(text, 503, 100)
+    assert middle.startswith("word") and middle in text
+    assert text_window("short", 0, 100) == "short"

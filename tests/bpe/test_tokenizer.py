@@ -1,0 +1,175 @@
+"""What a user of the tokenizer checks: round trips, offsets, special tokens, files, bad input."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from core import (BPETokenizer, CharTokenizer, TokenizerFileError, UnknownCharacterError,
+                  load_tokenizer, loads_tokenizer)
+from core.corpus import CorpusError, corpus_stats, decode_corpus, read_corpus
+
+TEXT = "the cat sat on the mat the cat ran\nlow lower lowest\n"
+MULTILINGUAL = "naïve café — Привет, мир! Γειά σου 안녕하세요 你好世界 مرحبا 👩‍👩‍👧 👍🏽 e\u0301\n"
+
+
+def trained(variant, text=TEXT, merges=30, **kw):
+    return BPETokenizer.from_text(text, merges, variant=variant, **kw)
+
+
+@pytest.mark.parametrize("variant", ["char", "word", "byte"])
+def test_save_load_round_trip_keeps_every_id(tmp_path, variant):
+    tok = trained(variant, special_tokens=["<|endoftext|>"] if variant == "byte" else ())
+    tok.save(tmp_path / "tok.json")
+    loaded = load_tokenizer(tmp_path / "tok.json")
+    assert loaded == tok and loaded.vocab_size == tok.vocab_size
+    assert loaded.encode(TEXT) == tok.encode(TEXT)
+    assert json.loads((tmp_path / "tok.json").read_text())["version"] == 1
+
+
+def test_char_tokenizer_has_the_same_shape(tmp_path):
+    tok = CharTokenizer.from_text(TEXT)
+    assert tok.vocab_size == len(set(TEXT)) and tok.merges == []
+    assert tok.decode(tok.encode(TEXT)) == TEXT
+    tok.save(tmp_path / "c.json")
+    assert isinstance(load_tokenizer(tmp_path / "c.json"), CharTokenizer)
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"", "not valid JSON"),
+    (b"{not json", "not valid JSON"),
+    (b"\xff\xfe garbage", "not UTF-8"),
+    (b"[1, 2, 3]", "expected a JSON object"),
+    (b'{"format": "bpe-explorer/tokenizer", "version": 99}', "version 99"),
+    (b'{"version": 1, "model": {"type": "BPE"}}', "not a BPE Explorer tokenizer"),
+    (b'{"format": "bpe-explorer/tokenizer", "version": 1, "variant": "char", "alphabet": ["a"], '
+     b'"merges": [[0, 7, 1]]}', "does not exist"),
+    (b'{"format": "bpe-explorer/tokenizer", "version": 1, "variant": "char"}', "missing"),
+    (b'{"chars": ["a", "b"], "merges": [["a", "zz"]]}', "'zz'"),
+])
+def test_corrupt_tokenizer_files_name_the_problem(tmp_path, content, problem):
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(TokenizerFileError, match=problem):
+        load_tokenizer(path)
+    with pytest.raises(TokenizerFileError):
+        loads_tokenizer(content)
+
+
+def test_missing_tokenizer_file_is_a_clear_error(tmp_path):
+    with pytest.raises(TokenizerFileError, match="Cannot read"):
+        load_tokenizer(tmp_path / "nope.json")
+
+
+def test_unseen_character_error_names_character_and_position():
+    tok = trained("char")
+    text = "the cat sat on a Zero"
+    with pytest.raises(UnknownCharacterError) as info:
+        tok.encode(text)
+    assert info.value.char == "Z" and info.value.position == text.index("Z") == 17
+    assert "'Z'" in str(info.value) and "position 17" in str(info.value)
+    assert tok.decode(tok.encode(text, unknown="skip")) == "the cat sat on a ero"
+    assert tok.unknown_characters("aZtQ") == [(1, "Z"), (3, "Q")]
+
+
+def test_word_variant_unseen_character_position_is_in_the_whole_text():
+    tok = trained("word")
+    with pytest.raises(UnknownCharacterError) as info:
+        tok.encode("the cat sat quietly")
+    assert info.value.position == "the cat sat quietly".index("q")
+
+
+@pytest.mark.parametrize("variant", ["char", "byte"])
+def test_offsets_cover_the_text(variant):
+    text = MULTILINGUAL if variant == "byte" else TEXT
+    tok = trained(variant, text=text * 3, merges=60)
+    tokens = tok.encode_tokens(text)
+    assert [t.id for t in tokens] == tok.encode(text)
+    if variant == "char":
+        assert "".join(text[t.start:t.end] for t in tokens) == text
+    else:  # a byte token may end inside a character; spans then overlap on that character
+        assert tokens[0].start == 0 and tokens[-1].end == len(text)
+        assert all(a.end >= b.start for a, b in zip(tokens, tokens[1:]))
+
+
+def test_word_offsets_point_at_the_words():
+    tok = trained("word")
+    text = "  the   cat\n"
+    spans = [text[t.start:t.end] for t in tok.encode_tokens(text)]
+    assert "".join(spans) == "thecat"
+
+
+def test_special_tokens_are_never_split():
+    tok = BPETokenizer.from_text("hello<|endoftext|>world " * 20, 40, variant="byte", pattern="gpt2",
+                                 special_tokens=["<|endoftext|>"])
+    eot = tok.special_tokens["<|endoftext|>"]
+    ids = tok.encode("hi<|endoftext|>there")
+    assert ids.count(eot) == 1 and tok.decode(ids) == "hi<|endoftext|>there"
+    assert eot not in tok.encode("hi<|endoftext|>there", allowed_special="none")
+    assert all(eot not in (s.left, s.right) for s in tok.trace)  # never merged during training
+
+
+@pytest.mark.parametrize("pattern", [None, "gpt2", "gpt4", r"\w+|\s+|[^\w\s]+"])
+def test_byte_variant_round_trips_any_unicode(pattern):
+    tok = trained("byte", text=MULTILINGUAL * 5, merges=80, pattern=pattern)
+    for text in (MULTILINGUAL, "\x00\r\n\t", "🤖" * 7, "unseen: ∮ ℵ ᚠ"):
+        assert tok.decode(tok.encode(text)) == text
+
+
+def test_token_str_shows_partial_utf8_bytes_honestly():
+    tok = trained("byte", text="😀😀😀😀", merges=2)
+    partial = tok.trace[0].new_id  # the first merge joins two bytes of the emoji's UTF-8
+    assert "\\x" in tok.token_str(partial) and "\ufffd" not in tok.token_str(partial)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: BPETokenizer.from_text("", 10), "empty"),
+    (lambda: BPETokenizer.from_text("abc", -1), "0 or more"),
+    (lambda: BPETokenizer.from_text("   \n ", 5, variant="word"), "no words"),
+    (lambda: BPETokenizer.from_text("abc", 5, variant="bogus"), "Unknown BPE variant"),
+    (lambda: BPETokenizer.from_text("abc", 5, variant="byte", pattern="(unclosed"), "not a valid regular"),
+    (lambda: BPETokenizer.from_text("abc", 5, variant="word", end_of_word=""), "marker"),
+    (lambda: trained("char").truncated(999), "between 0 and"),
+    (lambda: trained("char").decode([10**6]), "not in this vocabulary"),
+])
+def test_bad_arguments_raise_value_error_with_a_message(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_more_merges_than_possible_stops_early_and_says_so():
+    tok = BPETokenizer.from_text("abcabc", 100)
+    assert tok.exhausted and len(tok.merges) < 100 and tok.encode("abcabc") == [tok.vocab_size - 1]
+
+
+def test_non_utf8_corpus_names_the_byte(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("café au lait".encode("latin-1"))
+    with pytest.raises(CorpusError, match="offset 3"):
+        read_corpus(path)
+    assert read_corpus(path, errors="replace") == "caf\ufffd au lait"
+    assert decode_corpus("\ufeffhi".encode()) == "hi"
+
+
+def test_corpus_stats():
+    text = "héllo wörld\nbye"
+    stats = corpus_stats(text)
+    assert (stats.characters, stats.bytes, stats.words, stats.lines) == (15, 17, 3, 2)
+    assert stats.unique_characters == len(set(text)) == 13
+
+
+@pytest.mark.slow
+def test_fifty_megabyte_corpus_trains_with_progress(shakespeare):
+    text = (shakespeare * 46)[:50_000_000]
+    progress = []
+    tok = BPETokenizer.from_text(text, 12, progress=lambda done, total: progress.append(done))
+    assert progress[-1] == 12 and len(tok.merges) == 12
+    small = BPETokenizer.from_text(shakespeare, 12)
+    assert tok.merges[:3] == small.merges[:3]
+
+
+def test_core_imports_no_streamlit():
+    code = "import sys, core, core.bpe.trainer, core.bpe.files, core.corpus; print('streamlit' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,141 @@
+"""The fast trainer and encoder against the textbook oracle, on fixed corpora and random text."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core import BPETokenizer, BPETrainer
+from core.bpe import _educational as oracle
+from core.bpe import _encode_kernels
+from core.bpe import _train_kernels as kernels
+from core.bpe.pretokenize import byte_chunks, resolve_pattern
+
+
+FEW_LETTERS = st.text(alphabet="ab c\n", min_size=1, max_size=60)
+ANY_TEXT = st.text(min_size=1, max_size=80)
+
+
+def oracle_merges(text, variant, num_merges, pattern=None):
+    """What the textbook trains, as (left, right, new, count) tuples."""
+    if variant == "char":
+        alphabet = sorted(set(text))
+        return oracle.train(oracle.char_chunks(text, alphabet), num_merges, len(alphabet))
+    if variant == "word":
+        alphabet = sorted(set("".join(text.split()))) + ["</w>"]
+        return oracle.train(oracle.word_chunks(text, alphabet), num_merges, len(alphabet))
+    pieces = [text[s:e] for s, e, _ in byte_chunks(text, resolve_pattern(pattern))]
+    return oracle.train(oracle.byte_chunks(pieces), num_merges, 256)
+
+
+def ours(tok):
+    return [(s.left, s.right, s.new_id, s.count) for s in tok.trace]
+
+
+@pytest.mark.parametrize("variant", ["char", "word", "byte"])
+def test_same_merges_as_textbook_on_the_verdict(verdict, variant):
+    text = verdict[:6000]
+    tok = BPETokenizer.from_text(text, 120, variant=variant, pattern="gpt2" if variant == "byte" else None)
+    assert ours(tok) == oracle_merges(text, variant, 120, "gpt2")
+
+
+def test_same_merges_as_textbook_on_shakespeare_excerpt(shakespeare):
+    text = shakespeare[:20000]
+    assert ours(BPETokenizer.from_text(text, 150)) == oracle_merges(text, "char", 150)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=FEW_LETTERS, num_merges=st.integers(0, 30))
+def test_char_variant_matches_textbook_on_random_text(text, num_merges):
+    tok = BPETokenizer.from_text(text, num_merges)
+    assert ours(tok) == oracle_merges(text, "char", num_merges)
+    assert tok.exhausted == (len(tok.merges) < num_merges)
+    ids = tok.encode(text)
+    assert ids == oracle.encode(oracle.char_chunks(text, tok.chars)[0][0], ours(tok))
+    assert tok.decode(ids) == text
+    assert (tok.trace[-1].length_after if tok.trace else len(text)) == len(ids)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(alphabet="ab c\n\t", min_size=1, max_size=60).filter(lambda t: len(t.split()) > 0),
+       num_merges=st.integers(0, 20))
+def test_word_variant_matches_textbook_on_random_text(text, num_merges):
+    tok = BPETokenizer.from_text(text, num_merges, variant="word")
+    assert ours(tok) == oracle_merges(text, "word", num_merges)
+    assert tok.decode(tok.encode(text)) == " ".join(text.split())
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=ANY_TEXT, num_merges=st.integers(0, 25), pattern=st.sampled_from([None, "gpt2", "gpt4"]))
+def test_byte_variant_matches_textbook_and_round_trips_any_unicode(text, num_merges, pattern):
+    tok = BPETokenizer.from_text(text, num_merges, variant="byte", pattern=pattern)
+    assert ours(tok) == oracle_merges(text, "byte", num_merges, pattern)
+    assert tok.decode(tok.encode(text)) == text
+
+
+@settings(max_examples=60, deadline=None)
+@given(train=FEW_LETTERS, other=st.text(alphabet="abc \n", max_size=80), k=st.integers(0, 15))
+def test_encoding_new_text_equals_book_encoder(train, other, k):
+    tok = BPETokenizer.from_text(train, k)
+    other = "".join(ch for ch in other if ch in tok.chars)
+    book = oracle.encode(oracle.char_chunks(other, tok.chars)[0][0], tok.merge_triples)
+    assert tok.encode(other) == book
+
+
+def test_truncated_equals_training_fewer_merges(verdict):
+    text = verdict[:5000]
+    full = BPETokenizer.from_text(text, 200)
+    for k in (0, 1, 57, 200):
+        assert full.truncated(k).merge_triples == BPETokenizer.from_text(text, k).merge_triples
+        assert full.truncated(k).encode(text) == BPETokenizer.from_text(text, k).encode(text)
+
+
+def test_trace_reports_competitors_ties_and_lengths():
+    tok = BPETokenizer.from_text("abab cdcd", 3, top_k=4)
+    first = tok.trace[0]
+    assert first.competitors[0] == (first.left, first.right, first.count)
+    counts = [c for _, _, c in first.competitors]
+    assert counts == sorted(counts, reverse=True) and len(counts) <= 4
+    assert first.ties == sum(1 for c in counts[1:] if c == first.count)
+    assert [s.length_after for s in tok.trace] == [len(tok.truncated(k + 1).encode("abab cdcd")) for k in range(3)]
+
+
+def test_generator_can_stop_and_resume_with_progress():
+    seen = []
+    trainer = BPETrainer("the cat sat on the mat the cat ran" * 3)
+    first = list(trainer.run(5, progress=lambda done, total: seen.append((done, total))))
+    more = list(trainer.run(5))
+    assert [s.index for s in first + more] == list(range(10))
+    assert seen[-1] == (5, 5)
+    assert BPETokenizer.from_trainer(trainer).merge_triples == BPETokenizer.from_text("the cat sat on the mat the cat ran" * 3, 10).merge_triples
+
+
+def _kernel(name):
+    """A compiled kernel by name, from the training or the encoding half."""
+    return getattr(kernels, name, None) or getattr(_encode_kernels, name)
+
+
+def test_compiled_kernels_equal_their_uncompiled_source():
+    """numba's compiled kernels against the same source run as plain Python (``py_func``)."""
+    rng = np.random.default_rng(0)
+    seq = rng.integers(0, 4, size=300).astype(np.int32)
+    seq[rng.integers(0, 300, size=20)] = kernels.SEPARATOR
+    weights = rng.integers(1, 5, size=300).astype(np.int32)
+    names = ["count_pairs", "heap_from_counts", "index_pairs", "rank_pairs", "merge_pair", "apply_merges"]
+    results = []
+    for compiled in (True, False):
+        k = {name: _kernel(name) if compiled else _kernel(name).py_func for name in names}
+        s, w = seq.copy(), weights.copy()
+        counts = k["count_pairs"](s, w, len(s))
+        hc, hk, size = k["heap_from_counts"](counts, 8192)
+        nxt, prv, slots, head, slot_len, pool_pos, pool_next, used = k["index_pairs"](s, 8192, 8192)
+        steps = []
+        for new in range(4, 12):
+            keys, cnts, first, size = k["rank_pairs"](counts, hc, hk, size, s, nxt, slots, head,
+                                                      pool_pos, pool_next, 5)
+            a, b = int(keys[0] >> 32), int(keys[0] & 0xFFFFFFFF)
+            removed, size, used = k["merge_pair"](s, nxt, prv, w, counts, hc, hk, size, slots, head,
+                                                  slot_len, pool_pos, pool_next, used, a, b, new)
+            steps.append((keys.tolist(), cnts.tolist(), first.tolist(), int(removed), s.tolist()))
+        results.append(steps)
+    assert results[0] == results[1]

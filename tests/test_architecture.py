@@ -1,0 +1,127 @@
+"""The codebase's shape, checked: what a newcomer relies on when finding their way around.
+
+- ``core.bpe`` (the tokenizer library) never imports ``core.gpt``, torch or streamlit; ``core``
+  imports no streamlit at all.
+- The import graph of ``core``, ``ui`` and ``pages`` has no circle, counting imports inside
+  functions too (a function-level import that dodges a circle is still a circle).
+- No module over 300 lines; no function over 60 lines, except a numba kernel that must stay one
+  loop.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("core", "ui", "pages")
+MAX_MODULE_LINES = 300
+MAX_FUNCTION_LINES = 60
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """The project modules ``name`` imports, anywhere in its body."""
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    targets = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in node.names:  # a submodule by name, else a name from the module itself
+                sub = f"{base}.{alias.name}"
+                targets.add(sub if sub in MODULES else base)
+    return {t for t in targets if t in MODULES and t != name}
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _find_cycle() -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(GRAPH[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for module in sorted(GRAPH):
+        if module not in state and (cycle := visit(module)):
+            return cycle
+    return None
+
+
+def test_the_import_graph_has_no_circle():
+    cycle = _find_cycle()
+    assert cycle is None, "import circle: " + " -> ".join(cycle)
+
+
+def test_the_tokenizer_library_never_imports_the_gpt_side():
+    offenders = sorted(f"{m} -> {t}" for m, ts in GRAPH.items() if m.startswith("core.bpe")
+                       for t in ts if not t.startswith("core.bpe"))
+    assert offenders == []
+
+
+@pytest.mark.parametrize("module, absent", [
+    ("core.bpe", ("torch", "streamlit", "core.gpt")),
+    ("core", ("streamlit",)),
+])
+def test_importing_a_library_loads_only_what_it_needs(module, absent):
+    code = (f"import sys, {module}; "
+            f"print(','.join(m for m in {absent!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "", f"`import {module}` loaded {out}"
+
+
+def test_no_module_is_too_long():
+    long = {name: n for name, path in MODULES.items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}, f"modules over {MAX_MODULE_LINES} lines: {long}"
+
+
+def _is_kernel(node: ast.FunctionDef) -> bool:
+    return any("njit" in ast.unparse(d) or "jit" in ast.unparse(d) for d in node.decorator_list)
+
+
+def test_no_function_is_too_long():
+    long = {}
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _is_kernel(node):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    long[f"{name}.{node.name}"] = length
+    assert long == {}, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
