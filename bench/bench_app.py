@@ -6,16 +6,14 @@ fragment rerun the browser does), on a 20 KB English corpus with 300 merges, tra
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from ui.samples import python_docs_corpus  # noqa: E402
+from ui.samples import python_docs_corpus
 
 
 def main() -> None:

@@ -17,19 +17,18 @@ import time
 
 LAUNCH = time.perf_counter()  # before torch is imported: "wall from launch" counts everything
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from core.bpe import CharTokenizer  # noqa: E402
-from core.corpus import download_tiny_shakespeare, read_corpus  # noqa: E402
-from core.gpt.config import make_config  # noqa: E402
-from core.gpt.loop import Hooks, train  # noqa: E402
+from core.bpe import CharTokenizer
+from core.corpus import download_tiny_shakespeare, read_corpus
+from core.gpt.config import make_config
+from core.gpt.loop import Hooks, train
 
 
 def main() -> int:

@@ -24,16 +24,15 @@ from pathlib import Path
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from core.bpe import CharTokenizer  # noqa: E402
-from core.gpt.checkpoint import checkpoint_path, save_checkpoint  # noqa: E402
-from core.gpt.config import make_config  # noqa: E402
-from core.gpt.data import get_batch  # noqa: E402
-from core.gpt.device import describe_device, detect_device  # noqa: E402
-from core.gpt.evaluate import estimate_loss, eval_windows  # noqa: E402
-from core.gpt.model import GPT  # noqa: E402
-from core.gpt.step import make_optimizer, make_step  # noqa: E402
+from core.bpe import CharTokenizer
+from core.gpt.checkpoint import checkpoint_path, save_checkpoint
+from core.gpt.config import make_config
+from core.gpt.data import get_batch
+from core.gpt.device import describe_device, detect_device
+from core.gpt.evaluate import estimate_loss, eval_windows
+from core.gpt.model import GPT
+from core.gpt.step import make_optimizer, make_step
 
 
 def sync(device: str) -> None:

@@ -3,6 +3,7 @@ GPT runs at once.  Reports step latency (p50/p95), the server's memory before, d
 and how many runs trained at once against the cap.
 
     python bench/bench_server.py [--sessions 10 30] [--clicks 10] [--chars 100000] [--launchers 10]
+                                 [--steps 30]
 
 Each session is a websocket client speaking Streamlit's own protocol (``streamlit_client.py``),
 with its own owner id in the URL, pasting its own corpus (so nothing is shared between sessions by
@@ -27,11 +28,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from streamlit_client import Session  # noqa: E402
-from ui.samples import python_docs_corpus  # noqa: E402
+from streamlit_client import Session
+from core.gpt.runs import list_runs
+from ui.samples import python_docs_corpus
 
 PASTE_LABEL = "Or paste your own text"
 
@@ -118,6 +118,39 @@ async def learn_phase(url: str, pid: int, n: int, clicks: int, chars: int) -> di
             "p95_ms": 1000 * flat[int(0.95 * (len(flat) - 1))], "peak_mb": during}
 
 
+async def launch_from(url: str, owner: str, text: str, steps: int) -> Session:
+    """A tab on Train a GPT with a corpus pasted and a short run set up, Launch not yet clicked."""
+    s = await open_session(url, owner, text)
+    await s.rerun(page="train_gpt")
+    s.keep("Steps", int_value=steps)
+    await s.rerun(page="train_gpt")
+    return s
+
+
+def watch_queue(runs_dir: Path, expected: int, timeout: float) -> dict:
+    """Poll every run folder until ``expected`` runs have ended; the most seen training at once."""
+    most, start, statuses = 0, time.monotonic(), {}
+    while time.monotonic() - start < timeout:
+        runs = list_runs(runs_dir)
+        statuses = {r.name: r.status for r in runs}
+        most = max(most, sum(r.training for r in runs))
+        if len(runs) == expected and not any(r.active for r in runs):
+            break
+        time.sleep(0.2)
+    return {"most_training": most, "seconds": time.monotonic() - start, "statuses": statuses}
+
+
+async def launch_phase(url: str, runs_dir: Path, n: int, steps: int, timeout: float) -> dict:
+    text = python_docs_corpus(20_000)
+    sessions = await asyncio.gather(*(launch_from(url, owner_id(1000 + i), text, steps)
+                                      for i in range(n)))
+    clicks = await asyncio.gather(*(s.rerun(page="train_gpt", trigger=s.button("🚀 Launch"))
+                                    for s in sessions))
+    await asyncio.gather(*(s.close() for s in sessions))
+    watched = await asyncio.to_thread(watch_queue, runs_dir, n, timeout)
+    return {"launch_p95_ms": 1000 * sorted(clicks)[int(0.95 * (n - 1))], **watched}
+
+
 def settle(pid: int, seconds: float) -> float:
     """RSS once disconnected sessions have expired (TTL 10 s) and the garbage is collected."""
     deadline = time.monotonic() + seconds
@@ -131,9 +164,12 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, nargs="+", default=[10, 30])
     parser.add_argument("--clicks", type=int, default=10)
     parser.add_argument("--chars", type=int, default=100_000)
+    parser.add_argument("--launchers", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=30)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        proc, url = start_server(Path(tmp) / "runs", {})
+        runs_dir = Path(tmp) / "runs"
+        proc, url = start_server(runs_dir, {})
         try:
             warm = asyncio.run(learn_phase(url, proc.pid, 1, 2, args.chars))  # imports, compiled kernels
             baseline = settle(proc.pid, 25)
@@ -148,6 +184,12 @@ def main() -> None:
                 print(f"| {n} | {r['clicks']} | {r['p50_ms']:.0f} ms | {r['p95_ms']:.0f} ms | "
                       f"{before:.0f} MB | {r['peak_mb']:.0f} MB | {after:.0f} MB "
                       f"({100 * (after - baseline) / baseline:+.0f} % vs baseline) |", flush=True)
+            if args.launchers:
+                r = asyncio.run(launch_phase(url, runs_dir, args.launchers, args.steps, 1800))
+                ended = sorted(set(r["statuses"].values()))
+                print(f"{args.launchers} sessions clicked Launch at once ({args.steps} steps each): "
+                      f"at most {r['most_training']} training at once; all ended in "
+                      f"{r['seconds']:.0f} s as {ended}; Launch reply p95 {r['launch_p95_ms']:.0f} ms")
         finally:
             proc.terminate()
             proc.wait(timeout=30)

@@ -11,15 +11,17 @@ import pandas as pd
 import streamlit as st
 
 from core import loads_tokenizer
-from core.corpus import shared_file
+from core.bpe import VARIANTS, GPT2FileError, PatternTimeoutError, TokenizerFileError
 from core.bpe.explain import compression_curve, unseen_words
 from core.bpe.gpt2 import MAX_FILE_BYTES
+from core.bpe.interop import ExportError, hf_tokenizer_json
+from core.corpus import shared_file
+from ui import state
+from ui.cache import TRAINING_ERRORS, gpt2_tokenizer, session_tokenizer, train_tokenizer
 from ui.controls import corpus_and_settings
 from ui.frame import require_frame
 from ui.render import md_safe, show_error, show_tokens, string_tokens_html
-from ui.state import get_trained_tokenizer, gpt2_tokenizer, setting, train_tokenizer
 
-DEFAULT_TEST = "the lowest newer wider tokens <b>hi</b> ünïcode 👋"
 MAX_TEST_CHARS = 20_000
 MAX_TOKENIZER_FILE_BYTES = 16 * 2**20  # a 5,000-merge tokenizer file is ~0.3 MB
 
@@ -29,18 +31,15 @@ st.caption("A character tokenizer spends one token per character. BPE spends few
            "corpus: the ratio *characters per token* says how much it compresses.")
 
 name, text = corpus_and_settings()
-ss = st.session_state
 try:
-    tok = get_trained_tokenizer()
-    char_tok = train_tokenizer(text, "char", 0, progress=False)
-except ValueError as exc:
+    tok = session_tokenizer()
+    char_tok = train_tokenizer(text, "char", 0, progress=False, digest=state.corpus_digest())
+except TRAINING_ERRORS as exc:
     show_error(exc)
     st.stop()
 
-ss.setdefault("_test_text", DEFAULT_TEST)
-ss["test_text"] = ss["_test_text"][:MAX_TEST_CHARS]
-test = st.text_area("Test text", key="test_text", height=90, max_chars=MAX_TEST_CHARS,
-                    on_change=lambda: ss.__setitem__("_test_text", ss["test_text"]),
+test = st.text_area("Test text", height=90, max_chars=MAX_TEST_CHARS,
+                    **state.keep("test_text", max_chars=MAX_TEST_CHARS),
                     help="Any text: words the corpus never saw, other scripts, emoji, code.")
 test = test[:MAX_TEST_CHARS]  # the box's limit, kept here too: a client can send more
 
@@ -70,13 +69,14 @@ def show_counts() -> None:
          "test tokens": bpe_test, "test chars/token": round(len(test) / bpe_test, 3) if bpe_test else None},
     ])
     st.dataframe(table, hide_index=True, width="stretch")
-    if tok.variant == "word":
+    if tok.end_of_word:
         st.caption("The word variant counts one end-of-word marker per word and drops the spaces.")
 
 
 def show_test_tokens() -> None:
     unseen = tok.unknown_characters(test)
-    chars = list(dict.fromkeys(ch for _, ch in unseen if not (tok.variant == "word" and ch.isspace())))
+    # the word variant drops whitespace rather than encoding it: not an unseen character there
+    chars = list(dict.fromkeys(ch for _, ch in unseen if not (tok.end_of_word and ch.isspace())))
     if chars:
         st.warning("Not in the corpus alphabet, so this tokenizer cannot encode them (shown in red, one "
                    "token each): " + ", ".join(f"{md_safe(repr(c))} (U+{ord(c):04X})" for c in chars)
@@ -98,15 +98,13 @@ def show_curves() -> None:
     st.caption("One training run per variant: the first k merges of a run are the tokenizer with k "
                "merges (the prefix property), so each curve costs one run.")
     n = len(tok.merge_triples)
-    marker = setting("end_of_word") or "</w>"
-    choice = setting("pattern_choice")
-    pattern = setting("custom_pattern") if choice == "custom" else {"none": None}.get(choice, choice)
     rows = []
-    for variant in ("char", "word", "byte"):
+    for variant in VARIANTS:
+        settings = state.tokenizer_settings(variant)
         try:
-            vtok = train_tokenizer(text, variant, n, marker if variant == "word" else None,
-                                   pattern if variant == "byte" else None)
-        except ValueError as exc:
+            vtok = train_tokenizer(text, variant, n, settings.end_of_word, settings.pattern,
+                                   digest=state.corpus_digest())
+        except TRAINING_ERRORS as exc:
             st.warning(f"{variant}: {md_safe(str(exc))}")
             continue
         rows += [{"variant": variant, "merges": p.merges, "chars per token": p.chars_per_token}
@@ -115,7 +113,7 @@ def show_curves() -> None:
     lines = alt.Chart(curve).mark_line().encode(
         x=alt.X("merges:Q", title="merges", axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("chars per token:Q"),
-        color=alt.Color("variant:N", scale=alt.Scale(domain=["char", "word", "byte"])),
+        color=alt.Color("variant:N", scale=alt.Scale(domain=list(VARIANTS))),
         tooltip=["variant", "merges", alt.Tooltip("chars per token:Q", format=".3f")])
     chosen = curve[(curve.variant == tok.variant) & (curve.merges == n)]
     point = alt.Chart(chosen).mark_point(size=160, filled=True, color="#dc2626").encode(
@@ -131,8 +129,8 @@ def gpt2_files() -> tuple[bytes, bytes, str, str] | None:
         return vocab_path.read_bytes(), encoder_path.read_bytes(), "vocab.bpe", "encoder.json"
     up = st.columns(2)
     limit = MAX_FILE_BYTES // 2**20
-    vocab_up = up[0].file_uploader("GPT-2 vocab.bpe", type=["bpe"], key="gpt2_vocab", max_upload_size=limit)
-    enc_up = up[1].file_uploader("GPT-2 encoder.json", type=["json"], key="gpt2_encoder",
+    vocab_up = up[0].file_uploader("GPT-2 vocab.bpe", type=["bpe"], key="compare_gpt2_vocab", max_upload_size=limit)
+    enc_up = up[1].file_uploader("GPT-2 encoder.json", type=["json"], key="compare_gpt2_encoder",
                                  max_upload_size=limit)
     if not (vocab_up and enc_up):
         st.caption("GPT-2's files (vocab.bpe and encoder.json) are not on this machine: upload both to "
@@ -140,7 +138,7 @@ def gpt2_files() -> tuple[bytes, bytes, str, str] | None:
         return None
     for upload in (vocab_up, enc_up):
         if upload.size > MAX_FILE_BYTES:
-            raise ValueError(f"{upload.name} is {upload.size / 2**20:.1f} MB; GPT-2's files are under "
+            raise GPT2FileError(f"{upload.name} is {upload.size / 2**20:.1f} MB; GPT-2's files are under "
                              f"{limit} MB.")
     return vocab_up.getvalue(), enc_up.getvalue(), vocab_up.name, enc_up.name
 
@@ -152,7 +150,7 @@ def show_gpt2() -> None:
             return
         gpt2 = gpt2_tokenizer(*files)
         gtokens = gpt2.encode_tokens(test)
-    except ValueError as exc:
+    except (GPT2FileError, PatternTimeoutError) as exc:
         show_error(exc, "Could not load GPT-2's tokenizer: ")
         return
     st.metric("GPT-2 tokens (test text)", f"{len(gtokens):,}")
@@ -164,33 +162,29 @@ def show_downloads() -> None:
     d = st.columns(2)
     d[0].download_button("Download our tokenizer (JSON)", json.dumps(tok.to_dict(), ensure_ascii=False),
                          file_name=f"bpe-{tok.variant}-{n}.json", mime="application/json")
-    if tok.variant != "byte":
+    if tok.variant_rules.has_alphabet:
         d[1].caption("Hugging Face tokenizer.json export is for the byte variant.")
         return
     try:
-        from core.bpe.interop import hf_tokenizer_json
-
         d[1].download_button("Download Hugging Face tokenizer.json", hf_tokenizer_json(tok),
                              file_name="tokenizer.json", mime="application/json")
-    except ImportError:
-        d[1].caption("Hugging Face export is not available in this version of core.")
-    except ValueError as exc:
+    except ExportError as exc:
         d[1].caption(f"Hugging Face export: {md_safe(str(exc))}")
 
 
 def show_loaded_tokenizer() -> None:
     uploaded = st.file_uploader("Load a tokenizer file (ours, or the book's {chars, merges} JSON)",
-                                type=["json"], key="tok_upload",
+                                type=["json"], key="compare_tokenizer_upload",
                                 max_upload_size=MAX_TOKENIZER_FILE_BYTES // 2**20)
     if uploaded is None:
         return
     try:
         if uploaded.size > MAX_TOKENIZER_FILE_BYTES:
-            raise ValueError(f"{uploaded.name} is {uploaded.size / 2**20:.1f} MB; a tokenizer file may "
+            raise TokenizerFileError(f"{uploaded.name} is {uploaded.size / 2**20:.1f} MB; a tokenizer file may "
                              f"be at most {MAX_TOKENIZER_FILE_BYTES // 2**20} MB.")
         loaded = loads_tokenizer(uploaded.getvalue(), uploaded.name)
         pieces = loaded.tokenize(test) if test else None
-    except ValueError as exc:
+    except (TokenizerFileError, PatternTimeoutError) as exc:
         show_error(exc)
         return
     st.success(f"Loaded {md_safe(uploaded.name)}: {loaded.variant} tokenizer, "
@@ -202,19 +196,19 @@ def show_loaded_tokenizer() -> None:
 
 
 def section(draw, title: str | None = None) -> None:
-    """A section of the page; a bad input inside it (a split pattern too slow for the test text,
-    a broken file) becomes a message there and the page goes on."""
+    """A section of the page; a split pattern too slow for the test text becomes a message there
+    and the page goes on (each section catches its own file errors)."""
     if title:
         st.subheader(title)
     try:
         draw()
-    except ValueError as exc:
+    except PatternTimeoutError as exc:
         show_error(exc)
 
 
 section(show_counts)
 st.subheader("The test text, token by token")
-show_ids = st.toggle("Show ids and bytes", key="cmp_show_ids")
+show_ids = st.toggle("Show ids and bytes", key="compare_show_ids")
 section(show_test_tokens)
 section(show_curves, "Compression vs number of merges")
 section(show_gpt2, "GPT-2's tokenizer on the same text")

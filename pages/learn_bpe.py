@@ -10,8 +10,10 @@ from core.bpe.explain import (explain_step, merge_tree, occurrence_indices, quot
 from ui.charts import curves_spec, pair_frequency_spec
 from ui.controls import corpus_and_settings
 from ui.frame import require_frame
+from core.bpe import PatternTimeoutError
+from ui import state
+from ui.cache import TRAINING_ERRORS, session_tokenizer
 from ui.render import md_safe, show_error, show_tokens
-from ui.state import PLAYING, STEP, get_trained_tokenizer
 
 WINDOW = 2000
 SPEEDS = [1, 2, 5, 10, 20]
@@ -24,13 +26,12 @@ st.caption("Byte-pair encoding starts from single characters (or bytes) and, aga
 
 name, text = corpus_and_settings()
 try:
-    tok = get_trained_tokenizer()
-except ValueError as exc:
+    tok = session_tokenizer()
+except TRAINING_ERRORS as exc:
     show_error(exc)
     st.stop()
 
 n = len(tok.merge_triples)
-ss = st.session_state
 if tok.exhausted:
     st.info(f"The corpus ran out of pairs after {n} merges: every chunk is a single token now.")
 if n == 0:
@@ -47,40 +48,43 @@ window = text_window(text, int(window_start), WINDOW)
 
 top = st.columns([3, 2])
 speed = top[1].select_slider("Play speed (merges per second)", SPEEDS, value=5, key="learn_speed")
-ss[STEP] = min(max(int(ss.get(STEP, 0)), 0), n)
-playing = bool(ss.get(PLAYING))
+state.set_learn_step(min(max(state.learn_step(), 0), n))
+playing = state.playing()
 
 
 def _go(delta: int | None = None, to: int | None = None) -> None:
-    ss[STEP] = min(max((to if to is not None else ss[STEP] + delta), 0), n)
+    state.set_learn_step(min(max((to if to is not None else state.learn_step() + delta), 0), n))
+
+
+def _pause() -> None:
+    state.set_playing(False)
+    st.rerun()
 
 
 @st.fragment(run_every=1.0 / speed if playing else None)
 def stepper() -> None:
     started = time.perf_counter()
-    if ss.get(PLAYING):
-        if ss[STEP] >= n:
-            ss[PLAYING] = False
-            st.rerun()
-        ss[STEP] += 1
+    if state.playing():
+        if state.learn_step() >= n:
+            _pause()
+        state.set_learn_step(state.learn_step() + 1)
     b = st.columns(5)
     b[0].button("⏮ Reset", on_click=_go, kwargs={"to": 0}, width="stretch")
-    b[1].button("◀ Previous", on_click=_go, args=(-1,), disabled=ss[STEP] == 0, width="stretch")
-    if ss.get(PLAYING):
+    b[1].button("◀ Previous", on_click=_go, args=(-1,), disabled=state.learn_step() == 0, width="stretch")
+    if state.playing():
         if b[2].button("⏸ Pause", type="primary", width="stretch"):
-            ss[PLAYING] = False
-            st.rerun()
-    elif b[2].button("▶ Play", type="primary", width="stretch", disabled=ss[STEP] >= n):
-        ss[PLAYING] = True
+            _pause()
+    elif b[2].button("▶ Play", type="primary", width="stretch", disabled=state.learn_step() >= n):
+        state.set_playing(True)
         st.rerun()
-    b[3].button("Next ▶", on_click=_go, args=(1,), disabled=ss[STEP] >= n, width="stretch")
+    b[3].button("Next ▶", on_click=_go, args=(1,), disabled=state.learn_step() >= n, width="stretch")
     b[4].button("All merges ⏭", on_click=_go, kwargs={"to": n}, width="stretch")
-    st.slider("Merges done", 0, n, key=STEP)
+    st.slider("Merges done", 0, n, key=state.LEARN_STEP)
     try:
-        show_step(ss[STEP])
-    except ValueError as exc:  # a custom split pattern too slow even for the window of text
+        show_step(state.learn_step())
+    except PatternTimeoutError as exc:  # a custom split pattern too slow even for the window of text
         show_error(exc)
-    ss["learn_step_ms"] = (time.perf_counter() - started) * 1000  # read by bench/bench_app.py
+    state.put(state.LEARN_STEP_MS, (time.perf_counter() - started) * 1000)  # read by bench/bench_app.py
 
 
 def show_step(k: int) -> None:
@@ -123,10 +127,10 @@ stepper()
 st.subheader("How was a token built?")
 ids = list(range(tok.vocab_size - len(tok.special_tokens)))
 # a new key per tokenizer, so a token picked for another corpus is not carried over
-alphabet = tuple(tok.chars) if tok.variant != "byte" else tok.pattern
+alphabet = tuple(tok.chars) if tok.variant_rules.has_alphabet else tok.pattern
 tree_key = f"learn_tree_{abs(hash((tok.variant, alphabet, tuple(tok.merge_triples)))) % 10**12}"
 token_id = st.selectbox("Token", ids, index=len(ids) - 1, key=tree_key,
                         format_func=lambda i: f"{i}: {quoted(tok.token_str(i))}")
 st.code("\n".join(tree_lines(merge_tree(tok, token_id))), language=None)
 st.caption("Each merged token splits into the two tokens it was made from, down to single "
-           f"{'bytes' if tok.variant == 'byte' else 'characters'}.")
+           f"{'characters' if tok.variant_rules.has_alphabet else 'bytes'}.")

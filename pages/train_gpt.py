@@ -2,21 +2,27 @@
 compare runs in bits per character, and generate text from any checkpoint.
 
 Each visitor sees their own runs and the runs others shared (read-only); the instructor sees all.
-Who may do what is checked in ``core.runs``: the buttons drawn here only follow it."""
+Who may do what is checked in ``core.gpt.runs``: the buttons drawn here only follow it."""
+
+from dataclasses import asdict, astuple
 
 import streamlit as st
 
 from core import CharTokenizer
 from core.gpt.config import PRESETS, make_config
-from core.gpt.limits import check_config
+from core.gpt.limits import LimitError, check_config
+from core.gpt.owners import RunAccessError
+from core.gpt.probe import ProbeError
+from core.settings import SettingsError
 from core.gpt.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples,
                            resume_run, sample_run, set_shared, stop_run, unique_run_name)
 from ui import runs as ui_runs
+from ui import state
+from ui.cache import TRAINING_ERRORS, server_settings, train_tokenizer
 from ui.corpus import corpus_error_banner, load_tiny_shakespeare
 from ui.frame import require_frame
 from ui.identity import identity_sidebar, viewer
 from ui.render import md_safe, show_error
-from ui.state import get_corpus, get_tokenizer_settings, get_trained_tokenizer, server_settings
 
 SIZE_FIELDS = {"n_layer": 1, "n_head": 1, "n_embd": 16, "block_size": 8, "batch_size": 1}  # steps
 
@@ -28,13 +34,13 @@ st.caption("Train a small decoder-only GPT on the corpus, once with single chara
            "more text), so runs are compared in **bits per character** of the same validation text.")
 
 corpus_error_banner()
-name, text = get_corpus()
+name, text = state.corpus()
 device, device_text = ui_runs.device_info()
 runs_dir = ui_runs.runs_dir()
 who = viewer()
 try:
     settings_server = server_settings()
-except ValueError as exc:
+except SettingsError as exc:
     show_error(exc, "This server's settings cannot be used: ")
     st.stop()
 
@@ -52,18 +58,24 @@ def size_inputs(base: dict, limits) -> dict:
     return sizes
 
 
-def estimate(config, kind: str, settings: dict) -> None:
+def tokenizer_for(kind: str):
+    """The run's tokenizer: characters, or BPE on the other pages' settings (trained once)."""
+    if kind == "char":
+        return train_tokenizer(text, "char", 0, progress=False, digest=state.corpus_digest())
+    return train_tokenizer(text, **asdict(settings), digest=state.corpus_digest())
+
+
+def estimate(config, vocab: int) -> None:
     """Time one step in a child process, with the thread count the run will get."""
-    vocab = len(set(text)) + (settings["num_merges"] if kind == "bpe" else 0)
     threads = ui_runs.run_threads(config.device, settings_server.max_running)
     timed = {**config.to_dict(), "threads": config.threads or threads}
     with st.spinner("Timing a forward and backward pass in a helper process…"):
         try:
             seconds = ui_runs.step_seconds(tuple(sorted(timed.items())), vocab)
-        except ValueError as exc:
+        except ProbeError as exc:
             show_error(exc, "Could not time a step: ")
             return
-    st.session_state["gpt_estimate_text"] = (
+    state.set_estimate_text(
         f"≈ {seconds * 1000:,.0f} ms per step on {config.device} ({timed['threads']} threads) → "
         f"about {ui_runs.format_seconds(seconds * config.max_steps)} for {config.max_steps:,} "
         f"steps (plus evaluation).")
@@ -71,24 +83,24 @@ def estimate(config, kind: str, settings: dict) -> None:
 
 def launch(config, kind: str, run_name: str) -> None:
     try:
-        tok = CharTokenizer.from_text(text) if kind == "char" else get_trained_tokenizer()
+        tok = CharTokenizer.from_text(text) if kind == "char" else tokenizer_for(kind)
         run = launch_run(config, unique_run_name(run_name, runs_dir, who.owner), runs_dir,
                          owner=who.owner, text=text, tokenizer=tok, settings=settings_server)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError) as exc:  # a refused name or config, a cap reached, a full disk
         show_error(exc, "Not launched: ")
         return
-    st.session_state[ui_runs.SELECTED_KEY] = run.name
+    state.select_run(run.name)
     st.toast(f"Queued {run.name}" if run.status == "queued" else f"Launched {run.name}")
 
 
 # -- settings ------------------------------------------------------------------------------------
 with st.container(border=True):
     st.markdown(f"**Corpus:** {md_safe(name)} · {len(text):,} characters · **device:** {device_text}")
-    settings = get_tokenizer_settings()
+    settings = state.tokenizer_settings()
     c1, c2, c3 = st.columns(3)
     kind = c1.radio("Tokenizer", ["char", "bpe"], key="gpt_tokenizer", horizontal=True,
                     format_func=lambda k: "characters" if k == "char" else
-                    f"BPE ({settings['variant']}, {settings['num_merges']} merges)",
+                    f"BPE ({settings.variant}, {settings.num_merges} merges)",
                     help="BPE uses the tokenizer trained on the other pages' settings.")
     preset = c2.selectbox("Model size", [*PRESETS, "custom"], key="gpt_preset",
                           help="tiny: 4 layers × 128 wide, about a minute on a laptop CPU. "
@@ -99,7 +111,7 @@ with st.container(border=True):
                                  help=f"auto picks {device} here.")
     try:
         limits, device_ok = ui_runs.device_limits(device_choice), True
-    except ValueError as exc:  # e.g. cuda asked for on a machine without one
+    except ValueError as exc:  # e.g. cuda asked for on a machine without one (core.gpt.device)
         show_error(exc)
         limits, device_ok = ui_runs.device_limits("auto"), False
     base = PRESETS["tiny" if preset == "custom" else preset]
@@ -107,18 +119,24 @@ with st.container(border=True):
                                 step=100, key="gpt_steps")
     st.caption(f"Model bounds {limits.describe()}.")
     overrides = size_inputs(base, limits) if preset == "custom" else {}
-    ui_runs.suggest_run_name(f"{kind}-{preset}")
-    run_name = c1.text_input("Run name", key=ui_runs.RUN_NAME_KEY)
+    state.suggest_run_name(f"{kind}-{preset}")
+    run_name = c1.text_input("Run name", key=state.GPT_RUN_NAME)
     try:
         config = make_config(preset if preset != "custom" else "tiny", max_steps=int(max_steps),
                              device=device_choice, **overrides)
         check_config(config, limits.device_kind)
         too_big = False
-    except ValueError as exc:  # over this device's bounds, or inconsistent sizes
+    except (LimitError, ValueError) as exc:  # over this device's bounds, or inconsistent sizes
         show_error(exc)
         too_big = True
 
-    too_short = not too_big and len(text) * 0.1 < config.block_size + 1
+    try:
+        tok = tokenizer_for(kind) if text else None
+    except TRAINING_ERRORS as exc:
+        show_error(exc)
+        too_big, tok = True, None
+    too_short = tok is not None and not too_big and ui_runs.too_short(
+        state.corpus_digest(), (kind, *astuple(settings)), config.block_size, text, tok)
     if too_short:
         st.warning(f"This corpus is too short for a context of {config.block_size} tokens: the 10% "
                    f"validation part needs at least {config.block_size + 1} tokens. Load a longer "
@@ -128,9 +146,9 @@ with st.container(border=True):
     b1, b2, _ = st.columns([1, 1, 2])
     blocked = too_big or too_short or not text or not device_ok
     if b1.button("Estimate time per step", key="gpt_estimate", disabled=blocked):
-        estimate(config, kind, settings)
-    if st.session_state.get("gpt_estimate_text"):
-        st.info(st.session_state["gpt_estimate_text"])
+        estimate(config, tok.vocab_size)
+    if state.estimate_text():
+        st.info(state.estimate_text())
     if b2.button("🚀 Launch", key="gpt_launch", type="primary", disabled=blocked):
         launch(config, kind, run_name)
 
@@ -153,14 +171,14 @@ def run_controls(run) -> None:
         return
     try:
         _manage(run)
-    except (ValueError, OSError) as exc:
+    except (RunAccessError, ValueError, OSError) as exc:  # ValueError: a run in the wrong state
         show_error(exc)
 
 
 def _share(run) -> None:
     try:
         set_shared(run.path, who, not run.shared)
-    except ValueError as exc:
+    except RunAccessError as exc:
         st.toast(str(exc))
 
 
@@ -205,10 +223,10 @@ def live_run() -> None:
     if not current or {(r.owner, r.name, r.status) for r in current if r.active} != active_state:
         st.rerun()  # a run queued, started, ended or was deleted: the whole page follows
     all_runs = {ui_runs.run_label(r, who): r for r in current}
-    if st.session_state.get(ui_runs.SELECTED_KEY) not in all_runs:
-        st.session_state[ui_runs.SELECTED_KEY] = next(iter(all_runs))
+    if state.selected_run() not in all_runs:
+        state.select_run(next(iter(all_runs)))
     # plain labels: Streamlit keeps showing the label a selected option had when it was picked
-    run = all_runs[st.selectbox("Run", list(all_runs), key=ui_runs.SELECTED_KEY)]
+    run = all_runs[st.selectbox("Run", list(all_runs), key=state.GPT_SELECTED_RUN)]
     st.caption(ui_runs.describe_run(run))
     metrics = read_metrics(run.path)
     fraction, eta = ui_runs.progress_and_eta(run, metrics)
@@ -237,8 +255,8 @@ def compare_runs() -> None:
     """Bits per character puts char and BPE runs on one scale; it redraws while runs train."""
     st.subheader("Compare runs: validation bits per character")
     current = {ui_runs.run_label(r, who): r for r in list_runs(runs_dir, who)}
-    ui_runs.add_new_runs_to_comparison(list(current))
-    chosen = st.multiselect("Runs", list(current), key=ui_runs.COMPARE_KEY)
+    state.sync_comparison(list(current))
+    chosen = st.multiselect("Runs", list(current), key=state.GPT_COMPARE)
     chart = ui_runs.bpc_chart({label: current[label] for label in chosen})
     if chart is None:
         st.caption("No evaluations yet.")
@@ -265,5 +283,5 @@ if st.button("Generate", key="gpt_generate"):
         try:
             st.code(sample_run(ready[gen_label].path, who, prompt, int(n_tokens), float(temperature),
                                int(top_k)), language=None)
-        except ValueError as exc:
+        except (RunAccessError, ProbeError, ValueError) as exc:  # ValueError: no checkpoint (core.gpt.runs)
             show_error(exc)

@@ -10,25 +10,29 @@ from __future__ import annotations
 
 import copy
 import weakref
-from functools import lru_cache
 
 import altair as alt
 import pandas as pd
+import streamlit as st
 
 from core import BPETokenizer
 from core.bpe.explain import compression_curve, quoted
 
-from .state import BoundedCache
+from .cache import BoundedCache
 
 STATUS = ["winner", "tie (lost on order)", "other"]
 _STEP = -987654  # placeholder for the current step in a cached template
-# Curve templates by (id of the tokenizer, corpus characters), each with a weak reference that
-# proves the id still means that tokenizer; ~250 bytes a point.
-_CURVES = BoundedCache(16, 32 * 2**20,
-                       cost=lambda entry: 250 * sum(map(len, entry[1].get("datasets", {}).values())))
 
 
-@lru_cache(maxsize=1)
+@st.cache_resource(show_spinner=False)
+def _curve_templates() -> BoundedCache:
+    """Curve templates by (id of the tokenizer, corpus characters), each with a weak reference
+    that proves the id still means that tokenizer; ~250 bytes a point."""
+    return BoundedCache(16, 32 * 2**20,
+                        cost=lambda entry: 250 * sum(map(len, entry[1].get("datasets", {}).values())))
+
+
+@st.cache_resource(show_spinner=False)
 def _pair_template() -> dict:
     bars = alt.Chart(alt.Data(name="pairs")).mark_bar().encode(
         x=alt.X("count:Q", title="occurrences in the corpus"),
@@ -57,7 +61,7 @@ def pair_frequency_spec(tok: BPETokenizer, k: int) -> dict:
 
 def _curves_template(tok: BPETokenizer, characters: int) -> dict:
     key = (id(tok), characters)
-    entry = _CURVES.get(key)
+    entry = _curve_templates().get(key)
     if entry is not None and entry[0]() is tok:
         return entry[1]
     pts = compression_curve(tok, characters)
@@ -73,7 +77,7 @@ def _curves_template(tok: BPETokenizer, characters: int) -> dict:
         return alt.layer(line, rule).properties(height=200, width=330)
 
     template = alt.hconcat(one("vocabulary size", "#6d4aff"), one("corpus tokens", "#0891b2")).to_dict()
-    _CURVES.put(key, (weakref.ref(tok), template))
+    _curve_templates().put(key, (weakref.ref(tok), template))
     return template
 
 

@@ -18,16 +18,12 @@ from core.corpus import (CorpusError, check_corpus_size, decode_corpus, download
                          read_corpus, read_corpus_under)
 from core.settings import ServerSettings
 
-from . import samples
+from . import samples, state
+from .cache import corpus_statistics, server_settings
 from .render import md_safe
-from .state import CORPUS_TEXT, corpus_statistics, get_corpus, init_state, server_settings, set_corpus
+from .state import CORPUS_ERROR, CORPUS_PASTE, CORPUS_PATH, CORPUS_SAMPLE, CORPUS_UPLOADS
 
 CACHE_DIR = Path.home() / ".cache" / "bpe-explorer"
-PASTE = "corpus_paste"
-SAMPLE = "corpus_sample"
-ERROR = "corpus_error"
-UPLOADS = "corpus_uploads"  # how many uploads were loaded: the uploader's key, so each load clears it
-PATH = "corpus_path"
 EDIT_LIMIT = 100_000  # larger corpora are not copied into the text box
 
 
@@ -43,26 +39,26 @@ def settings(report: bool = False) -> ServerSettings:
 
 
 def _sync_paste_box() -> None:
-    text = st.session_state[CORPUS_TEXT]
-    st.session_state[PASTE] = text if len(text) <= EDIT_LIMIT else ""
+    _, text = state.corpus()
+    state.put(CORPUS_PASTE, text if len(text) <= EDIT_LIMIT else "")
 
 
 def _load(name: str, text: str, from_samples: bool = False) -> None:
-    set_corpus(name, text)
-    st.session_state[ERROR] = None
+    state.set_corpus(name, text)
+    state.put(CORPUS_ERROR, None)
     _sync_paste_box()
     if not from_samples:  # the sample box shows no sample, so any sample is one pick away
-        st.session_state[SAMPLE] = None
+        state.put(CORPUS_SAMPLE, None)
 
 
 def _failed(message: str) -> None:
     """Keep a failed load's message for :func:`corpus_error_banner` (Markdown: any user-supplied
     name in it must already be escaped with ``md_safe``)."""
-    st.session_state[ERROR] = message
+    state.put(CORPUS_ERROR, message)
 
 
 def _on_sample() -> None:
-    name = st.session_state[SAMPLE]
+    name = state.get(CORPUS_SAMPLE)
     if name is not None:
         _load(samples.label(name), samples.load_sample(name), from_samples=True)
 
@@ -72,8 +68,8 @@ def _utf8_size(text: str) -> int:
 
 
 def _on_paste() -> None:
-    text = st.session_state[PASTE]
-    if text == st.session_state[CORPUS_TEXT]:
+    text = state.get(CORPUS_PASTE)
+    if text == state.corpus()[1]:
         return
     try:
         check_corpus_size(_utf8_size(text), "The pasted text", settings().max_corpus_bytes)
@@ -81,17 +77,18 @@ def _on_paste() -> None:
         _failed(str(exc))
         _sync_paste_box()  # the box shows the corpus again, not the refused text
         return
-    set_corpus("Pasted text", text)
-    st.session_state[ERROR] = None
-    st.session_state[SAMPLE] = None
+    state.set_corpus("Pasted text", text)
+    state.put(CORPUS_ERROR, None)
+    state.put(CORPUS_SAMPLE, None)
 
 
 def _upload_key() -> str:
-    return f"corpus_upload_{st.session_state.get(UPLOADS, 0)}"
+    """The uploader's key: it counts the uploads loaded, so each load empties the box."""
+    return f"corpus_upload_{state.get(CORPUS_UPLOADS, 0)}"
 
 
 def _on_upload() -> None:
-    upload = st.session_state.get(_upload_key())
+    upload = state.get(_upload_key())
     if upload is None:
         return
     limit = settings().max_corpus_bytes
@@ -112,7 +109,7 @@ def _release(upload) -> None:
     ctx = get_script_run_ctx()
     if ctx is not None:
         ctx.uploaded_file_mgr.remove_file(ctx.session_id, upload.file_id)
-    st.session_state[UPLOADS] = st.session_state.get(UPLOADS, 0) + 1
+    state.put(CORPUS_UPLOADS, state.get(CORPUS_UPLOADS, 0) + 1)
 
 
 def load_tiny_shakespeare() -> None:
@@ -127,7 +124,7 @@ def load_tiny_shakespeare() -> None:
 
 def _on_server_path() -> None:
     folder = settings().corpus_dir
-    raw = st.session_state.get(PATH, "").strip()
+    raw = state.get(CORPUS_PATH, "").strip()
     if folder is None or not raw:
         return
     try:
@@ -139,20 +136,18 @@ def _on_server_path() -> None:
 
 
 def corpus_sidebar() -> None:
-    init_state()
-    ss = st.session_state
-    if PASTE not in ss:
+    state.init_state()
+    if state.get(CORPUS_PASTE) is None:
         _sync_paste_box()
-    ss.setdefault(ERROR, None)
     with st.sidebar:
         st.header("Corpus")
         limits = settings(report=True)
         megabytes = max(1, limits.max_corpus_bytes // 2**20)
         names = samples.sample_names()
-        st.selectbox("Sample corpus", names, format_func=samples.label, key=SAMPLE,
+        st.selectbox("Sample corpus", names, format_func=samples.label, key=CORPUS_SAMPLE,
                      on_change=_on_sample, placeholder="Pick a sample…",
                      help="Choosing a sample replaces the corpus.")
-        st.text_area("Or paste your own text", key=PASTE, height=150, on_change=_on_paste,
+        st.text_area("Or paste your own text", key=CORPUS_PASTE, height=150, on_change=_on_paste,
                      max_chars=limits.max_corpus_bytes,
                      help="Press Ctrl+Enter (or click outside the box) to use it.")
         st.file_uploader(f"Or upload a UTF-8 .txt file (up to {megabytes} MB)", type=["txt"],
@@ -161,15 +156,15 @@ def corpus_sidebar() -> None:
             st.button("Download Tiny Shakespeare (1 MB)", on_click=load_tiny_shakespeare,
                       help="Cached on the server; needs the internet the first time.")
             if limits.corpus_dir is not None:
-                st.text_input("Load a file from the server's corpus folder", key=PATH,
+                st.text_input("Load a file from the server's corpus folder", key=CORPUS_PATH,
                               on_change=_on_server_path, placeholder="e.g. books/moby_dick.txt",
                               help="A path inside the folder the person running the server chose.")
         _corpus_summary()
 
 
 def _corpus_summary() -> None:
-    name, text = get_corpus()
-    s = corpus_statistics()
+    name, text = state.corpus()
+    s = corpus_statistics(state.corpus_digest(), text)
     st.markdown(f"**{md_safe(name)}**")
     if len(text) > EDIT_LIMIT:
         st.caption("Large corpus: not copied into the text box above.")
@@ -182,7 +177,7 @@ def _corpus_summary() -> None:
 
 def corpus_error_banner() -> None:
     """The last failed load, above the page (the corpus stays what it was)."""
-    error = st.session_state.get(ERROR)
+    error = state.get(CORPUS_ERROR)
     if error:
         st.error(f"{error} The corpus was not changed.", icon="⚠️")
 
@@ -191,7 +186,7 @@ def require_corpus() -> tuple[str, str] | None:
     """The corpus, or ``None`` after a friendly message when it is empty.  Call it at the top of
     a page: it also shows why the last load failed, if it did."""
     corpus_error_banner()
-    name, text = get_corpus()
+    name, text = state.corpus()
     if not text.strip():
         st.info("The corpus is empty. Pick a sample, paste some text or upload a .txt file in the "
                 "sidebar, and BPE will start learning from it.", icon="✍️")

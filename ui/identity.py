@@ -12,7 +12,7 @@ a 16-64 character token (``?u=../x``, a guessable ``?u=admin``) is replaced by a
 Instructor mode: the person starting the server sets a key (``BPE_EXPLORER_INSTRUCTOR_KEY`` or
 ``instructor_key`` in ``.streamlit/secrets.toml``); typing it in the sidebar's password field
 (compared in constant time) makes this session an instructor, who sees and manages every run.
-Permissions themselves are enforced in ``core.runs``; this module only says who is asking.
+Permissions themselves are enforced in ``core.gpt.runs``; this module only says who is asking.
 """
 
 from __future__ import annotations
@@ -25,33 +25,32 @@ import streamlit as st
 
 from core.gpt.owners import Viewer
 
-from .state import server_settings
+from . import state
+from .cache import server_settings
 
 OWNER_PARAM = "u"
-_OWNER_KEY, _INSTRUCTOR_KEY = "_owner_id", "_instructor"
-KEY_INPUT, _KEY_MESSAGE = "instructor_key_input", "_instructor_message"
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 
 def owner_id() -> str:
     """This browser's owner id (see the module docstring), written back into the URL."""
-    ss = st.session_state
     in_url = st.query_params.get(OWNER_PARAM)
     if in_url and _TOKEN.fullmatch(in_url):
-        ss[_OWNER_KEY] = in_url
-    elif _OWNER_KEY not in ss:
-        ss[_OWNER_KEY] = secrets.token_urlsafe(12)
-    if in_url != ss[_OWNER_KEY]:
-        st.query_params[OWNER_PARAM] = ss[_OWNER_KEY]
-    return ss[_OWNER_KEY]
+        state.set_owner(in_url)
+    elif state.stored_owner() is None:
+        state.set_owner(secrets.token_urlsafe(12))
+    owner = state.stored_owner()
+    if in_url != owner:
+        st.query_params[OWNER_PARAM] = owner
+    return owner
 
 
 def is_instructor() -> bool:
-    return bool(st.session_state.get(_INSTRUCTOR_KEY))
+    return state.is_instructor()
 
 
 def viewer() -> Viewer:
-    """Who is asking, for every ``core.runs`` call the page makes."""
+    """Who is asking, for every ``core.gpt.runs`` call the page makes."""
     return Viewer(owner_id(), is_instructor())
 
 
@@ -62,14 +61,12 @@ def key_matches(entered: str, key: str | None) -> bool:
 
 
 def _check_key() -> None:
-    ss = st.session_state
-    entered, ss[KEY_INPUT] = ss.get(KEY_INPUT, ""), ""  # the key never stays in the widget
-    ss[_INSTRUCTOR_KEY] = key_matches(entered, server_settings().instructor_key)
-    ss[_KEY_MESSAGE] = None if ss[_INSTRUCTOR_KEY] else "That is not the instructor key."
+    matches = key_matches(state.take_instructor_key(), server_settings().instructor_key)
+    state.set_instructor(matches, None if matches else "That is not the instructor key.")
 
 
 def _leave() -> None:
-    st.session_state[_INSTRUCTOR_KEY] = False
+    state.set_instructor(False)
 
 
 def identity_sidebar() -> None:
@@ -82,7 +79,7 @@ def identity_sidebar() -> None:
             st.caption("Instructor mode: you see every attendee's runs and can stop or delete them.")
             st.button("Leave instructor mode", key="instructor_leave", on_click=_leave)
             return
-        st.text_input("Instructor key", type="password", key=KEY_INPUT, on_change=_check_key,
-                      help="Set by the person who started the server.")
-        if st.session_state.get(_KEY_MESSAGE):
-            st.error(st.session_state[_KEY_MESSAGE])
+        st.text_input("Instructor key", type="password", key=state.INSTRUCTOR_KEY_INPUT,
+                      on_change=_check_key, help="Set by the person who started the server.")
+        if state.instructor_message():
+            st.error(state.instructor_message())

@@ -47,7 +47,7 @@ def token_label(tok: BPETokenizer, token: Token, text: str) -> tuple[str, bool]:
     """What a token shows: its characters, or ``\\xNN`` for bytes that are not a whole character
     (never a silent U+FFFD).  Returns (label, is_partial_bytes)."""
     raw = tok.token_bytes(token.id)
-    if tok.variant == "byte":
+    if not tok.variant_rules.has_alphabet:  # byte tokens: a token may hold part of a character
         try:
             return raw.decode("utf-8"), False
         except UnicodeDecodeError:
@@ -58,11 +58,11 @@ def token_label(tok: BPETokenizer, token: Token, text: str) -> tuple[str, bool]:
 def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], hits=(),
                      show_ids: bool = False, height: int = 420) -> str:
     """The text as outlined, coloured token spans.  ``hits`` are indices ``i`` where tokens
-    ``i, i + 1`` are a pair about to merge (``core.explain.occurrence_indices``): both are drawn
+    ``i, i + 1`` are a pair about to merge (``core.bpe.explain.occurrence_indices``): both are drawn
     bright yellow inside one dark outline.  Text between tokens (spaces in the word variant) is
     shown plain."""
     hits = set(hits)
-    marker = tok.end_of_word if tok.variant == "word" else None
+    marker = tok.end_of_word  # the word variant's; None for the others
     out, pos = [], 0
     for n, t in enumerate(tokens):
         if t.start > pos:

@@ -14,43 +14,21 @@ import pandas as pd
 import streamlit as st
 
 from core.gpt.config import make_config
+from core.gpt.data import DataTooShortError, check_length
 from core.gpt.device import describe_device, detect_device
 from core.gpt.limits import ModelLimits, default_max_running, limits_for, threads_per_run
 from core.gpt.probe import estimate_step_seconds
 from core.gpt.runs import RunInfo, Viewer, default_runs_dir, read_metrics, seconds_per_step
 
-RUNS_DIR_KEY = "gpt_runs_dir"
-SELECTED_KEY = "gpt_selected_run"
-RUN_NAME_KEY, _SUGGESTED_KEY = "gpt_run_name", "gpt_suggested_run_name"
-COMPARE_KEY, _COMPARED_KEY = "gpt_compare", "gpt_compare_seen"
-COMPARE_AT_FIRST = 6  # runs on the comparison chart when the page opens (newest first)
+from . import state
+
 STEP_AXIS = alt.Axis(format="d", tickMinStep=1)  # steps are whole numbers, even with one point
 
 
-def suggest_run_name(name: str) -> None:
-    """Put ``name`` in the run-name box unless the person typed a name of their own there, so a
-    BPE run is not launched as "char-tiny" after the tokenizer was switched."""
-    ss = st.session_state
-    if ss.get(RUN_NAME_KEY) in (None, ss.get(_SUGGESTED_KEY)):
-        ss[RUN_NAME_KEY] = name
-    ss[_SUGGESTED_KEY] = name
-
-
-def add_new_runs_to_comparison(names: list[str]) -> None:
-    """Keep the comparison's selection in step with the runs folder: a run launched (here or
-    elsewhere) joins the chart, a deleted one leaves it, and runs the person removed stay out."""
-    ss = st.session_state
-    if COMPARE_KEY not in ss:
-        ss[COMPARE_KEY] = names[:COMPARE_AT_FIRST]
-    else:
-        seen = ss.get(_COMPARED_KEY, set())
-        ss[COMPARE_KEY] = [n for n in ss[COMPARE_KEY] if n in names] + [n for n in names if n not in seen]
-    ss[_COMPARED_KEY] = set(names)
-
-
 def runs_dir() -> Path:
-    """Where runs live: ``st.session_state["gpt_runs_dir"]`` if set, else ``core.runs``'s default."""
-    return Path(st.session_state.get(RUNS_DIR_KEY) or default_runs_dir())
+    """Where runs live: the session's folder if one was set (``ui.state``), else ``core.gpt.runs``'s
+    default."""
+    return state.runs_dir_override() or Path(default_runs_dir())
 
 
 @st.cache_resource(show_spinner=False)
@@ -64,7 +42,7 @@ def device_limits(device: str) -> ModelLimits:
 
 
 def run_threads(device: str, max_running: int | None) -> int:
-    """The torch threads a run launched now will get (what ``core.runs.launch_run`` gives it)."""
+    """The torch threads a run launched now will get (what ``core.gpt.runs.launch_run`` gives it)."""
     device = detect_device(device)
     return threads_per_run(max_running or default_max_running(device))
 
@@ -74,6 +52,17 @@ def step_seconds(settings: tuple, vocab_size: int) -> float:
     """Seconds per optimizer step for these settings (device and threads included), timed in a
     child process with a time and memory limit (ProbeError if it fails)."""
     return estimate_step_seconds(make_config(**dict(settings)), vocab_size)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def too_short(digest: str, tokenizer_key: tuple, block_size: int, _text: str, _tokenizer) -> bool:
+    """Whether the corpus (by its hash) is too short for ``block_size`` with the tokenizer named
+    by ``tokenizer_key`` (``core.gpt.data.check_length``'s rule, so the worker would refuse it)."""
+    try:
+        check_length(_text, _tokenizer, block_size)
+    except DataTooShortError:
+        return True
+    return False
 
 
 def owner_label(owner: str) -> str:

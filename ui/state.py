@@ -1,75 +1,87 @@
-"""Session state every page shares, and cached training.  Other pages (``pages/train_gpt.py``) read
-the corpus, the tokenizer and the server's settings through these functions:
+"""Every session-state key the app reads or writes, and typed accessors for them: no other module
+indexes ``st.session_state`` with a key of its own.
 
-- ``get_corpus() -> (name, text)``: the corpus chosen in the sidebar (``text`` may be empty).
-- ``get_tokenizer_settings() -> dict``: ``variant``, ``num_merges``, ``end_of_word`` (word only,
-  else ``None``), ``pattern`` (byte only: ``None``, ``"gpt2"``, ``"gpt4"`` or a regex).
-- ``get_trained_tokenizer(progress=True)``: the ``BPETokenizer`` for the corpus and settings,
-  trained once per corpus + settings and shared by every page and session (a fewer-merges request
-  reuses a longer run through ``truncated``, the prefix property).  Raises ``ValueError`` with a
-  readable message on an empty corpus, a bad or too slow regex, or a corpus over the server's
-  training-memory limit.
-- ``server_settings() -> ServerSettings``: what the person running the server set (environment or
-  ``.streamlit/secrets.toml``): instructor key, caps, corpus folder.
+Naming: lowercase ``<area>_<name>``, the area being ``corpus``, ``learn``, ``compare`` (Char vs
+BPE), ``gpt`` (Train a GPT), ``owner`` or ``instructor``.  A widget whose value outlives its page
+(Streamlit forgets a widget's key on a page that does not draw it) has the key ``w_<name>`` and
+its value is kept at ``kept_<name>``: :func:`keep` is the one way to do that.  Keys that only name
+a widget, never read here, follow the same ``<area>_<name>`` style in their page.
 
-Every cache here is shared by all sessions and bounded (entries and estimated bytes), so the
-server's memory returns to its baseline when visitors leave.
-
-Settings live under ``persistent`` keys (``_bpe_*``): Streamlit forgets a widget's own key on a
-page that does not draw it, so widgets copy into these on change (``bind``).
+- ``corpus() -> (name, text)``, ``corpus_digest()``, ``set_corpus(name, text)``: the shared corpus.
+- ``tokenizer_settings(variant=None) -> TokenizerSettings``: the BPE pages' settings, the split
+  pattern resolved here once.
+- ``learn_step()`` / ``set_learn_step(k)``, ``playing()`` / ``set_playing(on)``: the animation.
+- runs (``runs_dir_override``, ``selected_run``, ``suggest_run_name``, ``sync_comparison``,
+  ``estimate_text``) and identity (``stored_owner``, ``is_instructor``, ...) for Train a GPT.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import threading
-from collections import OrderedDict
-from dataclasses import fields
+from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 
-from core import BPETokenizer, BPETrainer
-from core.corpus import CorpusStats, corpus_stats
-from core.bpe import load_gpt2_bytes
-from core.bpe.pretokenize import set_regex_timeout
-from core.settings import PREFIX, ServerSettings
+from core.bpe.variants import variant_rules
 
 from .samples import DEFAULT_SAMPLE, label, load_sample
 
-CORPUS_NAME = "corpus_name"
-CORPUS_TEXT = "corpus_text"
-CORPUS_DIGEST = "corpus_digest"
-STEP = "learn_step"
-PLAYING = "learn_playing"
-VARIANTS = ("char", "word", "byte")
-PATTERNS = {"none": None, "gpt2": "gpt2", "gpt4": "gpt4", "custom": None}
-MAX_MERGES = 5000
-# Shared caches, bounded: a 5,000-merge tokenizer is ~10 MB, GPT-2's ~35 MB once it has encoded.
-STORE_ENTRIES, STORE_BYTES = 16, 96 * 2**20
-PREFIX_ENTRIES, PREFIX_BYTES = 32, 32 * 2**20
-GPT2_ENTRIES = 3
+CORPUS_NAME, CORPUS_TEXT = "corpus_name", "corpus_text"
+CORPUS_DIGEST, CORPUS_DIGEST_OF = "corpus_digest", "corpus_digest_of"  # the hash, and of which text
+CORPUS_PASTE, CORPUS_SAMPLE, CORPUS_PATH = "corpus_paste", "corpus_sample", "corpus_path"
+CORPUS_ERROR, CORPUS_UPLOADS = "corpus_error", "corpus_uploads"
+LEARN_STEP, LEARN_PLAYING, LEARN_STEP_MS = "learn_step", "learn_playing", "learn_step_ms"
+GPT_RUNS_DIR, GPT_SELECTED_RUN, GPT_ESTIMATE = "gpt_runs_dir", "gpt_selected_run", "gpt_estimate_text"
+GPT_RUN_NAME, GPT_SUGGESTED_NAME = "gpt_run_name", "gpt_suggested_run_name"
+GPT_COMPARE, GPT_COMPARE_SEEN = "gpt_compare", "gpt_compare_seen"
+OWNER_ID, INSTRUCTOR_MODE = "owner_id", "instructor_mode"
+INSTRUCTOR_KEY_INPUT, INSTRUCTOR_MESSAGE = "instructor_key_input", "instructor_message"
 
-DEFAULTS = {
+PATTERNS = {"none": None, "gpt2": "gpt2", "gpt4": "gpt4", "custom": None}
+COMPARE_AT_FIRST = 6  # runs on the comparison chart when the page opens (newest first)
+KEPT_DEFAULTS = {  # the values kept by :func:`keep`, by name
     "variant": "char",
     "end_of_word": "</w>",
     "pattern_choice": "gpt2",
     "custom_pattern": r"\s+|\w+|[^\w\s]+",
     "num_merges": 10,
+    "test_text": "the lowest newer wider tokens <b>hi</b> ünïcode 👋",
 }
 
 
+@dataclass(frozen=True)
+class TokenizerSettings:
+    """What the BPE pages train: ``end_of_word`` only for ``word``, ``pattern`` (``None``,
+    ``"gpt2"``, ``"gpt4"`` or a regex) only for ``byte``."""
+
+    variant: str
+    num_merges: int
+    end_of_word: str | None
+    pattern: str | None
+
+
 def init_state() -> None:
-    """Load the default sample on first open and fill in default settings."""
+    """Load the default sample on first open and fill in the kept values' defaults."""
     ss = st.session_state
     if CORPUS_TEXT not in ss:
         set_corpus(label(DEFAULT_SAMPLE), load_sample(DEFAULT_SAMPLE))
-    for key, value in DEFAULTS.items():
-        ss.setdefault("_bpe_" + key, value)
-    ss.setdefault(STEP, 0)
-    ss.setdefault(PLAYING, False)
+    for name, value in KEPT_DEFAULTS.items():
+        ss.setdefault("kept_" + name, value)
+    ss.setdefault(LEARN_STEP, 0)
+    ss.setdefault(LEARN_PLAYING, False)
 
 
+def get(key: str, default=None):
+    """The value at one of the keys above (a widget's, in a callback), or ``default``."""
+    return st.session_state.get(key, default)
+
+
+def put(key: str, value) -> None:
+    st.session_state[key] = value
+
+
+# -- the corpus ------------------------------------------------------------------------------------
 def default_merges(text: str) -> int:
     """Enough merges to see words form, without long training on a big corpus."""
     n = len(text)
@@ -77,221 +89,160 @@ def default_merges(text: str) -> int:
         return 10 if n > 30 else 5
     if n < 5_000:
         return 50
-    if n < 50_000:
-        return 200
-    return 300
+    return 200 if n < 50_000 else 300
+
+
+def text_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def set_corpus(name: str, text: str) -> None:
     """Make ``text`` the shared corpus; the step resets and merges get a default that fits."""
     ss = st.session_state
-    ss[CORPUS_NAME] = name
-    ss[CORPUS_TEXT] = text
-    ss[CORPUS_DIGEST] = text_digest(text)
-    ss["_bpe_num_merges"] = default_merges(text)
-    ss[STEP] = 0
-    ss[PLAYING] = False
+    ss[CORPUS_NAME], ss[CORPUS_TEXT] = name, text
+    ss[CORPUS_DIGEST], ss[CORPUS_DIGEST_OF] = text_digest(text), text
+    ss["kept_num_merges"] = default_merges(text)
+    reset_animation()
 
 
-def get_corpus() -> tuple[str, str]:
+def corpus() -> tuple[str, str]:
     init_state()
     return st.session_state[CORPUS_NAME], st.session_state[CORPUS_TEXT]
 
 
-def setting(key: str):
-    init_state()
-    return st.session_state["_bpe_" + key]
+def corpus_digest() -> str:
+    """The corpus's hash, computed once when it was loaded (a test may set the text alone)."""
+    ss = st.session_state
+    text = corpus()[1]
+    if ss.get(CORPUS_DIGEST_OF) is not text:
+        ss[CORPUS_DIGEST], ss[CORPUS_DIGEST_OF] = text_digest(text), text
+    return ss[CORPUS_DIGEST]
 
 
-def bind(key: str) -> dict:
-    """Keyword arguments for a settings widget whose value survives page switches."""
+# -- values kept across pages ----------------------------------------------------------------------
+def kept(name: str):
     init_state()
-    st.session_state["w_" + key] = st.session_state["_bpe_" + key]
+    return st.session_state.get("kept_" + name, KEPT_DEFAULTS.get(name))
+
+
+def keep(name: str, on_change=None, max_chars: int | None = None) -> dict:
+    """Keyword arguments for a widget whose value survives page switches: its key is
+    ``w_<name>``, filled from ``kept_<name>``, which each change copies back (cut to
+    ``max_chars``) before ``on_change`` runs."""
+    value = kept(name)
+    st.session_state["w_" + name] = value[:max_chars] if max_chars else value
 
     def copy() -> None:
-        st.session_state["_bpe_" + key] = st.session_state["w_" + key]
-        st.session_state[STEP] = 0
-        st.session_state[PLAYING] = False
+        value = st.session_state["w_" + name]
+        st.session_state["kept_" + name] = value[:max_chars] if max_chars else value
+        if on_change is not None:
+            on_change()
 
-    return {"key": "w_" + key, "on_change": copy}
-
-
-def get_tokenizer_settings() -> dict:
-    variant = setting("variant")
-    choice = setting("pattern_choice")
-    pattern = None
-    if variant == "byte":
-        pattern = setting("custom_pattern") if choice == "custom" else PATTERNS[choice]
-    return {
-        "variant": variant,
-        "num_merges": int(setting("num_merges")),
-        "end_of_word": setting("end_of_word") if variant == "word" else None,
-        "pattern": pattern,
-    }
+    return {"key": "w_" + name, "on_change": copy}
 
 
-# -- server settings --------------------------------------------------------------------------
-def server_settings() -> ServerSettings:
-    """The server's settings: ``BPE_EXPLORER_*`` environment variables, then
-    ``.streamlit/secrets.toml`` for names unset there (``core.settings``).  Parsed once per distinct
-    environment and secrets, so a changed setting counts after a restart or a reload of secrets.
-    Raises :class:`~core.settings.SettingsError` (a ``ValueError``) for a setting that cannot be used.
-    """
-    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(PREFIX)))
-    settings = _settings_for(env, _secrets())
-    set_regex_timeout(settings.regex_timeout_s)  # custom split patterns, whichever page runs them
-    return settings
+def tokenizer_settings(variant: str | None = None) -> TokenizerSettings:
+    """The chosen settings, or those another ``variant`` gets with the same regex and marker (the
+    default marker when the box is empty: only the chosen variant reports an empty one)."""
+    rules = variant_rules(variant or kept("variant"))
+    choice = kept("pattern_choice")
+    pattern = kept("custom_pattern") if choice == "custom" else PATTERNS[choice]
+    marker = kept("end_of_word") if variant is None else kept("end_of_word") or KEPT_DEFAULTS["end_of_word"]
+    return TokenizerSettings(rules.name, int(kept("num_merges")), rules.end_of_word(marker),
+                             rules.split_pattern(pattern))
 
 
-def _secrets() -> tuple:
-    """The settings' names found in ``st.secrets``; none when there is no secrets file (reading
-    ``st.secrets`` then raises)."""
-    if not st.secrets.load_if_toml_exists():
-        return ()
-    names = [f.name for f in fields(ServerSettings)]
-    return tuple((n, str(st.secrets[n])) for n in names if n in st.secrets)
+# -- the merge animation ---------------------------------------------------------------------------
+def learn_step() -> int:
+    return int(st.session_state.get(LEARN_STEP, 0))
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _settings_for(env: tuple, secrets: tuple) -> ServerSettings:
-    return ServerSettings.from_env(dict(env), dict(secrets))
+def set_learn_step(k: int) -> None:
+    st.session_state[LEARN_STEP] = k
 
 
-# -- bounded caches ----------------------------------------------------------------------------
-class BoundedCache:
-    """A least-recently-used dict shared by every session, bounded by entries and by an estimated
-    size in bytes (``cost(value)``), so memory stays flat however many visitors come and go."""
-
-    def __init__(self, max_entries: int, max_bytes: int, cost=lambda value: 0) -> None:
-        self.max_entries, self.max_bytes, self.cost = max_entries, max_bytes, cost
-        self._items: OrderedDict = OrderedDict()  # key -> (value, cost)
-        self._lock = threading.Lock()
-        self.bytes = 0
-
-    def get(self, key):
-        with self._lock:
-            entry = self._items.get(key)
-            if entry is None:
-                return None
-            self._items.move_to_end(key)
-            return entry[0]
-
-    def put(self, key, value) -> None:
-        size = self.cost(value)
-        with self._lock:
-            old = self._items.pop(key, None)
-            self.bytes += size - (old[1] if old else 0)
-            self._items[key] = (value, size)
-            while len(self._items) > 1 and (len(self._items) > self.max_entries
-                                            or self.bytes > self.max_bytes):
-                _, (_, dropped) = self._items.popitem(last=False)
-                self.bytes -= dropped
-
-    def __len__(self) -> int:
-        return len(self._items)
+def playing() -> bool:
+    return bool(st.session_state.get(LEARN_PLAYING))
 
 
-def tokenizer_bytes(tok: BPETokenizer) -> int:
-    """Estimated memory of a trained tokenizer: measured ~1.5 KB per merge (its trace record with
-    the competing pairs, its vocabulary entry), rounded up to 2 KB per token."""
-    return 2048 * (tok.vocab_size + 1)
+def set_playing(on: bool) -> None:
+    st.session_state[LEARN_PLAYING] = on
 
 
-@st.cache_resource(show_spinner=False)
-def _store() -> BoundedCache:
-    """Trained tokenizers by (corpus hash, variant, marker, pattern), shared by all sessions."""
-    return BoundedCache(STORE_ENTRIES, STORE_BYTES, tokenizer_bytes)
+def reset_animation() -> None:
+    """Back to merge 0, paused: the corpus or a setting changed."""
+    set_learn_step(0)
+    set_playing(False)
 
 
-@st.cache_resource(show_spinner=False)
-def _prefixes() -> BoundedCache:
-    """Fewer-merges views of stored tokenizers, by (store key, merges)."""
-    return BoundedCache(PREFIX_ENTRIES, PREFIX_BYTES, tokenizer_bytes)
+# -- runs -------------------------------------------------------------------------------------------
+def runs_dir_override() -> Path | None:
+    """A runs folder set for this session (tests set it), else ``None``."""
+    folder = st.session_state.get(GPT_RUNS_DIR)
+    return Path(folder) if folder else None
 
 
-# -- cached training ---------------------------------------------------------------------------
-def text_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+def selected_run() -> str | None:
+    return st.session_state.get(GPT_SELECTED_RUN)
 
 
-def _digest(text: str) -> str:
-    """The corpus's hash; the session's corpus is hashed once, when it is loaded, not per rerun."""
+def select_run(label: str) -> None:
+    st.session_state[GPT_SELECTED_RUN] = label
+
+
+def estimate_text() -> str | None:
+    return st.session_state.get(GPT_ESTIMATE)
+
+
+def set_estimate_text(text: str) -> None:
+    st.session_state[GPT_ESTIMATE] = text
+
+
+def suggest_run_name(name: str) -> None:
+    """Put ``name`` in the run-name box unless the person typed a name of their own there, so a
+    BPE run is not launched as "char-tiny" after the tokenizer was switched."""
     ss = st.session_state
-    if ss.get(CORPUS_TEXT) is text and CORPUS_DIGEST in ss:
-        return ss[CORPUS_DIGEST]
-    return text_digest(text)
+    if ss.get(GPT_RUN_NAME) in (None, ss.get(GPT_SUGGESTED_NAME)):
+        ss[GPT_RUN_NAME] = name
+    ss[GPT_SUGGESTED_NAME] = name
 
 
-def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str | None = None,
-                    pattern: str | None = None, progress: bool = True) -> BPETokenizer:
-    """The tokenizer for these settings, trained at most once (with a progress bar when asked).
-
-    One run with more merges serves every smaller request through ``truncated``."""
-    key = (_digest(text), variant, end_of_word or "", pattern or "")
-    tok = _store().get(key)
-    if tok is not None and (len(tok.merge_triples) >= num_merges or tok.exhausted):
-        return _prefix(key, tok, num_merges)
-    bar = st.progress(0.0, text=f"Training {variant} BPE: 0 / {num_merges} merges") if progress else None
-
-    def report(done: int, total: int) -> None:
-        if bar is not None:
-            bar.progress(done / max(total, 1), text=f"Training {variant} BPE: {done:,} / {total:,} merges")
-
-    try:
-        limits = server_settings()  # a corpus too big to train, a split pattern too slow: refused
-        trainer = BPETrainer(text, variant=variant, end_of_word=end_of_word or "</w>", pattern=pattern,
-                             regex_timeout=limits.regex_timeout_s, max_memory=limits.max_train_memory)
-        for _ in trainer.run(num_merges, progress=report):
-            pass
-        tok = BPETokenizer.from_trainer(trainer)
-    finally:
-        if bar is not None:
-            bar.empty()
-    _store().put(key, tok)
-    return tok
+def sync_comparison(names: list[str]) -> None:
+    """Keep the comparison's selection in step with the runs folder: a run launched (here or
+    elsewhere) joins the chart, a deleted one leaves it, and runs the person removed stay out."""
+    ss = st.session_state
+    if GPT_COMPARE not in ss:
+        ss[GPT_COMPARE] = names[:COMPARE_AT_FIRST]
+    else:
+        seen = ss.get(GPT_COMPARE_SEEN, set())
+        ss[GPT_COMPARE] = [n for n in ss[GPT_COMPARE] if n in names] + [n for n in names if n not in seen]
+    ss[GPT_COMPARE_SEEN] = set(names)
 
 
-def _prefix(key: tuple, tok: BPETokenizer, num_merges: int) -> BPETokenizer:
-    if len(tok.merge_triples) <= num_merges:
-        return tok
-    cache = _prefixes()
-    short = cache.get((key, num_merges))
-    if short is None:
-        short = tok.truncated(num_merges)
-        cache.put((key, num_merges), short)
-    return short
+# -- identity ---------------------------------------------------------------------------------------
+def stored_owner() -> str | None:
+    return st.session_state.get(OWNER_ID)
 
 
-def get_trained_tokenizer(progress: bool = True) -> BPETokenizer:
-    _, text = get_corpus()
-    s = get_tokenizer_settings()
-    return train_tokenizer(text, s["variant"], s["num_merges"], s["end_of_word"], s["pattern"], progress)
+def set_owner(owner: str) -> None:
+    st.session_state[OWNER_ID] = owner
 
 
-def corpus_statistics() -> CorpusStats:
-    """Statistics of the session's corpus, computed once per corpus (by its hash)."""
-    _, text = get_corpus()
-    return _stats_of(_digest(text), text)
+def is_instructor() -> bool:
+    return bool(st.session_state.get(INSTRUCTOR_MODE))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _stats_of(digest: str, _text: str) -> CorpusStats:
-    return corpus_stats(_text)
+def set_instructor(on: bool, message: str | None = None) -> None:
+    st.session_state[INSTRUCTOR_MODE] = on
+    st.session_state[INSTRUCTOR_MESSAGE] = message
 
 
-# -- GPT-2 ---------------------------------------------------------------------------------------
-def gpt2_tokenizer(vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "vocab.bpe",
-                   encoder_name: str = "encoder.json") -> BPETokenizer:
-    """GPT-2's tokenizer from its two files' bytes, built once per content and shared: two
-    visitors uploading different files each get their own, and nothing is written to disk."""
-    h = hashlib.blake2b(len(vocab_bpe).to_bytes(8, "little"), digest_size=16)  # no two pairs alike
-    h.update(vocab_bpe)
-    h.update(encoder_json)
-    digest = h.hexdigest()
-    return _gpt2(digest, vocab_bpe, encoder_json, vocab_name, encoder_name)
+def instructor_message() -> str | None:
+    return st.session_state.get(INSTRUCTOR_MESSAGE)
 
 
-@st.cache_resource(show_spinner="Loading GPT-2's 50,000 merges…", max_entries=GPT2_ENTRIES)
-def _gpt2(digest: str, _vocab: bytes, _encoder: bytes, _vocab_name: str,
-          _encoder_name: str) -> BPETokenizer:
-    return load_gpt2_bytes(_vocab, _encoder, _vocab_name, _encoder_name)
+def take_instructor_key() -> str:
+    """What was typed in the instructor-key box, emptied at once: the key never stays there."""
+    entered = st.session_state.get(INSTRUCTOR_KEY_INPUT, "")
+    st.session_state[INSTRUCTOR_KEY_INPUT] = ""
+    return entered

@@ -40,20 +40,42 @@ class Data:
                 "context_chars": self.chars_per_token * block_size}
 
 
-def prepare_data(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> Data:
-    """Split the text 90/10 by characters, then tokenize each part."""
+class DataTooShortError(ValueError):
+    """A part of the corpus holds fewer tokens than one window of ``block_size + 1``."""
+
+
+def split_text(text: str, val_fraction: float = 0.1) -> tuple[str, str]:
+    """The training and validation text: the corpus cut 90/10 by characters."""
     if not text:
         raise ValueError("The corpus is empty: there is nothing to train on.")
     cut = int(len(text) * (1 - val_fraction))
-    train_text, val_text = text[:cut], text[cut:]
+    return text[:cut], text[cut:]
+
+
+def _check_window(name: str, tokens: int, block_size: int) -> None:
+    if tokens < block_size + 1:
+        raise DataTooShortError(
+            f"The {name} part of the corpus is only {tokens} tokens long; block_size "
+            f"{block_size} needs at least {block_size + 1}. Use a longer corpus or a smaller "
+            f"block size.")
+
+
+def check_length(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> None:
+    """Refuse a corpus too short for ``block_size`` with this tokenizer before a run is launched:
+    :class:`DataTooShortError` when the validation (or training) part holds fewer than
+    ``block_size + 1`` tokens, the rule :func:`prepare_data` applies."""
+    train_text, val_text = split_text(text, val_fraction)
+    _check_window("validation", len(tokenizer.encode(val_text)), block_size)
+    _check_window("training", len(tokenizer.encode(train_text)), block_size)
+
+
+def prepare_data(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> Data:
+    """Split the text 90/10 by characters, then tokenize each part."""
+    train_text, val_text = split_text(text, val_fraction)
     train_ids = torch.tensor(tokenizer.encode(train_text), dtype=torch.long)
     val_ids = torch.tensor(tokenizer.encode(val_text), dtype=torch.long)
     for name, ids in (("training", train_ids), ("validation", val_ids)):
-        if len(ids) < block_size + 1:
-            raise ValueError(
-                f"The {name} part of the corpus is only {len(ids)} tokens long; block_size "
-                f"{block_size} needs at least {block_size + 1}. Use a longer corpus or a smaller "
-                f"block size.")
+        _check_window(name, len(ids), block_size)
     return Data(train_ids, val_ids, len(val_text), len(val_text.encode("utf-8")))
 
 

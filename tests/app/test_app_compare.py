@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from core import BPETokenizer, CharTokenizer
 from core.corpus import shared_file
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")
 
 
@@ -18,7 +18,7 @@ def page(test_text: str | None = None) -> AppTest:
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
     at.switch_page("pages/char_vs_bpe.py").run()
     if test_text is not None:
-        at.text_area(key="test_text").set_value(test_text).run()
+        at.text_area(key="w_test_text").set_value(test_text).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = Path(__file__).resolve().parent.parent / "streamlit_app.py"
+APP = Path(__file__).resolve().parents[2] / "streamlit_app.py"
 PAGES = {"pages/learn_bpe.py": "🎞️ Learn BPE", "pages/char_vs_bpe.py": "⚖️ Char vs BPE",
          "pages/train_gpt.py": "🧠 Train a GPT"}
 

@@ -12,11 +12,25 @@ from streamlit.testing.v1 import AppTest
 
 from conftest import shared_path
 from core.corpus import CorpusError
+from core.gpt.config import make_config
 from core.gpt.runs import SERVER, launch_run, list_runs, pid_alive, read_metrics, set_shared, stop_run
-from gpt.test_train import TEXT, tiny_config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "streamlit_app.py"
+# the corpus and the config of tests/gpt/test_train.py: ~6k learnable characters, a one-layer model
+_LINES = ("the cat sat on the mat and the dog sat on the log.|a bird in the hand is worth two in the "
+          "bush.|to be or not to be, that is the question.|all that glitters is not gold; all who "
+          "wander are not lost.").split("|")
+TEXT = "\n".join(_LINES[(i * 7) % 4] for i in range(120)) + "\n"
+TINY = dict(n_layer=1, n_head=2, n_embd=32, block_size=16, batch_size=16, max_steps=40, lr=3e-3,
+            min_lr=3e-4, warmup_steps=2, eval_interval=20, eval_iters=4, log_interval=5,
+            sample_interval=20, sample_tokens=16, device="cpu", threads=1)
+
+
+def tiny_config(**kw):
+    return make_config("tiny", **{**TINY, **kw})
+
+
 ALICE, BOB = "alice-0123456789", "bob-0123456789ab"
 KEY = "instructor-key-for-tests"
 

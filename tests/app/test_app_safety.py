@@ -12,10 +12,10 @@ import core.corpus
 import core.bpe.pretokenize
 from core import BPETokenizer
 from core.bpe.gpt2 import bytes_to_unicode
-from ui import state
+from ui import cache
 from ui.render import md_safe
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")
 EVIL_NAME = "[x](http://e) **y**"
 SETTINGS = ("CORPUS_DIR", "MAX_CORPUS_BYTES", "REGEX_TIMEOUT_S", "MAX_TRAIN_MEMORY")
@@ -178,7 +178,7 @@ def no_shared_gpt2(tmp_path, server_env):
 def test_gpt2_uploads_of_two_sessions_do_not_mix(no_shared_gpt2):
     a, b = app("pages/char_vs_bpe.py"), app("pages/char_vs_bpe.py")
     for at in (a, b):
-        at.text_area(key="test_text").set_value(" the the").run()
+        at.text_area(key="w_test_text").set_value(" the the").run()
     upload_gpt2(a, *gpt2_files([("Ġ", "t"), ("h", "e"), ("Ġt", "he")]))
     assert gpt2_count(a) == "2"
     upload_gpt2(b, *gpt2_files([("h", "e")]))
@@ -202,7 +202,7 @@ def test_a_loaded_tokenizer_whose_pattern_backtracks_is_a_message(server_env):
     server_env.setenv("BPE_EXPLORER_REGEX_TIMEOUT_S", "0.2")
     tok = BPETokenizer.from_text("xyz", 0, variant="byte", pattern=r"(a+)+$")
     at = app("pages/char_vs_bpe.py")
-    at.text_area(key="test_text").set_value("a" * 5000 + "b").run()
+    at.text_area(key="w_test_text").set_value("a" * 5000 + "b").run()
     uploader = next(u for u in at.main.get("file_uploader") if u.proto.label.startswith("Load a tokenizer"))
     uploader.set_value((EVIL_NAME + ".json", json.dumps(tok.to_dict()).encode(), "application/json")).run()
     assert not at.exception, [e.message for e in at.exception]
@@ -230,23 +230,23 @@ def test_a_corpus_over_the_training_memory_limit_is_a_message(server_env):
 
 # -- bounded, shared caches ---------------------------------------------------------------------------
 def test_the_cache_is_bounded_by_entries_and_bytes():
-    cache = state.BoundedCache(max_entries=3, max_bytes=100, cost=len)
+    lru = cache.BoundedCache(max_entries=3, max_bytes=100, cost=len)
     for key in "abcd":
-        cache.put(key, "x" * 10)
-    assert len(cache) == 3 and cache.get("a") is None and cache.get("d") == "x" * 10
-    cache.get("b")  # used last: kept, while c and d (older) make room
-    cache.put("e", "x" * 85)
-    assert len(cache) == 2 and cache.bytes == 95 and cache.get("b") and cache.get("c") is cache.get("d") is None
-    cache.put("f", "x" * 500)  # one entry over the budget is kept alone, not refused
-    assert len(cache) == 1 and cache.get("f")
+        lru.put(key, "x" * 10)
+    assert len(lru) == 3 and lru.get("a") is None and lru.get("d") == "x" * 10
+    lru.get("b")  # used last: kept, while c and d (older) make room
+    lru.put("e", "x" * 85)
+    assert len(lru) == 2 and lru.bytes == 95 and lru.get("b") and lru.get("c") is lru.get("d") is None
+    lru.put("f", "x" * 500)  # one entry over the budget is kept alone, not refused
+    assert len(lru) == 1 and lru.get("f")
 
 
 def test_trained_tokenizers_are_shared_and_bounded():
-    store = state._store()
-    texts = [f"corpus number {i} " * 5 for i in range(state.STORE_ENTRIES + 4)]
-    toks = [state.train_tokenizer(t, "char", 3, progress=False) for t in texts]
-    assert len(store) == state.STORE_ENTRIES and store.bytes <= state.STORE_BYTES
-    assert state.train_tokenizer(texts[-1], "char", 3, progress=False) is toks[-1]  # shared
-    short = state.train_tokenizer(texts[-1], "char", 1, progress=False)
+    store = cache._store()
+    texts = [f"corpus number {i} " * 5 for i in range(cache.STORE_ENTRIES + 4)]
+    toks = [cache.train_tokenizer(t, "char", 3, progress=False) for t in texts]
+    assert len(store) == cache.STORE_ENTRIES and store.bytes <= cache.STORE_BYTES
+    assert cache.train_tokenizer(texts[-1], "char", 3, progress=False) is toks[-1]  # shared
+    short = cache.train_tokenizer(texts[-1], "char", 1, progress=False)
     assert short.merges == toks[-1].merges[:1]
     assert "_prefixes" not in vars(toks[-1]) and "_curve_templates" not in vars(toks[-1])

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui.identity import key_matches
 
-APP = Path(__file__).resolve().parent.parent / "streamlit_app.py"
+APP = Path(__file__).resolve().parents[2] / "streamlit_app.py"
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16}")
 
 

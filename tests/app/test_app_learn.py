@@ -13,7 +13,7 @@ from core import BPETokenizer
 from core.bpe.explain import explain_step, quoted
 from ui.render import md_safe
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")
 
 
@@ -150,6 +150,6 @@ def test_utf8_upload_becomes_the_corpus():
 def test_shared_state_for_other_pages():
     at = app()
     at.radio(key="w_variant").set_value("word").run()
-    assert at.session_state["_bpe_variant"] == "word"
-    assert at.session_state["_bpe_end_of_word"] == "</w>"
-    assert at.session_state["_bpe_num_merges"] == 10
+    assert at.session_state["kept_variant"] == "word"
+    assert at.session_state["kept_end_of_word"] == "</w>"
+    assert at.session_state["kept_num_merges"] == 10
