@@ -1,10 +1,12 @@
 """BPE speed, as ratios against reference implementations timed in the same process.
 
-    python bench/bench_bpe.py                 # everything (the textbook trainer alone takes minutes)
+    python bench/bench_bpe.py                 # everything (the book's trainer alone takes minutes)
     python bench/bench_bpe.py --skip-textbook # only the library comparisons
+    python bench/bench_bpe.py --memory        # peak memory of char/word training, in subprocesses
 
-Rows: the textbook trainer/encoder (``core.bpe._educational``, the seeds' algorithm), Hugging Face
-``tokenizers``' BpeTrainer and single-threaded ``tiktoken``.  Compile time is excluded by a warm-up
+Rows: the book's own trainer/encoder (seed 002's ``from_text``/``encode``, ``bench/book_bpe.py``),
+Hugging Face ``tokenizers``' BpeTrainer and single-threaded ``tiktoken``; the app's 1 MB case
+(``BPETrainer.run`` with a progress callback on 1 MB of the Debian docs).  Compile time is excluded by a warm-up
 call on a small text (numba caches compiled code on disk, so a user pays it once per install).
 """
 
@@ -12,15 +14,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 os.environ.setdefault("RAYON_NUM_THREADS", "1")  # tiktoken/tokenizers: single-threaded
 
-from core import BPETokenizer  # noqa: E402
+from core import BPETokenizer, BPETrainer  # noqa: E402
 from core.bpe.pretokenize import GPT2_PATTERN  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
@@ -40,10 +44,68 @@ def row(task, ours, reference, ref_name, target):
     print(f"| {task} | {ours:.3f} s | {ref_name}: {reference:.3f} s | {ratio:.1f}x | {target} |", flush=True)
 
 
+def debian_file(folder: str) -> Path:
+    """The Debian docs corpus, decompressed into ``folder`` (a temporary one, never the repo)."""
+    path = Path(folder) / "debian-docs.txt"
+    with open(path, "wb") as out:
+        subprocess.run(["xz", "-dc", str(SHARED / "corpora" / "debian-docs-100mb.txt.xz")], stdout=out, check=True)
+    return path
+
+
+def debian_text(chars: int) -> str:
+    with tempfile.TemporaryDirectory() as folder:
+        path = debian_file(folder)
+        with open(path, encoding="utf-8") as f:
+            return f.read(chars)
+
+
+def app_row() -> None:
+    """What the app does with a 1 MB pasted corpus: 512 merges through ``run`` with progress."""
+    text = debian_text(1_000_000)
+
+    def train():
+        for _ in BPETrainer(text).run(512, progress=lambda done, total: None):
+            pass
+
+    t_app, _ = timed(train, repeat=3)
+    print(f"| app: char train 1 MB Debian docs, 512 merges | {t_app:.3f} s | | | <= 0.3 s |", flush=True)
+
+
+MEMORY_CHILD = """
+import sys
+from core import BPETrainer
+def status(field):
+    return next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith(field))
+path, chars, variant = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+text = "a" * chars if path == "repeat" else open(path, encoding="utf-8").read(chars)
+list(BPETrainer(text[:5000], variant=variant).run(5))
+before = status("VmRSS")
+list(BPETrainer(text, variant=variant).run(300))
+print((status("VmHWM") - before) / len(text.encode("utf-8")))
+"""
+
+
+def memory_table() -> None:
+    """Peak RSS growth (VmHWM) of 300 merges, in a fresh subprocess per case, as x the corpus."""
+    print("| variant | corpus | peak growth / corpus bytes | target |")
+    print("|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as folder:
+        path = debian_file(folder)
+        for variant in ("char", "word"):
+            for name, source, chars in [("Debian docs 1 MB", path, 10**6), ("Debian docs 10 MB", path, 10**7),
+                                        ("Debian docs 50 MB", path, 5 * 10**7), ("'a' x 10 MB", "repeat", 10**7)]:
+                out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(source), str(chars), variant],
+                                     cwd=ROOT, capture_output=True, text=True, check=True)
+                print(f"| {variant} | {name} | {float(out.stdout):.1f}x | <= 10x |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--skip-textbook", action="store_true")
+    parser.add_argument("--memory", action="store_true")
     args = parser.parse_args()
+    if args.memory:
+        return memory_table()
     text = (SHARED / "corpora" / "tinyshakespeare.txt").read_text(encoding="utf-8")
     BPETokenizer.from_text(text[:5000], 20).encode(text[:5000])  # warm-up: load compiled kernels
     BPETokenizer.from_text(text[:5000], 20, variant="byte", pattern="gpt2").encode(text[:5000])
@@ -55,20 +117,19 @@ def main() -> None:
     t_enc, ids = timed(lambda: tok.encode(text), repeat=3)
     assert len(ids) == 487_961
     if not args.skip_textbook:
-        from core.bpe import _educational as oracle
+        from book_bpe import BPETokenizer as Book
 
-        alphabet = sorted(set(text))
-        chunks = oracle.char_chunks(text, alphabet)
-        t_book, merges = timed(lambda: oracle.train(chunks, 512, len(alphabet)))
-        assert [m[:3] for m in merges] == tok.merge_triples
-        t_book_enc, book_ids = timed(lambda: oracle.encode(chunks[0][0], merges))
-        assert book_ids == ids
-        row("char train, 512 merges", t512, t_book, "textbook", ">= 100x, < 2 s")
-        row("char encode, Tiny Shakespeare", t_enc, t_book_enc, "textbook", ">= 50x")
+        t_book, book = timed(lambda: Book.from_text(text, 512))
+        assert book.merges == tok.merges
+        t_book_enc, book_ids = timed(lambda: book.encode(text))
+        assert book_ids.tolist() == ids
+        row("char train, 512 merges", t512, t_book, "the book", ">= 300x")
+        row("char encode, Tiny Shakespeare", t_enc, t_book_enc, "the book", ">= 50x")
     else:
-        print(f"| char train, 512 merges | {t512:.3f} s | (textbook skipped) | | < 2 s |")
-        print(f"| char encode, Tiny Shakespeare | {t_enc:.3f} s | (textbook skipped) | | |")
-    print(f"| char train, 1024 merges | {t1024:.3f} s | | | < 3 s |")
+        print(f"| char train, 512 merges | {t512:.3f} s | (book skipped) | | |")
+        print(f"| char encode, Tiny Shakespeare | {t_enc:.3f} s | (book skipped) | | |")
+    print(f"| char train, 1024 merges | {t1024:.3f} s | | | <= 0.3 s |")
+    app_row()
 
     from tokenizers import Tokenizer, Regex, models, pre_tokenizers, trainers
 

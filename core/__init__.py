@@ -9,8 +9,8 @@ names, reading a corpus, and exporting a tokenizer to other libraries.
     [('l', 'o'), ('lo', 'w'), ('e', 'r')]
 """
 
-from .bpe import (GPT2_PATTERN, GPT4_PATTERN, ArgumentError, BPETokenizer, BPETrainer, CharTokenizer,
-                  CorpusTooLargeError, MergeStep, PatternError, PatternTimeoutError, Token,
+from .bpe import (GPT2_PATTERN, GPT4_PATTERN, PRETRAINED_NAMES, ArgumentError, BPETokenizer, BPETrainer,
+                  CharTokenizer, CorpusTooLargeError, MergeStep, PatternError, PatternTimeoutError, Token,
                   TokenizerFileError, UnknownCharacterError, load_tokenizer, loads_tokenizer,
                   save_tokenizer, set_regex_timeout, tokenizer_from_dict, tokenizer_to_dict,
                   training_memory_estimate)
@@ -19,7 +19,8 @@ from .corpus import read_corpus
 
 __all__ = [
     "ArgumentError", "BPETokenizer", "BPETrainer", "CharTokenizer", "CorpusTooLargeError",
-    "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep", "PatternError", "PatternTimeoutError", "Token",
+    "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep", "PRETRAINED_NAMES", "PatternError",
+    "PatternTimeoutError", "Token",
     "TokenizerFileError", "UnknownCharacterError", "hf_tokenizer_json", "load_tokenizer",
     "loads_tokenizer", "read_corpus", "save_tokenizer", "set_regex_timeout", "tiktoken_encoding",
     "tokenizer_from_dict", "tokenizer_to_dict", "training_memory_estimate",

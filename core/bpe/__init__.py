@@ -8,23 +8,26 @@ and regex; never torch, Streamlit or ``core.gpt``).
 
 Layers, bottom to top (a module imports only those below it): ``errors``, ``alphabet``,
 ``pretokenize``; the private compiled kernels (``_train_kernels``, ``_encode_kernels``);
-``encoding``; ``variants``; ``trainer`` (merge steps); ``files`` and ``gpt2`` (plain fields);
-``vocab``; ``tokenizer`` (the value class); ``explain`` and ``interop``.  ``_educational`` is
+``encoding``; ``variants``; ``trainer`` (merge steps); ``files``, ``gpt2``, ``ranks`` and
+``pretrained`` (plain fields; the real models' vocabularies, offline); ``vocab``; ``tokenizer``
+(the value class); ``explain`` and ``interop``.  ``_educational`` is
 the textbook BPE the fast engine is checked against.  The functions below are the package's
 verbs for files; each is one call on :class:`BPETokenizer`.
 """
 
+from .counting import count_chunks
 from .errors import ArgumentError, UnknownCharacterError
 from .files import TokenizerFileError
 from .gpt2 import GPT2FileError
+from .pretrained import NAMES as PRETRAINED_NAMES
 from .pretokenize import GPT2_PATTERN, GPT4_PATTERN, PatternError, PatternTimeoutError, set_regex_timeout
 from .tokenizer import BPETokenizer, CharTokenizer, Token
 from .trainer import BPETrainer, CorpusTooLargeError, MergeStep, training_memory_estimate
 from .variants import VARIANTS
 
 __all__ = [
-    "ArgumentError", "BPETokenizer", "BPETrainer", "CharTokenizer", "CorpusTooLargeError",
-    "GPT2FileError", "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep", "PatternError",
+    "ArgumentError", "BPETokenizer", "BPETrainer", "CharTokenizer", "CorpusTooLargeError", "count_chunks",
+    "GPT2FileError", "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep", "PRETRAINED_NAMES", "PatternError",
     "PatternTimeoutError", "Token", "TokenizerFileError", "UnknownCharacterError", "VARIANTS",
     "load_gpt2", "load_gpt2_bytes", "load_tokenizer", "loads_tokenizer", "save_tokenizer",
     "set_regex_timeout", "tokenizer_from_dict", "tokenizer_to_dict", "training_memory_estimate",

@@ -1,11 +1,15 @@
-"""The compiled hot loop of BPE encoding (numba): applying ranked merges to many chunks at once.
+"""The compiled hot loops of BPE encoding (numba), over many chunks at once: applying named merges
+in rank order (:func:`apply_merges`, trained tokenizers and GPT-2), and merging by the rank of the
+joined bytes as tiktoken does (:func:`apply_ranks`, the pretrained vocabularies).
 
-A merge rank is looked up by the same ``a << 32 | b`` pair key the trainer uses.  Plain Python
+A pair is looked up by the same ``a << 32 | b`` pair key the trainer uses.  Plain Python
 that numba compiles; ``function.py_func`` runs the same source uncompiled.  Leaves out: which
 chunks to encode and the cache of encoded chunks (``core.bpe.encoding``).
 """
 
 from __future__ import annotations
+
+import heapq
 
 import numpy as np
 from numba import njit, types
@@ -115,7 +119,70 @@ def apply_merges(seq, starts, ranks, merge_a, merge_b, merge_new):
                     pool_next[pool_used] = queued_head[r2]
                     queued_head[r2] = pool_used
                     pool_used += 1
-    out = np.empty(total, dtype=np.int32)
+    return _gather(sym, nxt, starts)
+
+
+@njit(cache=True)
+def build_pairs(keys, merged):
+    """Pair key -> the id of the token the two joined tokens spell (every split of every token)."""
+    pairs = Dict.empty(key_type=types.int64, value_type=types.int64)
+    for k in range(len(keys)):
+        pairs[keys[k]] = merged[k]
+    return pairs
+
+
+@njit(cache=True)
+def apply_ranks(seq, starts, pairs, limits):
+    """Encode each chunk ``seq[starts[c]:starts[c+1]]`` the way tiktoken does: while two
+    neighbours join into a token, join the pair whose token has the lowest rank (a token's rank
+    is its id), the leftmost among equals.  Only tokens below ``limits[c]`` are made (recovering
+    a token's parts uses its own rank as the limit).  A heap of ``(rank, position)`` keeps long
+    chunks (a run of a million spaces) ``O(n log n)``; an entry whose pair changed is skipped.
+    Returns ``(ids, out_starts)``.
+    """
+    total = len(seq)
+    sym = seq.copy()
+    nxt = np.empty(total, dtype=np.int64)
+    prv = np.empty(total, dtype=np.int64)
+    for c in range(len(starts) - 1):
+        lo, hi = starts[c], starts[c + 1]
+        limit = limits[c]
+        heap = [(np.int64(0), np.int64(0))]
+        heap.pop()
+        for p in range(lo, hi):
+            nxt[p] = p + 1 if p + 1 < hi else -1
+            prv[p] = p - 1 if p > lo else -1
+            if p + 1 < hi:
+                r = _rank(pairs, pair_key(sym[p], sym[p + 1]))
+                if 0 <= r < limit:
+                    heap.append((r, np.int64(p)))
+        heapq.heapify(heap)
+        while heap:
+            r, p = heapq.heappop(heap)
+            q = nxt[p]
+            if sym[p] < 0 or q < 0 or _rank(pairs, pair_key(sym[p], sym[q])) != r:
+                continue  # p was merged away, or its pair changed since this entry was pushed
+            sym[p] = r
+            sym[q] = -1
+            nxt[p] = nxt[q]
+            if nxt[q] >= 0:
+                prv[nxt[q]] = p
+            left, right = prv[p], nxt[p]
+            if left >= 0:
+                r2 = _rank(pairs, pair_key(sym[left], r))
+                if 0 <= r2 < limit:
+                    heapq.heappush(heap, (r2, left))
+            if right >= 0:
+                r2 = _rank(pairs, pair_key(r, sym[right]))
+                if 0 <= r2 < limit:
+                    heapq.heappush(heap, (r2, p))
+    return _gather(sym, nxt, starts)
+
+
+@njit(cache=True)
+def _gather(sym, nxt, starts):
+    """The surviving symbols of every chunk, in order: ``(ids, out_starts)``."""
+    out = np.empty(len(sym), dtype=np.int32)
     out_starts = np.empty(len(starts), dtype=np.int64)
     written = 0
     for c in range(len(starts) - 1):

@@ -1,23 +1,25 @@
-"""The compiled hot loop of BPE training (numba): counting pairs, the lazy max-heap of counts, and
-merging one pair everywhere it occurs.
+"""The compiled hot loop of BPE training (numba), in flat arrays only (about 8 bytes a symbol):
+pair counts in an open-addressing table, a lazy max-heap over it, one position list per token.
 
-Sequences are int32 arrays of token ids in which ``-1`` separates chunks (no pair spans a
-separator).  A pair ``(a, b)`` is keyed as ``a << 32 | b`` in typed dicts.
+``seq`` is int32 with ``-1`` between chunks (no pair spans one).  A token of length L >= 2 at
+``p`` keeps its id at ``seq[p]`` and ``-(L + 1)`` at ``seq[p + 1]`` and ``seq[p + L - 1]`` (``-2``
+inside), so the sequence is its own linked list.  A pair ``(a, b)`` is keyed ``a << 32 | b`` in
+``keys``/``counts`` (linear probing, ``-1`` empty, never deleted).  ``pool[lo[t]:hi[t]]`` lists,
+ascending, where token ``t`` starts with a token on its right; merging ``a b`` walks ``a``'s list
+once, keeps the ``a`` still there, moves the merged ones into the space they free as the new
+token's list, and drops stale ones: the pool never grows.
 
-Each function is plain Python that numba compiles; ``function.py_func`` runs the very same source
-uncompiled, which is the readable reference path the tests compare against (and the textbook
-in ``core.bpe._educational`` checks both).  Leaves out: choosing what to do with a step
-(``core.bpe.trainer``) and encoding (``core.bpe._encode_kernels``).
+``function.py_func`` runs the same source uncompiled: the readable reference the tests compare
+against.  Leaves out: what to do with a step (``core.bpe.trainer``) and encoding.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 SEPARATOR = -1
-DELETED = -2  # a position whose symbol was merged into its left neighbour
+DELETED = -2  # inside a merged token; -(L + 1) <= -3 marks a token's second and last position
 
 
 @njit(cache=True)
@@ -26,250 +28,273 @@ def pair_key(a, b):
 
 
 @njit(cache=True)
-def count_pairs(seq, weights, n):
-    """Weighted count of every adjacent pair in ``seq[:n]``, overlapping ones included.
-    ``weights`` holds each position's chunk frequency, or is a single 1 (every chunk once)."""
-    unit = len(weights) == 1
-    counts = Dict.empty(key_type=types.int64, value_type=types.int64)
-    for i in range(n - 1):
-        a = seq[i]
-        b = seq[i + 1]
-        if a >= 0 and b >= 0:
-            key = pair_key(a, b)
-            counts[key] = counts.get(key, 0) + (1 if unit else weights[i])
-    return counts
+def _find(keys, key):
+    """The slot of ``key``, or the empty slot where it would go (tables stay under half full)."""
+    mask = len(keys) - 1
+    h = (key >> 32) * 0x9E3779B1 + (key & 0xFFFFFFFF)  # mixed without overflow: ids < 2**31
+    h = ((h ^ (h >> 29)) & 0x7FFFFFFF) * 0x85EBCA77
+    s = (h ^ (h >> 32)) & mask
+    while keys[s] != key and keys[s] != -1:
+        s = (s + 1) & mask
+    return s
 
 
 @njit(cache=True)
-def heap_from_counts(counts, capacity):
-    """A max-heap of (count, key) over the current counts, with room for ``capacity`` entries.
+def _add(keys, counts, key, delta):
+    s = _find(keys, key)
+    new = keys[s] == -1
+    keys[s] = key
+    counts[s] += delta
+    return s, new
 
-    The heap is lazy: ``merge_pair`` pushes a fresh entry whenever a count rises; an entry whose
-    count no longer matches ``counts`` is dropped when it surfaces (and re-pushed with the
+
+@njit(cache=True)
+def grow_table(keys, counts, need):
+    """The same pairs in a table with room for ``need`` (twice as many slots, a power of two)."""
+    capacity = len(keys)
+    while 2 * need > capacity:
+        capacity *= 2
+    new_keys = np.full(capacity, -1, dtype=np.int64)
+    new_counts = np.zeros(capacity, dtype=np.int64)
+    for s in range(len(keys)):
+        if keys[s] != -1:
+            t = _find(new_keys, keys[s])
+            new_keys[t] = keys[s]
+            new_counts[t] = counts[s]
+    return new_keys, new_counts
+
+
+@njit(cache=True)
+def count_pairs(seq, weights):
+    """Weighted count of every adjacent pair, overlapping ones included.  ``weights`` holds each
+    position's chunk frequency, or is a single 1 (every chunk once).  Returns the table and the
+    number of pairs in it."""
+    unit = len(weights) == 1
+    keys, counts, used = np.full(1 << 12, -1, dtype=np.int64), np.zeros(1 << 12, dtype=np.int64), 0
+    for i in range(len(seq) - 1):
+        if seq[i] >= 0 and seq[i + 1] >= 0:
+            if 2 * (used + 1) > len(keys):
+                keys, counts = grow_table(keys, counts, len(keys))
+            _, new = _add(keys, counts, pair_key(seq[i], seq[i + 1]), 1 if unit else weights[i])
+            used += new
+    return keys, counts, used
+
+
+@njit(cache=True)
+def list_positions(seq, capacity):
+    """Every position that starts a pair, grouped by its token (counting sort, so ascending).
+    Returns ``(pool, lo, hi)`` with room in ``lo``/``hi`` for ``capacity`` token ids."""
+    lo = np.zeros(capacity, dtype=np.int64)
+    hi = np.zeros(capacity, dtype=np.int64)
+    for i in range(len(seq) - 1):
+        if seq[i] >= 0 and seq[i + 1] >= 0:
+            hi[seq[i]] += 1
+    total = 0
+    for t in range(capacity):
+        lo[t] = total
+        total += hi[t]
+        hi[t] = lo[t]
+    pool = np.empty(total, dtype=np.int32)
+    for i in range(len(seq) - 1):
+        if seq[i] >= 0 and seq[i + 1] >= 0:
+            pool[hi[seq[i]]] = i
+            hi[seq[i]] += 1
+    return pool, lo, hi
+
+
+@njit(cache=True)
+def build_heap(keys, counts, extra):
+    """A max-heap of (count, slot) over the live pairs, with room for ``extra`` more entries.
+
+    The heap is lazy: a merge pushes a fresh entry for each pair whose count rose; an entry
+    whose count no longer matches the table is dropped when it surfaces (and re-pushed with the
     true count if that fell), so the top valid entry is always the true maximum.
     """
-    size = len(counts)
-    hc = np.empty(max(capacity, size + 1), dtype=np.int64)
-    hk = np.empty(max(capacity, size + 1), dtype=np.int64)
-    i = 0
-    for key in counts:
-        hc[i] = counts[key]
-        hk[i] = key
-        i += 1
+    live = np.flatnonzero(counts > 0)
+    size = len(live)
+    hc, hs = np.empty(size + extra, dtype=np.int64), np.empty(size + extra, dtype=np.int64)
+    hc[:size], hs[:size] = counts[live], live
     for start in range((size - 2) // 2, -1, -1):
-        _sift_down(hc, hk, size, start)
-    return hc, hk, size
+        _sift_down(hc, hs, size, start)
+    return hc, hs, size
 
 
 @njit(cache=True)
-def rank_pairs(counts, heap_c, heap_k, heap_size, seq, nxt, slots, head, pool_pos, pool_next, top_k):
+def _next(seq, p):
+    v = seq[p + 1]
+    return p - v - 1 if v <= -3 else p + 1
+
+
+@njit(cache=True)
+def _prev(seq, p):
+    v = seq[p - 1]
+    return p + v + 1 if v <= -3 else p - 1
+
+
+@njit(cache=True)
+def rank_pairs(seq, pool, lo, hi, keys, counts, hc, hs, size, mark, top_k):
     """The ``top_k`` most frequent pairs, ties ordered by first occurrence in ``seq``.
 
-    Returns ``(keys, counts, first_positions, heap_size)``; entry 0 is the pair to merge.  Every
-    pair tied with the maximum is taken for the tie-break, so the winner is exact even when the
-    displayed list is shorter than the ties.
+    Returns ``(pair_keys, counts, first_positions, heap_size)``; entry 0 is the pair to merge
+    (none left: empty arrays).  Every pair tied with the maximum is taken for the tie-break, so
+    the winner is exact even when the displayed list is shorter than the ties.
     """
-    n = len(seq)
-    taken = Dict.empty(key_type=types.int64, value_type=types.int64)  # keys already collected
-    keys_list = []
-    top = -1
-    while heap_size > 0:
-        c = heap_c[0]
-        key = heap_k[0]
-        if key in taken:  # a second entry for a pair already taken
-            heap_size = _heap_pop_max(heap_c, heap_k, heap_size)
+    taken = np.empty(size, dtype=np.int64)
+    m, top = 0, -1
+    while size > 0:
+        c, s = hc[0], hs[0]
+        if mark[s] or counts[s] != c:  # taken already, or stale: put the true count back
+            size = _heap_pop(hc, hs, size)
+            if not mark[s] and 0 < counts[s] < c:
+                size = _heap_push(hc, hs, size, counts[s], s)
             continue
-        current = counts.get(key, 0)
-        if current != c:  # stale: decrements push nothing, so put the true count back now
-            heap_size = _heap_pop_max(heap_c, heap_k, heap_size)
-            if 0 < current < c:
-                heap_size = _heap_push_max(heap_c, heap_k, heap_size, current, key)
-            continue
-        if top < 0:
-            top = c
-        if len(keys_list) >= top_k and c < top:
+        top = c if top < 0 else top
+        if m >= top_k and c < top:
             break
-        heap_size = _heap_pop_max(heap_c, heap_k, heap_size)
-        taken[key] = len(keys_list)
-        keys_list.append(key)
-    m = len(keys_list)
-    keys = np.empty(m, dtype=np.int64)
+        size = _heap_pop(hc, hs, size)
+        mark[s] = 1
+        taken[m] = s
+        m += 1
+    n = len(seq)
     cnts = np.empty(m, dtype=np.int64)
     first = np.full(m, n, dtype=np.int64)
     for i in range(m):
-        keys[i] = keys_list[i]
-        cnts[i] = counts[keys_list[i]]
-        heap_size = _heap_push_max(heap_c, heap_k, heap_size, cnts[i], keys[i])  # put back
-    # Only pairs that share a count need their first position (the tie-break).  Every current
-    # occurrence of a pair is in its position list, so the smallest still-valid entry is it.
-    for i in range(m):
-        tied = (i > 0 and cnts[i - 1] == cnts[i]) or (i + 1 < m and cnts[i + 1] == cnts[i])
-        if tied:
-            a = keys[i] >> 32
-            b = keys[i] & 0xFFFFFFFF
-            k = head[slots[keys[i]]]
-            while k >= 0:
-                p = pool_pos[k]
-                if p < first[i] and seq[p] == a and nxt[p] >= 0 and seq[nxt[p]] == b:
-                    first[i] = p
-                k = pool_next[k]
-    # Sort by count descending, then first position: one int64 key (counts * (n + 1) fits easily).
+        cnts[i] = counts[taken[i]]
+        mark[taken[i]] = 0
+        size = _heap_push(hc, hs, size, cnts[i], taken[i])  # put back
+    for i in range(m):  # only pairs that share a count need their first position
+        a, b = keys[taken[i]] >> 32, keys[taken[i]] & 0xFFFFFFFF
+        if (i > 0 and cnts[i - 1] == cnts[i]) or (i + 1 < m and cnts[i + 1] == cnts[i]):
+            for r in range(lo[a], hi[a]):  # ``a``'s list is ascending: the first hit is first
+                if seq[pool[r]] == a and seq[_next(seq, pool[r])] == b:
+                    first[i] = pool[r]
+                    break
     order = np.argsort(-cnts * (n + 1) + first, kind="mergesort")
-    return keys[order], cnts[order], first[order], heap_size
+    return keys[taken[:m][order]], cnts[order], first[order], size
 
 
 @njit(cache=True)
-def index_pairs(seq, slot_capacity, pool_capacity):
-    """Link every position to its neighbours and list, for each pair, the positions it starts at.
+def merge_pair(seq, weights, pool, lo, hi, keys, counts, mark, a, b, new):
+    """Replace every ``a b`` (left to right, non-overlapping) by ``new``, walking ``a``'s list.
 
-    Returns ``(nxt, prv, slots, head, slot_len, pool_pos, pool_next, pool_used)``: ``slots`` maps
-    a pair key to a slot; a slot's positions form a linked list through ``pool_*`` starting at
-    ``head[slot]``.  Lists may hold stale positions; ``merge_pair`` checks each before use.
-    Positions are int32 (a corpus holds fewer than 2**31 symbols): half the memory of int64.
-    """
-    n = len(seq)
-    nxt = np.empty(n, dtype=np.int32)
-    prv = np.empty(n, dtype=np.int32)
-    for i in range(n):
-        nxt[i] = i + 1 if i + 1 < n else -1
-        prv[i] = i - 1
-    slots = Dict.empty(key_type=types.int64, value_type=types.int64)
-    head = np.full(slot_capacity, -1, dtype=np.int32)
-    slot_len = np.zeros(slot_capacity, dtype=np.int32)
-    pool_pos = np.empty(pool_capacity, dtype=np.int32)
-    pool_next = np.empty(pool_capacity, dtype=np.int32)
-    pool_used = 0
-    for i in range(n - 1):
-        if seq[i] >= 0 and seq[i + 1] >= 0:
-            pool_used = _list_push(slots, head, slot_len, pool_pos, pool_next, pool_used,
-                                   pair_key(seq[i], seq[i + 1]), i)
-    return nxt, prv, slots, head, slot_len, pool_pos, pool_next, pool_used
-
-
-@njit(cache=True)
-def _list_push(slots, head, slot_len, pool_pos, pool_next, pool_used, key, position):
-    if key in slots:
-        slot = slots[key]
-    else:
-        slot = len(slots)
-        slots[key] = slot
-    pool_pos[pool_used] = position
-    pool_next[pool_used] = head[slot]
-    head[slot] = pool_used
-    slot_len[slot] += 1
-    return pool_used + 1
-
-
-@njit(cache=True)
-def merge_pair(seq, nxt, prv, weights, counts, heap_c, heap_k, heap_size, slots, head, slot_len,
-               pool_pos, pool_next, pool_used, a, b, new):
-    """Replace every ``a b`` (left to right, non-overlapping) by ``new``, visiting only the
-    positions listed for that pair.
-
-    Pair counts are updated incrementally: only the neighbours of each merged occurrence change;
-    each changed count is pushed onto the lazy heap and each new pair's position onto its list.
-    ``weights`` holds each position's chunk frequency, or is a single 1 when every chunk counts
-    once (the char variant).  The caller makes sure the arrays have room for this merge
-    (``BPETrainer.ensure_room``).  Returns ``(tokens_removed, heap_size, pool_used)``.
+    Only the neighbours of each merged occurrence change count.  Returns ``(tokens_removed,
+    raised, added)``: ``raised`` lists the slots whose count rose (each once; the caller pushes
+    them on the heap), ``added`` counts the pairs new to the table.  The caller keeps the table under half full with room for ``2 * (new + 1)`` new
+    pairs, which bounds the pairs one merge can create.
     """
     unit = len(weights) == 1
-    key = pair_key(a, b)
-    slot = slots[key]
-    m = slot_len[slot]
-    todo = np.empty(m, dtype=np.int32)
-    k = head[slot]
-    for i in range(m):
-        todo[i] = pool_pos[k]
-        k = pool_next[k]
-    head[slot] = -1  # (a, b) cannot form again: new pairs always contain ``new``
-    slot_len[slot] = 0
-    todo.sort()
-    removed = 0
-    for p in todo:
-        q = nxt[p]
-        if seq[p] != a or q < 0 or seq[q] != b:
+    start, end = lo[a], hi[a]
+    moved = np.empty(end - start, dtype=np.int32)
+    raised = np.empty(2 * (new + 1), dtype=np.int64)
+    kept, c, r_n, removed, added = start, 0, 0, 0, 0
+    for r in range(start, end):
+        p = pool[r]
+        if seq[p] != a:
             continue  # stale, or consumed by the previous occurrence (the middle of "a a a")
+        q = _next(seq, p)
+        if seq[q] != b:
+            pool[kept] = p
+            kept += 1
+            continue
         w = 1 if unit else weights[p]
-        heap_size = _add(counts, heap_c, heap_k, heap_size, key, -w)
-        left = prv[p]
-        if left >= 0 and seq[left] >= 0:  # already in its merged form
-            heap_size = _add(counts, heap_c, heap_k, heap_size, pair_key(seq[left], a), -w)
-            heap_size = _add(counts, heap_c, heap_k, heap_size, pair_key(seq[left], new), w)
-            pool_used = _list_push(slots, head, slot_len, pool_pos, pool_next, pool_used,
-                                   pair_key(seq[left], new), left)
-        right = nxt[q]
-        if right >= 0 and seq[right] >= 0:  # not merged yet
-            heap_size = _add(counts, heap_c, heap_k, heap_size, pair_key(b, seq[right]), -w)
-            heap_size = _add(counts, heap_c, heap_k, heap_size, pair_key(new, seq[right]), w)
-            pool_used = _list_push(slots, head, slot_len, pool_pos, pool_next, pool_used,
-                                   pair_key(new, seq[right]), p)
-        seq[p] = new
+        right = _next(seq, q)
+        if p > 0 and seq[_prev(seq, p)] >= 0:  # the left neighbour, already in its merged form
+            left = seq[_prev(seq, p)]
+            _add(keys, counts, pair_key(left, a), -w)
+            r_n, added = _raise(keys, counts, mark, raised, r_n, added, pair_key(left, new), w)
+        if seq[right] >= 0:
+            _add(keys, counts, pair_key(b, seq[right]), -w)
+            r_n, added = _raise(keys, counts, mark, raised, r_n, added, pair_key(new, seq[right]), w)
+            moved[c] = p
+            c += 1
         seq[q] = DELETED
-        nxt[p] = right
-        if right >= 0:
-            prv[right] = p
+        seq[p] = new
+        seq[p + 1] = seq[right - 1] = p - right - 1
         removed += w
-    return removed, heap_size, pool_used
+    _add(keys, counts, pair_key(a, b), -removed)
+    pool[kept:kept + c] = moved[:c]
+    hi[a], lo[new], hi[new] = kept, kept, kept + c
+    for i in range(r_n):
+        mark[raised[i]] = 0
+    return removed, raised[:r_n], added
 
 
 @njit(cache=True)
-def _add(counts, heap_c, heap_k, heap_size, key, delta):
-    """Change a pair count; only a rise needs a heap entry (a fall is fixed up lazily)."""
-    value = counts.get(key, 0) + delta
-    if value == 0:
-        counts.pop(key, 0)
-        return heap_size
-    counts[key] = value
-    if delta > 0:
-        return _heap_push_max(heap_c, heap_k, heap_size, value, key)
-    return heap_size
+def _raise(keys, counts, mark, raised, r_n, added, key, w):
+    s, fresh = _add(keys, counts, key, w)
+    if not mark[s]:
+        mark[s] = 1
+        raised[r_n] = s
+        r_n += 1
+    return r_n, added + fresh
 
 
 @njit(cache=True)
-def listed_positions(slots, slot_len, key):
-    """How many positions are listed for a pair: a bound on its occurrences."""
-    return slot_len[slots[key]] if key in slots else 0
+def train_steps(seq, weights, pool, lo, hi, table, heap, first_new, steps, top_k, out, competitors):
+    """Up to ``steps`` merges in one call, new ids from ``first_new``.  ``table`` is ``(keys,
+    counts, used)`` and ``heap`` ``(hc, hs, size)``; both grow here when a merge could overflow.
+    Step ``i`` goes to ``out[i] = (left, right, count, removed, competitors)`` and its top pairs
+    to ``competitors[i]`` (keys and counts).  Returns ``(steps_done, table, heap)``."""
+    keys, counts, used = table
+    hc, hs, size = heap
+    mark = np.zeros(len(keys), dtype=np.uint8)
+    for i in range(steps):
+        new = first_new + i
+        if 2 * (used + 2 * (new + 1)) > len(keys):
+            keys, counts = grow_table(keys, counts, used + 2 * (new + 1))
+            mark = np.zeros(len(keys), dtype=np.uint8)
+            hc, hs, size = build_heap(keys, counts, 4 * (new + 1) + 1024)
+        elif size + 2 * (new + 1) > len(hc):
+            hc, hs, size = build_heap(keys, counts, 4 * (new + 1) + 1024)
+        ranked, cnts, _, size = rank_pairs(seq, pool, lo, hi, keys, counts, hc, hs, size, mark, top_k)
+        if len(ranked) == 0:
+            return i, (keys, counts, used), (hc, hs, size)
+        a, b = ranked[0] >> 32, ranked[0] & 0xFFFFFFFF
+        removed, raised, added = merge_pair(seq, weights, pool, lo, hi, keys, counts, mark, a, b, new)
+        used += added
+        for s in raised:
+            if counts[s] > 0:
+                size = _heap_push(hc, hs, size, counts[s], s)
+        k = min(top_k, len(ranked))
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3], out[i, 4] = a, b, cnts[0], removed, k
+        competitors[i, 0, :k] = ranked[:k]
+        competitors[i, 1, :k] = cnts[:k]
+    return steps, (keys, counts, used), (hc, hs, size)
 
 
 @njit(cache=True)
-def _heap_push_max(hc, hk, size, count, key):
+def _heap_push(hc, hs, size, count, slot):
     if size == len(hc):
         raise IndexError("BPE pair heap is full")  # the caller sizes it; never write past the end
     i = size
-    hc[i] = count
-    hk[i] = key
+    hc[i], hs[i] = count, slot
     while i > 0:
         parent = (i - 1) // 2
-        if hc[parent] < hc[i]:
-            hc[i], hc[parent] = hc[parent], hc[i]
-            hk[i], hk[parent] = hk[parent], hk[i]
-            i = parent
-        else:
+        if hc[parent] >= hc[i]:
             break
+        hc[i], hc[parent] = hc[parent], hc[i]
+        hs[i], hs[parent] = hs[parent], hs[i]
+        i = parent
     return size + 1
 
 
 @njit(cache=True)
-def _heap_pop_max(hc, hk, size):
+def _heap_pop(hc, hs, size):
     size -= 1
-    hc[0] = hc[size]
-    hk[0] = hk[size]
-    _sift_down(hc, hk, size, 0)
+    hc[0], hs[0] = hc[size], hs[size]
+    _sift_down(hc, hs, size, 0)
     return size
 
 
 @njit(cache=True)
-def _sift_down(hc, hk, size, i):
+def _sift_down(hc, hs, size, i):
     while True:
-        left = 2 * i + 1
-        right = left + 1
         largest = i
-        if left < size and hc[left] > hc[largest]:
-            largest = left
-        if right < size and hc[right] > hc[largest]:
-            largest = right
+        for child in range(2 * i + 1, min(2 * i + 3, size)):
+            if hc[child] > hc[largest]:
+                largest = child
         if largest == i:
             return
         hc[i], hc[largest] = hc[largest], hc[i]
-        hk[i], hk[largest] = hk[largest], hk[i]
+        hs[i], hs[largest] = hs[largest], hs[i]
         i = largest

@@ -2,7 +2,8 @@
 order by the compiled kernel, each unique chunk once (a per-tokenizer cache), and the character
 span of every token.
 
-Owns: :class:`Token`, :class:`ChunkEncoder` (ranks, cache, the kernel call) and the three ways of
+Owns: :class:`Token`, :class:`ChunkEncoder` (ranks, cache, the kernel call), its tiktoken-rule
+sibling :class:`RankEncoder` (pretrained vocabularies) and the three ways of
 encoding a text into tokens (``char_tokens``, ``word_tokens``, ``byte_tokens``) that the variants
 pick from.  Leaves out: the vocabulary and decoding (``core.bpe.tokenizer``), where chunks start
 and end (``core.bpe.pretokenize``).  The functions take the tokenizer as ``tok`` and use its
@@ -59,25 +60,59 @@ class ChunkEncoder:
         """Encode many short chunks, each unique chunk once.  ``to_base`` gives a chunk's base
         ids, or is an int32 table byte -> id, to encode its UTF-8 bytes (vectorised)."""
         cache = self._cache
-        todo = list({p: None for p in pieces if p not in cache})
+        if len(cache) > _MAX_CACHE:  # before looking up, so every piece is found after
+            cache.clear()
+        todo = list(set(pieces).difference(cache))  # each chunk is encoded alone: order is free
         if todo:
-            if isinstance(to_base, np.ndarray):
-                encoded = [p.encode("utf-8") for p in todo]
-                lengths = list(map(len, encoded))
-                flat = to_base[np.frombuffer(b"".join(encoded), dtype=np.uint8)]
-            else:
-                bases = [to_base(p) for p in todo]
-                lengths = list(map(len, bases))
-                flat = np.fromiter(chain.from_iterable(bases), dtype=np.int32, count=sum(lengths))
-            starts = np.zeros(len(todo) + 1, dtype=np.int64)
-            np.cumsum(lengths, out=starts[1:])
-            out, out_starts = self.apply(flat, starts)
-            out, out_starts = out.tolist(), out_starts.tolist()
-            if len(cache) > _MAX_CACHE:
-                cache.clear()
-            for k, p in enumerate(todo):
-                cache[p] = tuple(out[out_starts[k]:out_starts[k + 1]])
-        return [cache[p] for p in pieces]
+            cache.update(zip(todo, self._encode_new(todo, to_base)))
+        return list(map(cache.__getitem__, pieces))
+
+    def _encode_new(self, todo: list[str], to_base) -> list[tuple[int, ...]]:
+        if isinstance(to_base, np.ndarray):
+            encoded = [p.encode("utf-8") for p in todo]
+            lengths = list(map(len, encoded))
+            flat = to_base[np.frombuffer(b"".join(encoded), dtype=np.uint8)]
+        else:
+            bases = [to_base(p) for p in todo]
+            lengths = list(map(len, bases))
+            flat = np.fromiter(chain.from_iterable(bases), dtype=np.int32, count=sum(lengths))
+        starts = np.zeros(len(todo) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=starts[1:])
+        out, out_starts = self.apply(flat, starts)
+        out, out_starts = out.tolist(), out_starts.tolist()
+        return [tuple(out[out_starts[k]:out_starts[k + 1]]) for k in range(len(todo))]
+
+
+class RankEncoder(ChunkEncoder):
+    """tiktoken's rule, for vocabularies given as ranks (the pretrained ones): two neighbours
+    join whenever their joined bytes are a token, lowest rank (= id) first, and a chunk that is
+    itself a token is that token.  ``pairs`` is ``(keys, merged)``: every way to split every
+    token into two tokens (``core.bpe.ranks.pair_table``); ``token_ids()`` gives the
+    ``{bytes: id}`` of the ordinary tokens, asked for on the first encode."""
+
+    def __init__(self, pairs: tuple[np.ndarray, np.ndarray], token_ids) -> None:
+        super().__init__([])
+        self._pair_arrays = pairs
+        self._token_ids_of = token_ids
+        self._token_ids: dict[bytes, int] | None = None
+
+    def apply(self, seq: np.ndarray, starts: np.ndarray, limits: np.ndarray | None = None):
+        """Like :meth:`ChunkEncoder.apply`; ``limits[c]``: make only tokens below that id."""
+        if len(seq) == 0:
+            return seq.astype(np.int32), starts
+        if self._ranks is None:
+            self._ranks = _encode_kernels.build_pairs(*self._pair_arrays)
+        if limits is None:
+            limits = np.full(len(starts) - 1, np.iinfo(np.int64).max, dtype=np.int64)
+        return _encode_kernels.apply_ranks(seq.astype(np.int32), starts, self._ranks, limits)
+
+    def _encode_new(self, todo: list[str], to_base) -> list[tuple[int, ...]]:
+        if self._token_ids is None:
+            self._token_ids = self._token_ids_of()
+        found = [self._token_ids.get(p.encode("utf-8")) for p in todo]
+        rest = [p for p, i in zip(todo, found) if i is None]
+        encoded = iter(super()._encode_new(rest, to_base) if rest else ())
+        return [(i,) if i is not None else next(encoded) for i in found]
 
 
 def char_tokens(tok, text: str, unknown: str, offsets: bool) -> list[Token]:

@@ -150,5 +150,6 @@ def tiktoken_encoding(tok: BPETokenizer, name: str = "bpe-explorer"):
         pat_str=tok.pattern if tok.pattern is not None else WHOLE_TEXT_PATTERN,
         mergeable_ranks=ranks,
         special_tokens=dict(tok.special_tokens),
-        explicit_n_vocab=tok.vocab_size,
+        # Only a vocabulary without unused ids can name its size (o200k_base has gaps).
+        explicit_n_vocab=tok.vocab_size if max(tok.ids) == tok.vocab_size - 1 else None,
     )

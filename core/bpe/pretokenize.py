@@ -30,7 +30,7 @@ GPT4_PATTERN = (
 )
 NAMED_PATTERNS = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN}
 
-_WORD = regex.compile(r"\S+")
+_WORD = regex.compile(r"[^\s\x1c-\x1f]+")  # str.split(): \s plus the separators \x1c-\x1f
 _BUILT_IN = frozenset(NAMED_PATTERNS.values())
 
 # Seconds a custom pattern may take per started million characters of text: 2 s for anything up

@@ -6,22 +6,25 @@ One class serves every variant (``core.bpe.variants`` says what differs), the wa
 
 The value class sits above the layers it is built from: it drains a ``BPETrainer``
 (``from_text``, ``from_trainer``), reads plain fields from ``core.bpe.files`` (``load``,
-``from_dict``) and ``core.bpe.gpt2`` (``from_gpt2``); none of them imports it.  Leaves out: the
+``from_dict``), ``core.bpe.gpt2`` (``from_gpt2``) and ``core.bpe.pretrained``
+(``from_pretrained``); none of them imports it.  Leaves out: the
 encoding machinery (``core.bpe.encoding``) and the vocabulary's checks (``core.bpe.vocab``).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from . import files, gpt2
+from . import files, gpt2, pretrained
 from .alphabet import UNSEEN
 from .encoding import ChunkEncoder, Token
-from .errors import ArgumentError, UnknownCharacterError, check_count, check_id, check_id_list, check_text
+from .errors import ArgumentError, UnknownCharacterError, check_count, check_id_list, check_text
 from .pretokenize import check_pattern
+from .ranks import merge_triples
 from .trainer import BPETrainer
 from .variants import variant_rules
 from .vocab import special_ids, token_bytes_of
@@ -36,8 +39,7 @@ class BPETokenizer:
         self.end_of_word = self.variant_rules.end_of_word(end_of_word)
         self.pattern = check_pattern(self.variant_rules.split_pattern(pattern))
         self.alphabet, self.byte_ids = self.variant_rules.base(base, byte_ids)
-        self._merges = [(check_id(a, "A merge id"), check_id(b, "A merge id"), check_id(n, "A merge id"))
-                        for a, b, n in merges]
+        self._merges = merge_triples(merges)
         base_bytes = self.variant_rules.base_bytes(self.alphabet, self.byte_ids)
         self.base_size = len(base_bytes)
         self._bytes = token_bytes_of(base_bytes, self._merges)
@@ -45,6 +47,7 @@ class BPETokenizer:
         self._special_by_id = {i: s for s, i in self.special_tokens.items()}
         self._parts = {new: (a, b) for a, b, new in self._merges}
         self.encoder = ChunkEncoder(self._merges)
+        self.normalization: str | None = None  # "NFC": applied before encoding (Qwen's rule)
         self.trace: tuple = ()
         self.initial_length: int | None = None
         self.exhausted = False
@@ -83,21 +86,24 @@ class BPETokenizer:
     def from_gpt2(cls, vocab_bpe_path, encoder_json_path) -> BPETokenizer:
         """GPT-2's own tokenizer from its ``vocab.bpe`` and ``encoder.json``."""
         fields = gpt2.read_gpt2(vocab_bpe_path, encoder_json_path)
-        return cls._from_gpt2_fields(fields, f"{Path(vocab_bpe_path)} and {Path(encoder_json_path)}")
+        return gpt2.build(cls, fields, f"{Path(vocab_bpe_path)} and {Path(encoder_json_path)}")
 
     @classmethod
     def from_gpt2_bytes(cls, vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "vocab.bpe",
                         encoder_name: str = "encoder.json") -> BPETokenizer:
         """GPT-2's tokenizer from the two files' bytes (an upload); the names label errors."""
         fields = gpt2.parse_gpt2(vocab_bpe, encoder_json, vocab_name, encoder_name)
-        return cls._from_gpt2_fields(fields, f"{vocab_name} and {encoder_name}")
+        return gpt2.build(cls, fields, f"{vocab_name} and {encoder_name}")
 
     @classmethod
-    def _from_gpt2_fields(cls, fields: dict, names: str) -> BPETokenizer:
-        try:
-            return cls(**fields)
-        except ValueError as exc:
-            raise gpt2.GPT2FileError(f"{names} do not make a tokenizer: {exc}") from None
+    def from_pretrained(cls, name: str, *, vocab_bpe=None, encoder_json=None,
+                        cache_dir=None) -> BPETokenizer:
+        """A real model's tokenizer, offline: ``"cl100k_base"`` (GPT-4), ``"o200k_base"`` (GPT-4o),
+        ``"llama3"``, ``"qwen3"`` or ``"gpt2"`` (sources: ``core.bpe.pretrained``); encodes by
+        tiktoken's rule, id for id, with merges recovered from the ranks for trees and exports."""
+        if name == "gpt2":
+            return cls.from_gpt2(*pretrained.gpt2_files(vocab_bpe, encoder_json))
+        return pretrained.build(cls, name, cache_dir)
 
     def with_merges(self, merges: Iterable[tuple[int, int, int]]) -> BPETokenizer:
         """A tokenizer with the same alphabet and settings but these merges."""
@@ -199,19 +205,25 @@ class BPETokenizer:
         """Text to ids.  ``unknown='skip'`` drops characters outside a char/word alphabet
         (otherwise :class:`UnknownCharacterError` names the first one and its position).
         ``allowed_special='none'`` treats special-token text as ordinary text."""
-        check_text(text)
+        text = self._normalized(check_text(text))
         return self.variant_rules.encode(self, text, unknown, self._specials(allowed_special))
 
     def encode_tokens(self, text: str, *, unknown: str = "error", allowed_special: str = "all",
                       offsets: bool = True) -> list[Token]:
-        """Like ``encode`` but each token says which characters of ``text`` it covers."""
-        check_text(text)
+        """Like ``encode`` but each token says which characters of ``text`` it covers (of its NFC
+        form, for a tokenizer that normalizes)."""
+        text = self._normalized(check_text(text))
         if unknown == "keep" and offsets:
             raise ValueError("unknown must be 'error' or 'skip'.")
         specials = self._specials(allowed_special)
         if not text:
             return []
         return self.variant_rules.encode_tokens(self, text, unknown, specials, offsets)
+
+    def _normalized(self, text: str) -> str:
+        if self.normalization is None or unicodedata.is_normalized(self.normalization, text):
+            return text
+        return unicodedata.normalize(self.normalization, text)
 
     def _specials(self, allowed_special: str) -> list[str]:
         if allowed_special not in ("all", "none"):

@@ -10,8 +10,9 @@ Counts include overlapping occurrences ("aaa" holds two "a a"), as the textbook 
 
 Memory stays O(corpus + merges * top_k): a step records only its pair, counts and competitors;
 where a pair sits in the text is recomputed on demand (``core.bpe.explain``).  Every position costs
-about 32 bytes (int32 symbols, links and position lists); :func:`training_memory_estimate` gives
-an upper bound of the peak, and ``BPETrainer(..., max_memory=...)`` refuses a corpus above it
+about 8 bytes (an int32 symbol and its entry in a position list), plus temporaries while the
+corpus is laid out; :func:`training_memory_estimate` gives an upper bound of the peak, and
+``BPETrainer(..., max_memory=...)`` refuses a corpus above it
 before allocating anything.
 
 Leaves out: the tokenizer class.  A trainer gives plain fields (:meth:`BPETrainer.fields`, the
@@ -20,6 +21,7 @@ steps); ``BPETokenizer.from_trainer(trainer)`` builds the tokenizer from them.
 
 from __future__ import annotations
 
+import collections
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _train_kernels as kernels
+from .counting import checked_chunk_counts
 from .errors import ArgumentError, check_count, check_text
 from .pretokenize import resolve_pattern
 from .variants import variant_rules
@@ -35,11 +38,12 @@ Progress = Callable[[int, int], None]
 _BLOCK = 1 << 20  # characters or chunks converted at a time: temporaries stay a few MB
 
 # Peak memory of training, in bytes per unit of corpus (characters for char/word, UTF-8 bytes
-# for byte), from VmHWM growth over 300 merges: Debian docs (10 MB) took 30x (char), 7x (word),
-# 3x (byte); the worst corpus tried, one letter repeated, 77x for every variant (each merge
-# rewrites half the text).  100x bounds them all; plus a fixed allowance for the typed dicts
-# and small arrays.  tests/bpe/test_hostile_inputs.py checks it is a bound.
-_BYTES_PER_UNIT = 100
+# for byte), from VmHWM growth over 300 merges (bench/bench_bpe.py --memory): Debian docs (10 MB)
+# took 10.5x (char) and 11.8x (word); the worst corpus tried, one letter repeated, 10.6x (char)
+# and 28x (word: one 10 MB word, its frequencies laid out per position).  Byte keeps its bound of
+# 100x.  Plus a fixed allowance for the pair table, heap and small arrays.
+# tests/bpe/test_hostile_inputs.py checks it is a bound.
+_BYTES_PER_UNIT = {"char": 16, "word": 40, "byte": 100}
 _FIXED_BYTES = 64 * 2**20
 
 
@@ -51,7 +55,8 @@ def training_memory_estimate(text: str, variant: str = "char") -> int:
     """An upper bound, in bytes, of the memory ``BPETrainer`` takes on ``text`` beyond the text
     itself (for ``byte``, the UTF-8 length is what counts, measured block by block)."""
     check_text(text, "The corpus")
-    return _FIXED_BYTES + _BYTES_PER_UNIT * variant_rules(variant).units(text)
+    rules = variant_rules(variant)
+    return _FIXED_BYTES + _BYTES_PER_UNIT[rules.name] * rules.units(text)
 
 
 def _size(n: int) -> str:
@@ -103,6 +108,29 @@ class BPETrainer:
         check_text(text, "The corpus")
         if not text:
             raise ValueError("The corpus is empty: paste or load some text first.")
+        self._configure(variant, end_of_word, pattern, special_tokens, top_k, regex_timeout, max_memory)
+        if max_memory is not None:
+            self._refuse_above(text, max_memory)
+        self._base_of(text)
+        self._seq, self._weights = self._sequence(text)
+        self._start()
+
+    @classmethod
+    def from_chunk_counts(cls, counts, *, pattern: str | None, special_tokens: Sequence[str] = (),
+                          top_k: int = 10) -> BPETrainer:
+        """A byte-level trainer on ``{chunk: count}`` in first-appearance order, as
+        ``core.bpe.counting.count_chunks`` gives for a file or an iterator of texts: the same
+        merges as ``BPETrainer(text, variant="byte", pattern=..., special_tokens=...)`` on the text
+        the counts came from (pass the same ``pattern`` and ``special_tokens``)."""
+        trainer = cls.__new__(cls)
+        trainer._configure("byte", "</w>", pattern, special_tokens, top_k, None, None)
+        trainer._base_of("")
+        trainer._seq, trainer._weights = trainer._flatten(checked_chunk_counts(counts))
+        trainer._start()
+        return trainer
+
+    def _configure(self, variant, end_of_word, pattern, special_tokens, top_k, regex_timeout,
+                   max_memory) -> None:
         self.rules = variant_rules(variant)
         self.variant = self.rules.name
         self._check_options(end_of_word, special_tokens, max_memory)
@@ -111,21 +139,20 @@ class BPETrainer:
         self.special_tokens = self.rules.special_tokens(special_tokens)
         self.top_k = check_count(top_k, "top_k", 1, 1000)
         self.regex_timeout = regex_timeout
-        if max_memory is not None:
-            self._refuse_above(text, max_memory)
-        self._base_of(text)
-        self._seq, self._weights = self._sequence(text)
-        self._counts = kernels.count_pairs(self._seq, self._weights, len(self._seq))
-        self._heap = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 1024)
-        # Position lists: n at the start plus at most 2 per merged occurrence, and at most n
-        # occurrences are ever merged, so 3n never grows (untouched pages cost no memory).
-        self._nxt, self._prv, self._slots, *lists = kernels.index_pairs(
-            self._seq, len(self._counts) + 1024, 3 * len(self._seq) + 1024)
-        self._lists = lists  # head, slot_len, pool_pos, pool_next, pool_used
+
+    def _start(self) -> None:
+        """Count the pairs of the prepared sequence and list where each token starts one."""
+        keys, counts, used = kernels.count_pairs(self._seq, self._weights)
+        self._table = keys, counts, used
+        self._heap = kernels.build_heap(keys, counts, 1024)
+        self._pool, self._lo, self._hi = kernels.list_positions(self._seq, self.base_size + 1024)
         self.initial_length = self._symbols()
         self.length = self.initial_length
         self.steps: list[MergeStep] = []
         self.exhausted = False
+        self._pending: collections.deque[MergeStep] = collections.deque()  # merged, not yet yielded
+        self._merged_length = self.initial_length
+        self._batch = 1  # merges per compiled call: doubles while a call stays short
 
     # -- preparation ---------------------------------------------------------------------------
     def _check_options(self, end_of_word, special_tokens, max_memory) -> None:
@@ -196,60 +223,47 @@ class BPETrainer:
 
     # -- training ------------------------------------------------------------------------------
     def run(self, num_merges: int, progress: Progress | None = None) -> Iterator[MergeStep]:
-        """Do up to ``num_merges`` more merges, yielding each; stops early when no pair is left."""
+        """Do up to ``num_merges`` more merges, yielding each; stops early when no pair is left.
+
+        The compiled loop merges a batch at a time, never more than this call asked for; a
+        caller that stops early finds the rest of the batch yielded by its next ``run``."""
         num_merges = check_count(num_merges, "The number of merges")
         last_report = 0.0
         for done in range(num_merges):
-            if len(self._counts) == 0:
+            if not self._pending and not self._merge_batch(num_merges - done):
                 self.exhausted = True
                 break
-            step = self._merge_once()
+            step = self._pending.popleft()
             self.steps.append(step)
+            self.length = step.length_after
             if progress is not None and (time.monotonic() - last_report > 0.05 or done + 1 == num_merges):
                 progress(done + 1, num_merges)
                 last_report = time.monotonic()
             yield step
 
-    def _merge_once(self) -> MergeStep:
-        new_id = self.base_size + len(self.steps)
-        heap_c, heap_k, size = self._heap
-        head, slot_len, pool_pos, pool_next, used = self._lists
-        keys, counts, _first, size = kernels.rank_pairs(self._counts, heap_c, heap_k, size, self._seq,
-                                                         self._nxt, self._slots, head, pool_pos,
-                                                         pool_next, self.top_k)
-        left, right = int(keys[0] >> 32), int(keys[0] & 0xFFFFFFFF)
-        count = int(counts[0])
-        self._heap = heap_c, heap_k, size
-        self.ensure_room(int(kernels.listed_positions(self._slots, slot_len, keys[0])))
-        heap_c, heap_k, size = self._heap
-        head, slot_len, pool_pos, pool_next, used = self._lists
-        removed, size, used = kernels.merge_pair(
-            self._seq, self._nxt, self._prv, self._weights, self._counts, heap_c, heap_k, size,
-            self._slots, head, slot_len, pool_pos, pool_next, used, left, right, new_id)
-        self._heap = heap_c, heap_k, size
-        self._lists = head, slot_len, pool_pos, pool_next, used
-        self.length -= int(removed)
-        competitors = tuple((int(k >> 32), int(k & 0xFFFFFFFF), int(c))
-                            for k, c in zip(keys[: self.top_k], counts[: self.top_k]))
-        return MergeStep(len(self.steps), left, right, new_id, count, self.length, competitors)
-
-    def ensure_room(self, listed: int) -> None:
-        """Grow the heap and position lists so a merge of a pair listed at ``listed`` positions
-        (at least its occurrences) fits: each occurrence makes at most 2 new pairs and pushes
-        at most 2 heap entries (5 is kept as a margin)."""
-        heap_c, heap_k, size = self._heap
-        if size + 5 * listed + 8 > len(heap_c):
-            self._heap = kernels.heap_from_counts(self._counts, 2 * len(self._counts) + 5 * listed + 1024)
-        head, slot_len, pool_pos, pool_next, used = self._lists
-        if used + 2 * listed > len(pool_pos):
-            grow = max(len(pool_pos) // 2, 2 * listed + 1024)
-            pool_pos = np.concatenate([pool_pos, np.empty(grow, dtype=np.int32)])
-            pool_next = np.concatenate([pool_next, np.empty(grow, dtype=np.int32)])
-        if len(self._slots) + 2 * listed > len(head):
-            grow = max(len(head) // 2, 2 * listed + 1024)
-            head = np.concatenate([head, np.full(grow, -1, dtype=np.int32)])
-            slot_len = np.concatenate([slot_len, np.zeros(grow, dtype=np.int32)])
-        self._lists = head, slot_len, pool_pos, pool_next, used
+    def _merge_batch(self, limit: int) -> int:
+        """Merge up to ``limit`` pairs (fewer when a batch is quick to come) into ``_pending``;
+        returns how many."""
+        count = min(limit, self._batch)
+        first_new = self.base_size + len(self.steps) + len(self._pending)
+        if first_new + count > len(self._lo):
+            grow = np.zeros(max(len(self._lo), count), dtype=np.int64)
+            self._lo, self._hi = np.concatenate([self._lo, grow]), np.concatenate([self._hi, grow])
+        out = np.zeros((count, 5), dtype=np.int64)
+        top = np.zeros((count, 2, self.top_k), dtype=np.int64)
+        started = time.monotonic()
+        done, self._table, self._heap = kernels.train_steps(
+            self._seq, self._weights, self._pool, self._lo, self._hi, self._table, self._heap,
+            first_new, count, self.top_k, out, top)
+        self._batch = min(256, 2 * self._batch) if time.monotonic() - started < 0.02 else max(1, self._batch // 2)
+        for i in range(done):
+            left, right, pair_count, removed, k = (int(v) for v in out[i])
+            self._merged_length -= removed
+            competitors = tuple((int(key >> 32), int(key & 0xFFFFFFFF), int(c))
+                                for key, c in zip(top[i, 0, :k], top[i, 1, :k]))
+            self._pending.append(MergeStep(len(self.steps) + len(self._pending), left, right,
+                                           first_new + i, pair_count, self._merged_length, competitors))
+        return done
 
     def fields(self) -> dict:
         """The tokenizer's constructor arguments after every merge done so far."""

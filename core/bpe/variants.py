@@ -110,7 +110,7 @@ class Word(Variant):
         return alphabet + [end_of_word]
 
     def corpus_chunks(self, text, pattern, specials, timeout):
-        return list(Counter(text[s:e] for s, e in word_spans(text)).items())
+        return list(Counter(text.split()).items())  # the seeds' split, exactly
 
     def encode(self, tok, text, unknown, specials):
         return [t.id for t in self.encode_tokens(tok, text, unknown, specials, False)]
@@ -119,7 +119,17 @@ class Word(Variant):
         return encoding.word_tokens(tok, text, unknown, offsets)
 
     def decode(self, tok, ids):
-        return "".join(tok.token_str(i) for i in ids).replace(tok.end_of_word, " ").rstrip(" ")
+        """Words joined by single spaces.  A token ends a word when its last base symbol is the
+        marker (by id: a literal "</w>" typed inside a word is text, and stays)."""
+        cut = len(tok.end_of_word)
+        ends = {}
+        for i in set(ids):
+            last = i
+            while (parts := tok.merge_parts(last)) is not None:
+                last = parts[1]
+            ends[i] = last == tok.base_size - 1
+        return "".join(tok.token_str(i)[:-cut] + " " if ends[i] else tok.token_str(i)
+                       for i in ids).rstrip(" ")
 
 
 class Byte(Variant):

@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from core import BPETokenizer, BPETrainer
 from core.bpe import _educational as oracle
-from core.bpe import _encode_kernels
 from core.bpe import _train_kernels as kernels
 from core.bpe.pretokenize import byte_chunks, resolve_pattern
 
@@ -65,6 +64,24 @@ def test_word_variant_matches_textbook_on_random_text(text, num_merges):
     assert tok.decode(tok.encode(text)) == " ".join(text.split())
 
 
+WORDS_WITH_SEPARATORS = st.lists(st.sampled_from(["a", "b", " ", "\n", "\x1c", "\x1d", "\x1e", "\x1f",
+                                                   "\x85", "\xa0", "</w>", "<", "w>"]),
+                                  min_size=1, max_size=30).map("".join)
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=WORDS_WITH_SEPARATORS.filter(lambda t: len(t.split()) > 0), num_merges=st.integers(0, 25))
+def test_word_variant_splits_as_str_split_and_keeps_a_literal_marker(text, num_merges):
+    """\x1c-\x1f separate words for ``str.split()`` (the seeds' split) though not for regex's
+    ``\\s``; a literal "</w>" typed in a word is text, not the end of the word."""
+    tok = BPETokenizer.from_text(text, num_merges, variant="word")
+    assert ours(tok) == oracle_merges(text, "word", num_merges)
+    ids = tok.encode(text)
+    book = [i for w in text.split() for i in oracle.encode(oracle.word_chunks(w, tok.chars)[0][0], ours(tok))]
+    assert ids == book
+    assert tok.decode(ids) == " ".join(text.split())
+
+
 @settings(max_examples=100, deadline=None)
 @given(text=ANY_TEXT, num_merges=st.integers(0, 25), pattern=st.sampled_from([None, "gpt2", "gpt4"]))
 def test_byte_variant_matches_textbook_and_round_trips_any_unicode(text, num_merges, pattern):
@@ -110,32 +127,27 @@ def test_generator_can_stop_and_resume_with_progress():
     assert BPETokenizer.from_trainer(trainer).merge_triples == BPETokenizer.from_text("the cat sat on the mat the cat ran" * 3, 10).merge_triples
 
 
-def _kernel(name):
-    """A compiled kernel by name, from the training or the encoding half."""
-    return getattr(kernels, name, None) or getattr(_encode_kernels, name)
-
-
-def test_compiled_kernels_equal_their_uncompiled_source():
-    """numba's compiled kernels against the same source run as plain Python (``py_func``)."""
+@pytest.mark.parametrize("weighted", [False, True])
+def test_compiled_kernels_equal_their_uncompiled_source(weighted):
+    """numba's compiled training loop against the same source run as plain Python (``py_func``),
+    merge by merge: the pairs, counts, competitors, the sequence and the position lists."""
     rng = np.random.default_rng(0)
     seq = rng.integers(0, 4, size=300).astype(np.int32)
     seq[rng.integers(0, 300, size=20)] = kernels.SEPARATOR
-    weights = rng.integers(1, 5, size=300).astype(np.int32)
-    names = ["count_pairs", "heap_from_counts", "index_pairs", "rank_pairs", "merge_pair", "apply_merges"]
+    seq[-1] = kernels.SEPARATOR
+    weights = rng.integers(1, 5, size=300).astype(np.int32) if weighted else np.ones(1, dtype=np.int32)
     results = []
     for compiled in (True, False):
-        k = {name: _kernel(name) if compiled else _kernel(name).py_func for name in names}
-        s, w = seq.copy(), weights.copy()
-        counts = k["count_pairs"](s, w, len(s))
-        hc, hk, size = k["heap_from_counts"](counts, 8192)
-        nxt, prv, slots, head, slot_len, pool_pos, pool_next, used = k["index_pairs"](s, 8192, 8192)
-        steps = []
-        for new in range(4, 12):
-            keys, cnts, first, size = k["rank_pairs"](counts, hc, hk, size, s, nxt, slots, head,
-                                                      pool_pos, pool_next, 5)
-            a, b = int(keys[0] >> 32), int(keys[0] & 0xFFFFFFFF)
-            removed, size, used = k["merge_pair"](s, nxt, prv, w, counts, hc, hk, size, slots, head,
-                                                  slot_len, pool_pos, pool_next, used, a, b, new)
-            steps.append((keys.tolist(), cnts.tolist(), first.tolist(), int(removed), s.tolist()))
-        results.append(steps)
+        k = {name: getattr(kernels, name) if compiled else getattr(kernels, name).py_func
+             for name in ("count_pairs", "build_heap", "list_positions", "train_steps")}
+        s = seq.copy()
+        keys, counts, used = k["count_pairs"](s, weights)
+        heap = k["build_heap"](keys, counts, 16)
+        pool, lo, hi = k["list_positions"](s, 40)
+        out, top = np.zeros((30, 5), dtype=np.int64), np.zeros((30, 2, 5), dtype=np.int64)
+        done, table, heap = k["train_steps"](s, weights, pool, lo, hi, (keys, counts, used), heap,
+                                             4, 30, 5, out, top)
+        results.append((done, out.tolist(), top.tolist(), s.tolist(), pool.tolist(), lo.tolist(),
+                        hi.tolist(), table[2]))
     assert results[0] == results[1]
+    assert results[0][0] > 10
