@@ -12,15 +12,17 @@ import streamlit as st
 
 from core import loads_tokenizer
 from core.bpe import VARIANTS, GPT2FileError, PatternTimeoutError, TokenizerFileError
+from core.bpe.display import visible
 from core.bpe.explain import compression_curve, unseen_words
 from core.bpe.gpt2 import MAX_FILE_BYTES
 from core.bpe.interop import ExportError, hf_tokenizer_json
 from core.corpus import shared_file
 from ui import state
 from ui.cache import TRAINING_ERRORS, gpt2_tokenizer, session_tokenizer, train_tokenizer
-from ui.controls import corpus_and_settings
+from ui.controls import corpus_and_settings, default_test_text, mark_test_text_edited, use_byte_variant
 from ui.frame import require_frame
 from ui.render import md_safe, show_error, show_tokens, string_tokens_html
+from ui.token_view import show_clicked_tree
 
 MAX_TEST_CHARS = 20_000
 MAX_TOKENIZER_FILE_BYTES = 16 * 2**20  # a 5,000-merge tokenizer file is ~0.3 MB
@@ -38,8 +40,9 @@ except TRAINING_ERRORS as exc:
     show_error(exc)
     st.stop()
 
+default_test_text(text)
 test = st.text_area("Test text", height=90, max_chars=MAX_TEST_CHARS,
-                    **state.keep("test_text", max_chars=MAX_TEST_CHARS),
+                    **state.keep("test_text", mark_test_text_edited, MAX_TEST_CHARS),
                     help="Any text: words the corpus never saw, other scripts, emoji, code.")
 test = test[:MAX_TEST_CHARS]  # the box's limit, kept here too: a client can send more
 
@@ -54,7 +57,7 @@ def show_counts() -> None:
     char_corpus = char_tok.initial_length
     bpe_corpus = tok.trace[-1].length_after if n else tok.initial_length
     char_test, bpe_test = count_tokens(char_tok, test), count_tokens(tok, test)
-    m = st.columns(4)
+    m = [*st.columns(2), *st.columns(2)]  # two by two: four tiles in a row cut their labels when narrow
     m[0].metric("Char tokens (test text)", f"{char_test:,}")
     m[1].metric(f"BPE tokens (test text, {n} merges)", f"{bpe_test:,}",
                 delta=f"{bpe_test - char_test:,}" if test else None, delta_color="inverse")
@@ -78,18 +81,22 @@ def show_test_tokens() -> None:
     # the word variant drops whitespace rather than encoding it: not an unseen character there
     chars = list(dict.fromkeys(ch for _, ch in unseen if not (tok.end_of_word and ch.isspace())))
     if chars:
-        st.warning("Not in the corpus alphabet, so this tokenizer cannot encode them (shown in red, one "
-                   "token each): " + ", ".join(f"{md_safe(repr(c))} (U+{ord(c):04X})" for c in chars)
-                   + ". A byte-level tokenizer can encode any text.")
+        st.warning("The corpus never contains " + ", ".join(f"{md_safe(repr(c))} (U+{ord(c):04X})"
+                   for c in chars) + ", so this tokenizer has no token for them (shown in red, one "
+                   "each). A byte-level tokenizer can encode any text.", icon="🔤")
+        if tok.variant != "byte":
+            st.button("Use a byte-level tokenizer", key="compare_use_bytes", on_click=use_byte_variant)
         st.html(string_tokens_html(tok.tokenize(test), set(chars)))
     elif test:
-        show_tokens(tok, test, tok.encode_tokens(test), show_ids=show_ids, height=300)
-    st.caption("Hover a token to see its id. Byte tokens that are not whole characters show as \\xNN in "
-               "orange italics.")
+        show_tokens(tok, test, tok.encode_tokens(test), show_ids=show_ids, height=300, view="compare")
+        show_clicked_tree(tok, "compare")
+    st.caption("Hover a token to see its id and bytes. Byte tokens that split a character sit under that "
+               "character in one purple outline.")
     words = unseen_words(text, test)
     if words:
-        st.markdown("**Words the corpus never contained** — BPE still splits them into known pieces:")
-        st.dataframe(pd.DataFrame([{"word": w, "BPE tokens": " · ".join(tok.tokenize(w)),
+        st.markdown("**Words the corpus never contained**, cut into this tokenizer's pieces. A piece of one "
+                    "character is not a learned token: no merge covers it there.")
+        st.dataframe(pd.DataFrame([{"word": w, "BPE tokens": " · ".join(map(visible, tok.tokenize(w))),
                                     "count": len(tok.tokenize(w))} for w in words[:30]]),
                      hide_index=True, width="stretch")
 

@@ -5,8 +5,8 @@ import time
 import pandas as pd
 import streamlit as st
 
-from core.bpe.explain import (explain_step, merge_tree, occurrence_indices, quoted, segment, text_window,
-                          tree_lines)
+from core.bpe.display import quoted
+from core.bpe.explain import explain_step, merge_tree, occurrence_indices, segment, text_window, tree_lines
 from ui.charts import curves_spec, pair_frequency_spec
 from ui.controls import corpus_and_settings
 from ui.frame import require_frame
@@ -14,6 +14,7 @@ from core.bpe import PatternTimeoutError
 from ui import state
 from ui.cache import TRAINING_ERRORS, session_tokenizer
 from ui.render import md_safe, show_error, show_tokens
+from ui.token_view import clicked_token, forget_click, show_merge_graph
 
 WINDOW = 2000
 SPEEDS = [1, 2, 5, 10, 20]
@@ -68,17 +69,17 @@ def stepper() -> None:
         if state.learn_step() >= n:
             _pause()
         state.set_learn_step(state.learn_step() + 1)
-    b = st.columns(5)
-    b[0].button("⏮ Reset", on_click=_go, kwargs={"to": 0}, width="stretch")
-    b[1].button("◀ Previous", on_click=_go, args=(-1,), disabled=state.learn_step() == 0, width="stretch")
+    b = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
+    b.button("⏮ Reset", on_click=_go, kwargs={"to": 0})
+    b.button("◀ Previous", on_click=_go, args=(-1,), disabled=state.learn_step() == 0)
     if state.playing():
-        if b[2].button("⏸ Pause", type="primary", width="stretch"):
+        if b.button("⏸ Pause", type="primary"):
             _pause()
-    elif b[2].button("▶ Play", type="primary", width="stretch", disabled=state.learn_step() >= n):
+    elif b.button("▶ Play", type="primary", disabled=state.learn_step() >= n):
         state.set_playing(True)
         st.rerun()
-    b[3].button("Next ▶", on_click=_go, args=(1,), disabled=state.learn_step() >= n, width="stretch")
-    b[4].button("All merges ⏭", on_click=_go, kwargs={"to": n}, width="stretch")
+    b.button("Next ▶", on_click=_go, args=(1,), disabled=state.learn_step() >= n)
+    b.button("All merges ⏭", on_click=_go, kwargs={"to": n})
     st.slider("Merges done", 0, n, key=state.LEARN_STEP)
     try:
         show_step(state.learn_step())
@@ -94,16 +95,16 @@ def show_step(k: int) -> None:
         st.markdown(f"**{md_safe(explain_step(tok, k))}**")
         where = "in the text below" if len(window) == len(text) else "in the window below"
         st.caption(f"{len(hits):,} occurrence(s) {where} are highlighted in yellow; each coloured box is "
-                   f"one token after {k} merge(s). Hover a token to see its id.")
+                   f"one token after {k} merge(s). Hover a token for its id; click it to see how it was built.")
     else:
         st.markdown(f"**All {n} merges done**: the vocabulary has {tok.vocab_size} tokens and the corpus "
                     f"is {tok.trace[-1].length_after:,} tokens long (from {tok.initial_length:,}).")
-        st.caption("Each coloured box is one final token. Hover a token to see its id.")
+        st.caption("Each coloured box is one final token. Hover a token for its id; click it to see how it was built.")
     m = st.columns(3)
     m[0].metric("Vocabulary size", f"{tok.vocab_size - n + k:,}")
     m[1].metric("Corpus tokens", f"{(tok.trace[k - 1].length_after if k else tok.initial_length):,}")
     m[2].metric("Tokens in the text shown", f"{len(tokens):,}")
-    show_tokens(tok, window, tokens, hits, height=320)
+    show_tokens(tok, window, tokens, hits, height=320, view="learn")
     left, right = st.columns([1, 1])
     with left:
         if k < n:
@@ -129,8 +130,16 @@ ids = list(range(tok.vocab_size - len(tok.special_tokens)))
 # a new key per tokenizer, so a token picked for another corpus is not carried over
 alphabet = tuple(tok.chars) if tok.variant_rules.has_alphabet else tok.pattern
 tree_key = f"learn_tree_{abs(hash((tok.variant, alphabet, tuple(tok.merge_triples)))) % 10**12}"
-token_id = st.selectbox("Token", ids, index=len(ids) - 1, key=tree_key,
-                        format_func=lambda i: f"{i}: {quoted(tok.token_str(i))}")
-st.code("\n".join(tree_lines(merge_tree(tok, token_id))), language=None)
-st.caption("Each merged token splits into the two tokens it was made from, down to single "
-           f"{'characters' if tok.variant_rules.has_alphabet else 'bytes'}.")
+clicked = clicked_token("learn", tree_key)
+token_id = st.selectbox("Token (or click a token in the text above)", ids, index=len(ids) - 1, key=tree_key,
+                        format_func=lambda i: f"{i}: {quoted(tok.token_str(i))}",
+                        on_change=forget_click, args=("learn",))
+if clicked is not None and clicked in ids:
+    token_id = clicked
+    st.caption(f"Token {clicked}, clicked in the text:")
+show_merge_graph(tok, token_id)
+st.caption("Each merged token points down to the two tokens it was made from, down to single "
+           f"{'characters' if tok.variant_rules.has_alphabet else 'bytes'}; a token used twice is "
+           "drawn once. Each box gives the merge that made the token and how often its pair occurred.")
+with st.expander("The same tree as text"):
+    st.code("\n".join(tree_lines(merge_tree(tok, token_id))), language=None)

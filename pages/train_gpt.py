@@ -98,16 +98,16 @@ with st.container(border=True):
     st.markdown(f"**Corpus:** {md_safe(name)} · {len(text):,} characters · **device:** {device_text}")
     settings = state.tokenizer_settings()
     c1, c2, c3 = st.columns(3)
-    kind = c1.radio("Tokenizer", ["char", "bpe"], key="gpt_tokenizer", horizontal=True,
+    kind = c1.radio("Tokenizer", ["char", "bpe"], key=state.GPT_TOKENIZER, horizontal=True, bind="query-params",
                     format_func=lambda k: "characters" if k == "char" else
                     f"BPE ({settings.variant}, {settings.num_merges} merges)",
                     help="BPE uses the tokenizer trained on the other pages' settings.")
-    preset = c2.selectbox("Model size", [*PRESETS, "custom"], key="gpt_preset",
+    preset = c2.selectbox("Model size", [*PRESETS, "custom"], key="gpt_preset", bind="query-params",
                           help="tiny: 4 layers × 128 wide, about a minute on a laptop CPU. "
                                "small: nanoGPT's Shakespeare model (6 × 384, context 256): about "
                                "30 s for 2,000 steps on an H100 GPU, too big for a CPU.")
     c1, c2 = st.columns([2, 1])
-    device_choice = c2.selectbox("Device", ["auto", "cpu", "cuda", "mps"], key="gpt_device",
+    device_choice = c2.selectbox("Device", ["auto", "cpu", "cuda", "mps"], key="gpt_device", bind="query-params",
                                  help=f"auto picks {device} here.")
     try:
         limits, device_ok = ui_runs.device_limits(device_choice), True
@@ -116,7 +116,7 @@ with st.container(border=True):
         limits, device_ok = ui_runs.device_limits("auto"), False
     base = PRESETS["tiny" if preset == "custom" else preset]
     max_steps = c3.number_input("Steps", 1, limits.max_steps, min(base["max_steps"], limits.max_steps),
-                                step=100, key="gpt_steps")
+                                step=100, key="gpt_steps", bind="query-params")
     st.caption(f"Model bounds {limits.describe()}.")
     overrides = size_inputs(base, limits) if preset == "custom" else {}
     state.suggest_run_name(f"{kind}-{preset}")
@@ -138,12 +138,12 @@ with st.container(border=True):
     too_short = tok is not None and not too_big and ui_runs.too_short(
         state.corpus_digest(), (kind, *astuple(settings)), config.block_size, text, tok)
     if too_short:
-        st.warning(f"This corpus is too short for a context of {config.block_size} tokens: the 10% "
-                   f"validation part needs at least {config.block_size + 1} tokens. Load a longer "
-                   f"corpus, or pick a smaller block size.")
+        st.warning(f"This corpus is too short to train on with a context of {config.block_size} tokens: "
+                   f"the 10% kept for validation needs at least {config.block_size + 1} tokens. Load a "
+                   f"longer corpus, or pick a smaller block size.", icon="📏")
         st.button("Load Tiny Shakespeare (1 MB of plays)", key="gpt_load_shakespeare",
                   on_click=load_tiny_shakespeare)
-    b1, b2, _ = st.columns([1, 1, 2])
+    b1 = b2 = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
     blocked = too_big or too_short or not text or not device_ok
     if b1.button("Estimate time per step", key="gpt_estimate", disabled=blocked):
         estimate(config, tok.vocab_size)
@@ -226,7 +226,9 @@ def live_run() -> None:
     if state.selected_run() not in all_runs:
         state.select_run(next(iter(all_runs)))
     # plain labels: Streamlit keeps showing the label a selected option had when it was picked
-    run = all_runs[st.selectbox("Run", list(all_runs), key=state.GPT_SELECTED_RUN)]
+    chosen = st.selectbox("Run", list(all_runs), key=state.GPT_SELECTED_RUN)
+    state.url_put(state.RUN_PARAM, chosen)  # a reload shows this run again
+    run = all_runs[chosen]
     st.caption(ui_runs.describe_run(run))
     metrics = read_metrics(run.path)
     fraction, eta = ui_runs.progress_and_eta(run, metrics)
@@ -239,7 +241,7 @@ def live_run() -> None:
     run_metrics(run, metrics)
     chart = ui_runs.loss_chart(metrics)
     if chart is not None:
-        st.altair_chart(chart, use_container_width=True)
+        st.altair_chart(chart, width="stretch")
     samples = read_samples(run.path)
     if samples:
         st.markdown(f"**Sample at step {samples[-1]['step']:,}**")
@@ -261,7 +263,7 @@ def compare_runs() -> None:
     if chart is None:
         st.caption("No evaluations yet.")
     else:
-        st.altair_chart(chart, use_container_width=True)
+        st.altair_chart(chart, width="stretch")
 
 
 compare_runs()
@@ -277,8 +279,19 @@ gen_label = g1.selectbox("Checkpoint of run", list(ready), key="gpt_gen_run")
 temperature = g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")
 top_k = g3.number_input("Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")
 n_tokens = g4.number_input("Tokens", 1, 2000, 200, key="gpt_gen_tokens")
-prompt = st.text_input("Prompt", "\n", key="gpt_prompt")
-if st.button("Generate", key="gpt_generate"):
+prompt = st.text_input("Prompt", "\n", key=state.GPT_PROMPT)
+unseen = ui_runs.unseen_in_prompt(ready[gen_label].path, prompt)
+if unseen:
+    st.warning("This run's tokenizer never saw " + ", ".join(md_safe(repr(c)) for c in unseen)
+               + " in its corpus, so it cannot read this prompt. Drop those characters, or train "
+               "your next run with a byte-level tokenizer, which reads any text.", icon="🔤")
+    actions = st.container(horizontal=True)
+    actions.button("Drop unseen characters", key="gpt_drop_unseen", on_click=ui_runs.drop_unseen, args=(prompt, unseen))
+    actions.button("Use a byte-level tokenizer", key="gpt_use_bytes", on_click=ui_runs.use_byte_tokenizer)
+generate = st.button("Generate", key="gpt_generate")
+if generate and unseen:
+    st.error("The prompt cannot be encoded with this run's tokenizer: drop the unseen characters first.")
+elif generate:
     with st.spinner("Sampling from the checkpoint in a helper process…"):
         try:
             st.code(sample_run(ready[gen_label].path, who, prompt, int(n_tokens), float(temperature),

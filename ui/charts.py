@@ -21,6 +21,7 @@ from core.bpe.explain import compression_curve, quoted
 from .cache import BoundedCache
 
 STATUS = ["winner", "tie (lost on order)", "other"]
+MAX_CURVE_POINTS = 1000  # a longer curve is thinned evenly (altair refuses more than 5,000 rows)
 _STEP = -987654  # placeholder for the current step in a cached template
 
 
@@ -59,12 +60,20 @@ def pair_frequency_spec(tok: BPETokenizer, k: int) -> dict:
     return spec
 
 
+def thin(points: list, limit: int) -> list:
+    """At most ``limit`` (>= 2) of ``points``, evenly spaced, the first and the last always kept."""
+    if len(points) <= limit:
+        return list(points)
+    last = len(points) - 1
+    return [points[round(i * last / (limit - 1))] for i in range(limit)]
+
+
 def _curves_template(tok: BPETokenizer, characters: int) -> dict:
     key = (id(tok), characters)
     entry = _curve_templates().get(key)
     if entry is not None and entry[0]() is tok:
         return entry[1]
-    pts = compression_curve(tok, characters)
+    pts = thin(compression_curve(tok, characters), MAX_CURVE_POINTS)
     df = pd.DataFrame([{"merges": p.merges, "vocabulary size": p.vocab_size, "corpus tokens": p.tokens}
                        for p in pts])
     rule = alt.Chart(df.head(1)).mark_rule(color="#dc2626", strokeWidth=2).encode(x=alt.datum(_STEP))

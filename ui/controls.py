@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from core.bpe import VARIANTS, PatternError, PatternTimeoutError
@@ -11,7 +13,7 @@ from . import state
 from .corpus import require_corpus
 from .render import show_error
 
-MAX_MERGES = 5000
+MAX_MERGES = state.MAX_MERGES
 VARIANT_HELP = {
     "char": "Characters of the whole text; merges may cross spaces.",
     "word": "Words split on whitespace, each ending with a marker; merges stay inside a word.",
@@ -63,6 +65,37 @@ def settings_controls() -> state.TokenizerSettings | None:
     return s
 
 
+def use_byte_variant() -> None:
+    """A button callback: BPE on UTF-8 bytes, which has a token for any text."""
+    state.put("kept_variant", "byte")
+    state.reset_animation()
+
+
+def default_test_text(corpus: str) -> None:
+    """Char vs BPE's test text is :func:`example_test_text` until the person types their own."""
+    if not state.get(state.COMPARE_TEST_EDITED):
+        state.put("kept_test_text", example_test_text(corpus))
+
+
+def mark_test_text_edited() -> None:
+    state.put(state.COMPARE_TEST_EDITED, True)
+
+
+def example_test_text(corpus: str, limit: int = 100) -> str:
+    """A first test text made only of the corpus's characters, so it never opens on a warning:
+    the corpus's opening words, then a word it never contained, joined from two of its words'
+    halves (how BPE cuts an unseen word is the point of the page)."""
+    opening = corpus[:limit].strip()
+    if len(corpus) > limit and " " in opening:
+        opening = opening.rsplit(" ", 1)[0]
+    words = set(re.findall(r"\w+", corpus[:50_000]))
+    a, b = (sorted(words, key=lambda w: (-len(w), w)) + ["", ""])[:2]
+    new = a[: len(a) // 2 + 1] + b[len(b) // 2:]
+    if len(new) < 3 or new in corpus or " " not in corpus:
+        return opening
+    return f"{opening} {new}"
+
+
 def corpus_and_settings() -> tuple[str, str]:
     """The page preamble of the BPE pages: the corpus and the tokenizer controls, or a message
     and ``st.stop()`` when there is no usable corpus or setting.  Returns ``(name, text)``."""
@@ -70,3 +103,38 @@ def corpus_and_settings() -> tuple[str, str]:
     if corpus is None or settings_controls() is None:
         st.stop()
     return corpus
+
+
+# -- what a reload restores ------------------------------------------------------------------------
+def _url_value(name: str, value: str):
+    """A kept setting read from the URL, or ``None`` when it is not one the control allows."""
+    if name == "num_merges":
+        return min(int(value), MAX_MERGES) if value.isdigit() else None
+    if name == "variant":
+        return value if value in VARIANTS else None
+    if name == "pattern_choice":
+        return value if value in state.PATTERNS else None
+    return value[:10] if name == "end_of_word" else value
+
+
+def restore_settings(params: dict) -> None:
+    """The settings, the step and the selected run from the URL as it was when the session
+    opened (after its corpus was loaded: a load resets them); invalid values are ignored."""
+    for param, name in state.URL_SETTINGS.items():
+        value = _url_value(name, params[param]) if param in params else None
+        if value is not None:
+            state.put("kept_" + name, value)
+    if params.get(state.STEP_PARAM, "").isdigit():
+        state.set_learn_step(int(params[state.STEP_PARAM]))  # the page clamps it to the merges
+    if params.get(state.RUN_PARAM):
+        state.select_run(params[state.RUN_PARAM])
+
+
+def sync_settings_url() -> None:
+    """Write the kept settings into the URL: defaults left out, except the number of merges
+    (its default depends on the corpus), the regex only when it is used."""
+    custom = state.kept("pattern_choice") == "custom"
+    for param, name in state.URL_SETTINGS.items():
+        value = state.kept(name)
+        hidden = name != "num_merges" and value == state.KEPT_DEFAULTS[name]
+        state.url_put(param, None if hidden or (name == "custom_pattern" and not custom) else value)

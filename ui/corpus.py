@@ -9,6 +9,8 @@ bytes are handed back to Streamlit once decoded.
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 import streamlit as st
@@ -20,11 +22,17 @@ from core.settings import ServerSettings
 
 from . import samples, state
 from .cache import corpus_statistics, server_settings
+from .identity import owner_id
 from .render import md_safe
-from .state import CORPUS_ERROR, CORPUS_PASTE, CORPUS_PATH, CORPUS_SAMPLE, CORPUS_UPLOADS
+from .runs import runs_dir
+from .state import (CORPUS_ERROR, CORPUS_PASTE, CORPUS_PATH, CORPUS_REPLACEABLE, CORPUS_SAMPLE,
+                    CORPUS_UPLOADS)
 
 CACHE_DIR = Path.home() / ".cache" / "bpe-explorer"
 EDIT_LIMIT = 100_000  # larger corpora are not copied into the text box
+STORE_FOLDER = ".corpora"  # in the runs folder, never taken for an owner's folder of runs
+STORE_KEEP = 5  # pasted or uploaded corpora kept per owner, the newest, for reloads
+_DIGEST = re.compile(r"[0-9a-f]{32}")
 
 
 def settings(report: bool = False) -> ServerSettings:
@@ -43,8 +51,8 @@ def _sync_paste_box() -> None:
     state.put(CORPUS_PASTE, text if len(text) <= EDIT_LIMIT else "")
 
 
-def _load(name: str, text: str, from_samples: bool = False) -> None:
-    state.set_corpus(name, text)
+def _load(name: str, text: str, from_samples: bool = False, source: str | None = None) -> None:
+    state.set_corpus(name, text, source)
     state.put(CORPUS_ERROR, None)
     _sync_paste_box()
     if not from_samples:  # the sample box shows no sample, so any sample is one pick away
@@ -60,7 +68,7 @@ def _failed(message: str) -> None:
 def _on_sample() -> None:
     name = state.get(CORPUS_SAMPLE)
     if name is not None:
-        _load(samples.label(name), samples.load_sample(name), from_samples=True)
+        _load(samples.label(name), samples.load_sample(name), from_samples=True, source="sample:" + name)
 
 
 def _utf8_size(text: str) -> int:
@@ -77,7 +85,7 @@ def _on_paste() -> None:
         _failed(str(exc))
         _sync_paste_box()  # the box shows the corpus again, not the refused text
         return
-    state.set_corpus("Pasted text", text)
+    state.set_corpus("Pasted text", text, _store("Pasted text", text))
     state.put(CORPUS_ERROR, None)
     state.put(CORPUS_SAMPLE, None)
 
@@ -93,13 +101,23 @@ def _on_upload() -> None:
         return
     limit = settings().max_corpus_bytes
     source = md_safe(upload.name)  # shown in a Markdown banner: the name as typed, never as links
+    errors = "replace" if state.get(CORPUS_REPLACEABLE) == _upload_key() else "strict"
+    state.put(CORPUS_REPLACEABLE, None)
     try:
         check_corpus_size(upload.size, source, limit)
-        _load(upload.name, decode_corpus(upload.getvalue(), source, max_bytes=limit))
+        text = decode_corpus(upload.getvalue(), source, errors=errors, max_bytes=limit)
     except CorpusError as exc:
-        _failed(str(exc))
+        replaceable = "not UTF-8" in str(exc)
+        _failed(str(exc))  # names the first byte that is not UTF-8, and where it is
+        state.put(CORPUS_REPLACEABLE, _upload_key() if replaceable else None)
         return
+    _load(upload.name, text, source=_store(upload.name, text))
     _release(upload)
+
+
+def _load_replaced() -> None:
+    """The banner's button: load the refused upload again, bytes that are not UTF-8 as U+FFFD."""
+    _on_upload()
 
 
 def _release(upload) -> None:
@@ -117,7 +135,7 @@ def load_tiny_shakespeare() -> None:
     :func:`corpus_error_banner`, and the corpus stays what it was)."""
     try:
         path = download_tiny_shakespeare(CACHE_DIR)
-        _load("Tiny Shakespeare", read_corpus(path))
+        _load("Tiny Shakespeare", read_corpus(path), source="shakespeare")
     except CorpusError as exc:
         _failed(str(exc))
 
@@ -132,7 +150,72 @@ def _on_server_path() -> None:
     except CorpusError as exc:
         _failed(md_safe(str(exc)))  # the message quotes the typed path
         return
-    _load(name, text)
+    _load(name, text, source="file:" + raw)
+
+
+# -- what a reload restores ------------------------------------------------------------------------
+def _store_dir() -> Path:
+    return runs_dir() / STORE_FOLDER / owner_id()
+
+
+def _store(name: str, text: str) -> str | None:
+    """Save a pasted or uploaded corpus in this owner's folder (mode 0o700) so that a reload finds
+    it; its source for the URL (``text:<digest>``), or ``None`` when it could not be saved."""
+    digest, folder = state.text_digest(text), _store_dir()
+    try:
+        for path in (folder.parent, folder):
+            path.mkdir(mode=0o700, exist_ok=True, parents=True)
+            path.chmod(0o700)
+        target = folder / f"{digest}.txt"
+        if not target.exists():
+            temp = target.with_suffix(".tmp")
+            temp.write_bytes(text.encode("utf-8", "surrogatepass"))
+            os.replace(temp, target)
+        (folder / f"{digest}.name").write_text(name[:200], "utf-8")
+        target.touch()
+        for old in sorted(folder.glob("*.txt"), key=lambda p: p.stat().st_mtime)[:-STORE_KEEP]:
+            old.unlink(missing_ok=True)
+            old.with_suffix(".name").unlink(missing_ok=True)
+    except OSError:
+        return None
+    return "text:" + digest
+
+
+def _stored(digest: str) -> tuple[str, str]:
+    if not _DIGEST.fullmatch(digest):
+        raise CorpusError("That link does not name a saved corpus.")
+    path = _store_dir() / f"{digest}.txt"
+    try:
+        text = path.read_bytes().decode("utf-8", "surrogatepass")
+        name = path.with_suffix(".name").read_text("utf-8") if path.with_suffix(".name").exists() else ""
+    except OSError:
+        raise CorpusError("The corpus of this link is no longer on the server.") from None
+    return name or "Pasted text", text
+
+
+def _load_source(source: str) -> None:
+    """Load the corpus a URL's ``?corpus=`` names (see :func:`_store`); a failure is a message."""
+    kind, _, value = source.partition(":")
+    try:
+        if kind == "sample" and value in samples.sample_names():
+            _load(samples.label(value), samples.load_sample(value), from_samples=True, source=source)
+            state.put(CORPUS_SAMPLE, value)
+        elif kind == "text":
+            _load(*_stored(value), source=source)
+        elif kind == "shakespeare":
+            load_tiny_shakespeare()
+        elif kind == "file" and settings().corpus_dir is not None:
+            _load(*read_corpus_under(settings().corpus_dir, value, settings().max_corpus_bytes), source=source)
+        else:
+            raise CorpusError("That link does not name a corpus this server has.")
+    except CorpusError as exc:
+        _failed(md_safe(f"Your corpus could not be restored: {exc}"))
+
+
+def restore_corpus(params: dict) -> None:
+    """The corpus the URL's ``?corpus=`` names, when the session opens (see ``ui.frame``)."""
+    if params.get(state.CORPUS_PARAM):
+        _load_source(params[state.CORPUS_PARAM])
 
 
 def corpus_sidebar() -> None:
@@ -160,6 +243,7 @@ def corpus_sidebar() -> None:
                               on_change=_on_server_path, placeholder="e.g. books/moby_dick.txt",
                               help="A path inside the folder the person running the server chose.")
         _corpus_summary()
+    state.url_put(state.CORPUS_PARAM, state.get(state.CORPUS_SOURCE))
 
 
 def _corpus_summary() -> None:
@@ -180,6 +264,9 @@ def corpus_error_banner() -> None:
     error = state.get(CORPUS_ERROR)
     if error:
         st.error(f"{error} The corpus was not changed.", icon="⚠️")
+        if state.get(CORPUS_REPLACEABLE) == _upload_key() and state.get(_upload_key()) is not None:
+            st.button("Load with invalid bytes replaced", key="corpus_load_replaced", on_click=_load_replaced,
+                      help="Each byte that is not UTF-8 becomes the replacement character �.")
 
 
 def require_corpus() -> tuple[str, str] | None:

@@ -13,7 +13,9 @@ import threading
 
 import streamlit as st
 
-from .corpus import corpus_sidebar
+from . import state
+from .controls import restore_settings, sync_settings_url
+from .corpus import corpus_sidebar, restore_corpus
 from .identity import owner_id
 
 _inside = threading.local()  # set while run_app runs a page (each session's script has a thread)
@@ -25,10 +27,17 @@ def run_app() -> None:
     page = st.navigation([
         st.Page("pages/learn_bpe.py", title="Learn BPE", icon="🎞️", default=True),
         st.Page("pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
+        st.Page("pages/compare_tokenizers.py", title="Compare tokenizers", icon="🔍"),
         st.Page("pages/train_gpt.py", title="Train a GPT", icon="🧠"),
     ])
     owner_id()  # keeps ?u= in the URL on every page, so a reload anywhere keeps the same owner
+    params = state.opening_params()
+    if params is not None:  # a reload or a bookmark: the corpus, then its settings, from the URL
+        state.init_state()
+        restore_corpus(params)
+        restore_settings(params)
     corpus_sidebar()
+    sync_settings_url()
     _inside.active = True
     try:
         page.run()

@@ -18,6 +18,8 @@ from core.gpt.data import DataTooShortError, check_length
 from core.gpt.device import describe_device, detect_device
 from core.gpt.limits import ModelLimits, default_max_running, limits_for, threads_per_run
 from core.gpt.probe import estimate_step_seconds
+from core.bpe import TokenizerFileError, load_tokenizer
+from core.gpt.rundir import TOKENIZER_FILE
 from core.gpt.runs import RunInfo, Viewer, default_runs_dir, read_metrics, seconds_per_step
 
 from . import state
@@ -29,6 +31,36 @@ def runs_dir() -> Path:
     """Where runs live: the session's folder if one was set (``ui.state``), else ``core.gpt.runs``'s
     default."""
     return state.runs_dir_override() or Path(default_runs_dir())
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _run_tokenizer(path: str, mtime: float):
+    return load_tokenizer(path)
+
+
+def unseen_in_prompt(run_path, prompt: str) -> list[str]:
+    """The characters of ``prompt`` the run's tokenizer never saw, each once (a byte tokenizer
+    sees every character; the word variant drops whitespace rather than encoding it)."""
+    path = Path(run_path) / TOKENIZER_FILE
+    try:
+        tok = _run_tokenizer(str(path), path.stat().st_mtime)
+    except (OSError, TokenizerFileError):
+        return []  # the helper process reports a broken run when asked to sample
+    return list(dict.fromkeys(ch for _, ch in tok.unknown_characters(prompt)
+                              if not (tok.end_of_word and ch.isspace())))
+
+
+def drop_unseen(prompt: str, unseen: list[str]) -> None:
+    """A button callback: the prompt without the characters the run's tokenizer never saw."""
+    state.put(state.GPT_PROMPT, "".join(c for c in prompt if c not in unseen))
+
+
+def use_byte_tokenizer() -> None:
+    """A button callback: the next run gets a byte-level BPE tokenizer, which reads any text."""
+    state.put("kept_variant", "byte")  # the variant the BPE pages share, so they show it too
+    state.put(state.GPT_TOKENIZER, "bpe")
+    state.reset_animation()
+    st.toast("The next run you launch uses a byte-level BPE tokenizer: it can read any text.")
 
 
 @st.cache_resource(show_spinner=False)

@@ -35,10 +35,19 @@ LEARN_STEP, LEARN_PLAYING, LEARN_STEP_MS = "learn_step", "learn_playing", "learn
 GPT_RUNS_DIR, GPT_SELECTED_RUN, GPT_ESTIMATE = "gpt_runs_dir", "gpt_selected_run", "gpt_estimate_text"
 GPT_RUN_NAME, GPT_SUGGESTED_NAME = "gpt_run_name", "gpt_suggested_run_name"
 GPT_COMPARE, GPT_COMPARE_SEEN = "gpt_compare", "gpt_compare_seen"
+GPT_TOKENIZER, GPT_PROMPT = "gpt_tokenizer", "gpt_prompt"
 OWNER_ID, INSTRUCTOR_MODE = "owner_id", "instructor_mode"
+CORPUS_SOURCE, URL_RESTORED = "corpus_source", "url_restored"  # where the corpus came from; done once
+COMPARE_TEST_EDITED = "compare_test_edited"  # the person typed their own test text
+CORPUS_REPLACEABLE = "corpus_replaceable"  # an upload refused as not UTF-8: its uploader key
 INSTRUCTOR_KEY_INPUT, INSTRUCTOR_MESSAGE = "instructor_key_input", "instructor_message"
 
 PATTERNS = {"none": None, "gpt2": "gpt2", "gpt4": "gpt4", "custom": None}
+MAX_MERGES = 5000  # the Merges box's maximum
+# the URL keeps what a reload must restore: ?corpus=<source>, the settings below, ?step=, ?run=
+CORPUS_PARAM, STEP_PARAM, RUN_PARAM = "corpus", "step", "run"
+URL_SETTINGS = {"variant": "variant", "merges": "num_merges", "split": "pattern_choice",
+                "marker": "end_of_word", "regex": "custom_pattern"}  # URL name: kept name
 COMPARE_AT_FIRST = 6  # runs on the comparison chart when the page opens (newest first)
 KEPT_DEFAULTS = {  # the values kept by :func:`keep`, by name
     "variant": "char",
@@ -96,10 +105,11 @@ def text_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def set_corpus(name: str, text: str) -> None:
-    """Make ``text`` the shared corpus; the step resets and merges get a default that fits."""
+def set_corpus(name: str, text: str, source: str | None = None) -> None:
+    """Make ``text`` the shared corpus; the step resets and merges get a default that fits.
+    ``source`` (see ``ui.corpus``) is what the URL keeps so that a reload finds it again."""
     ss = st.session_state
-    ss[CORPUS_NAME], ss[CORPUS_TEXT] = name, text
+    ss[CORPUS_NAME], ss[CORPUS_TEXT], ss[CORPUS_SOURCE] = name, text, source
     ss[CORPUS_DIGEST], ss[CORPUS_DIGEST_OF] = text_digest(text), text
     ss["kept_num_merges"] = default_merges(text)
     reset_animation()
@@ -154,11 +164,16 @@ def tokenizer_settings(variant: str | None = None) -> TokenizerSettings:
 
 # -- the merge animation ---------------------------------------------------------------------------
 def learn_step() -> int:
-    return int(st.session_state.get(LEARN_STEP, 0))
+    """The merges shown; read on every run of the stepper, so the URL's ``?step=`` follows it
+    (a slider moved inside a fragment included)."""
+    k = int(st.session_state.get(LEARN_STEP, 0))
+    url_put(STEP_PARAM, k or None)
+    return k
 
 
 def set_learn_step(k: int) -> None:
     st.session_state[LEARN_STEP] = k
+    url_put(STEP_PARAM, k or None)
 
 
 def playing() -> bool:
@@ -175,6 +190,38 @@ def reset_animation() -> None:
     set_playing(False)
 
 
+# -- the token a visitor clicked (ui.token_view) ---------------------------------------------------
+def clicked_token(view: str) -> tuple[str, int] | None:
+    """``(tokenizer, id)`` last clicked in the token text ``view`` ("learn", "compare"), or ``None``."""
+    return st.session_state.get(f"{view}_clicked_token")
+
+
+def set_clicked_token(view: str, clicked: tuple[str, int] | None) -> None:
+    st.session_state[f"{view}_clicked_token"] = clicked
+
+
+# -- the URL: what a reload restores ------------------------------------------------------------------
+def opening_params() -> dict | None:
+    """The URL's parameters on the session's first run (before anything rewrote them), else
+    ``None``: what ``ui.frame`` restores from, once."""
+    if st.session_state.get(URL_RESTORED):
+        return None
+    st.session_state[URL_RESTORED] = True
+    return st.query_params.to_dict()
+
+
+def url_put(name: str, value) -> None:
+    """Write ``?name=value`` into the page URL (``None`` removes it), only when it changed."""
+    params = st.query_params
+    text = None if value is None else str(value)
+    if params.get(name) == text:
+        return
+    if text is None:
+        del params[name]
+    else:
+        params[name] = text
+
+
 # -- runs -------------------------------------------------------------------------------------------
 def runs_dir_override() -> Path | None:
     """A runs folder set for this session (tests set it), else ``None``."""
@@ -188,6 +235,7 @@ def selected_run() -> str | None:
 
 def select_run(label: str) -> None:
     st.session_state[GPT_SELECTED_RUN] = label
+    url_put(RUN_PARAM, label)
 
 
 def estimate_text() -> str | None:

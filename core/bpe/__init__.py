@@ -9,7 +9,8 @@ and regex; never torch, Streamlit or ``core.gpt``).
 Layers, bottom to top (a module imports only those below it): ``errors``, ``alphabet``,
 ``pretokenize``; the private compiled kernels (``_train_kernels``, ``_encode_kernels``);
 ``encoding``; ``variants``; ``trainer`` (merge steps); ``files``, ``gpt2``, ``ranks`` and
-``pretrained`` (plain fields; the real models' vocabularies, offline); ``vocab``; ``tokenizer``
+``pretrained`` (plain fields; the real models' vocabularies, offline); ``vocab``; ``extend`` (more
+merges for a tokenizer, learned from a text); ``tokenizer``
 (the value class); ``explain`` and ``interop``.  ``_educational`` is
 the textbook BPE the fast engine is checked against.  The functions below are the package's
 verbs for files; each is one call on :class:`BPETokenizer`.
@@ -17,6 +18,7 @@ verbs for files; each is one call on :class:`BPETokenizer`.
 
 from .counting import count_chunks
 from .errors import ArgumentError, UnknownCharacterError
+from .extend import extension_trainer
 from .files import TokenizerFileError
 from .gpt2 import GPT2FileError
 from .pretrained import NAMES as PRETRAINED_NAMES
@@ -29,7 +31,7 @@ __all__ = [
     "ArgumentError", "BPETokenizer", "BPETrainer", "CharTokenizer", "CorpusTooLargeError", "count_chunks",
     "GPT2FileError", "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep", "PRETRAINED_NAMES", "PatternError",
     "PatternTimeoutError", "Token", "TokenizerFileError", "UnknownCharacterError", "VARIANTS",
-    "load_gpt2", "load_gpt2_bytes", "load_tokenizer", "loads_tokenizer", "save_tokenizer",
+    "extension_trainer", "load_gpt2", "load_gpt2_bytes", "load_tokenizer", "loads_tokenizer", "save_tokenizer",
     "set_regex_timeout", "tokenizer_from_dict", "tokenizer_to_dict", "training_memory_estimate",
 ]
 

@@ -18,9 +18,9 @@ Leaves out: drawing (``ui``) and training (``core.bpe.trainer``, where a merge i
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 
+from .display import quoted
 from .encoding import Token
 from .tokenizer import BPETokenizer
 
@@ -105,6 +105,56 @@ def merge_tree(tok: BPETokenizer, token_id: int) -> MergeNode:
     return MergeNode(token_id, text, (merge_tree(tok, parts[0]), merge_tree(tok, parts[1])))
 
 
+@dataclass(frozen=True)
+class DagNode:
+    """One token of a merge graph: ``parts`` are the two ids it was merged from (``None`` for a
+    base token), ``step`` the 1-based merge that made it and ``count`` how often its pair occurred
+    then (``None`` where the tokenizer has no training trace, such as GPT-2's)."""
+
+    id: int
+    text: str
+    parts: tuple[int, int] | None
+    step: int | None
+    count: int | None
+    height: int  # 0 for a base token, else 1 + the taller part's height
+
+
+def merge_dag(tok: BPETokenizer, token_id: int) -> list[DagNode]:
+    """How ``token_id`` was built, as a graph: each token once, even where it is used twice (as
+    in ``' ' + ' '``), ``token_id`` first, then its parts depth first, left before right.
+
+        >>> tok = BPETokenizer.from_text("aaaa aaaa", 2, variant="char")
+        >>> [(n.text, n.step) for n in merge_dag(tok, tok.stoi["aaaa"])]
+        [('aaaa', 2), ('aa', 1), ('a', None)]
+    """
+    steps = {new: k for k, (_, _, new) in enumerate(tok.merge_triples)}
+    counts = {s.new_id: s.count for s in tok.trace}
+    nodes: dict[int, DagNode] = {}
+
+    def visit(i: int) -> int:
+        if i not in nodes:
+            parts = tok.merge_parts(i)
+            height = 0 if parts is None else 1 + max(visit(parts[0]), visit(parts[1]))
+            step = steps.get(i)
+            nodes[i] = DagNode(i, tok.token_str(i), parts, None if step is None else step + 1,
+                               counts.get(i), height)
+        return nodes[i].height
+
+    visit(token_id)
+    order: list[int] = []
+
+    def walk(i: int) -> None:  # root first: the order a reader meets the tokens
+        if i in order:
+            return
+        order.append(i)
+        if nodes[i].parts:
+            walk(nodes[i].parts[0])
+            walk(nodes[i].parts[1])
+
+    walk(token_id)
+    return [nodes[i] for i in order]
+
+
 def tree_lines(node: MergeNode) -> list[str]:
     """The merge tree drawn with box characters, one token a line."""
     lines = [f"{quoted(node.text)}  (id {node.id})"]
@@ -138,24 +188,6 @@ def compression_curve(tok: BPETokenizer, characters: int) -> list[CurvePoint]:
 
 def pair_text(tok: BPETokenizer, left: int, right: int) -> tuple[str, str]:
     return tok.token_str(left), tok.token_str(right)
-
-
-def quoted(s: str) -> str:
-    """A token in quotes with invisible characters made visible: newline, tab and carriage return
-    as escapes, other control and format characters (such as the zero-width joiner of emoji
-    sequences) as ``\\uXXXX``; ``\\xNN`` from ``token_str`` is kept as is."""
-    out = []
-    for ch in s:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif unicodedata.category(ch) in ("Cc", "Cf"):
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return "'" + "".join(out) + "'"
-
-
-_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def explain_step(tok: BPETokenizer, k: int) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import files, gpt2, pretrained
+from . import extend, files, gpt2, pretrained
 from .alphabet import UNSEEN
 from .encoding import ChunkEncoder, Token
 from .errors import ArgumentError, UnknownCharacterError, check_count, check_id_list, check_text
@@ -104,6 +104,8 @@ class BPETokenizer:
         if name == "gpt2":
             return cls.from_gpt2(*pretrained.gpt2_files(vocab_bpe, encoder_json))
         return pretrained.build(cls, name, cache_dir)
+
+    extended = extend.extended  # learn more merges from a text, keeping every id: core.bpe.extend
 
     def with_merges(self, merges: Iterable[tuple[int, int, int]]) -> BPETokenizer:
         """A tokenizer with the same alphabet and settings but these merges."""

@@ -22,6 +22,7 @@ steps); ``BPETokenizer.from_trainer(trainer)`` builds the tokenizer from them.
 from __future__ import annotations
 
 import collections
+import itertools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ import numpy as np
 
 from . import _train_kernels as kernels
 from .counting import checked_chunk_counts
-from .errors import ArgumentError, check_count, check_text
+from .errors import MAX_ID, ArgumentError, check_count, check_text
 from .pretokenize import resolve_pattern
 from .variants import variant_rules
 
@@ -126,6 +127,23 @@ class BPETrainer:
         trainer._configure("byte", "</w>", pattern, special_tokens, top_k, None, None)
         trainer._base_of("")
         trainer._seq, trainer._weights = trainer._flatten(checked_chunk_counts(counts))
+        trainer._start()
+        return trainer
+
+    @classmethod
+    def from_sequences(cls, sequences, first_new_id: int, *, top_k: int = 10) -> BPETrainer:
+        """A trainer that continues a tokenizer (``core.bpe.extend``): ``[(ids, count), ...]`` are
+        its encodings of a corpus's unique chunks; merges make ids from ``first_new_id`` on, so
+        ``steps`` are all there is to read (``fields``/``pair_text`` know no base)."""
+        trainer = cls.__new__(cls)
+        trainer._configure("byte", "</w>", None, (), top_k, None, None)
+        trainer.alphabet, trainer.byte_ids = None, None
+        trainer.base_size = check_count(first_new_id, "first_new_id", 1, MAX_ID - 1)
+        lengths = np.array([len(ids) + 1 for ids, _ in sequences], dtype=np.int64)
+        flat = [(*ids, kernels.SEPARATOR) for ids, _ in sequences]
+        trainer._seq = np.fromiter(itertools.chain.from_iterable(flat), np.int32, int(lengths.sum()))
+        counts = [check_count(n, "A chunk's count", 1, 2**31 - 1) for _, n in sequences]
+        trainer._weights = np.repeat(np.array(counts, dtype=np.int32), lengths)
         trainer._start()
         return trainer
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import open_page
 from core import BPETokenizer, CharTokenizer
 from core.corpus import shared_file
 
@@ -15,12 +16,7 @@ SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8"
 
 
 def page(test_text: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
-    at.switch_page("pages/char_vs_bpe.py").run()
-    if test_text is not None:
-        at.text_area(key="w_test_text").set_value(test_text).run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return open_page("char_vs_bpe", "w_test_text", test_text)
 
 
 def metrics(at: AppTest) -> dict[str, str]:

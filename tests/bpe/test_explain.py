@@ -3,8 +3,9 @@
 import pytest
 
 from core import BPETokenizer
-from core.bpe.explain import (compression_curve, explain_step, merge_tree, occurrences, quoted, segment,
-                          text_window, tree_lines)
+from core.bpe.display import split_characters, visible
+from core.bpe.explain import (compression_curve, explain_step, merge_dag, merge_tree, occurrences, quoted,
+                          segment, text_window, tree_lines)
 
 SENNRICH = "low low low low low lower newer newer newer newer wider"
 TEXTS = [SENNRICH, "the cat sat on the mat the cat ran", "aaabdaaabac", "aaaa aaa aa", "low lower newest widest"]
@@ -122,8 +123,9 @@ def test_explanation_mentions_ties():
 def test_explanation_shows_partial_bytes_as_hex():
     tok = BPETokenizer.from_text("héllo héllo", 1, variant="byte")
     assert "\\xc3" in explain_step(tok, 0) or "\\xa9" in explain_step(tok, 0)
-    assert quoted("a\nb") == "'a\\nb'"
-    assert quoted("👩\u200d💻") == "'👩\\u200d💻'"
+    assert quoted("a\nb") == "'a↵b'"
+    assert quoted("👩\u200d💻") == "'👩\u200d💻'"  # a joiner inside an emoji sequence draws as one picture
+    assert quoted("\u200d") == "'⟨U+200D⟩'"
 
 
 def test_text_window_cuts_at_whitespace():
@@ -133,3 +135,30 @@ def test_text_window_cuts_at_whitespace():
     middle = text_window(text, 503, 100)
     assert middle.startswith("word") and middle in text
     assert text_window("short", 0, 100) == "short"
+
+
+def test_whitespace_is_visible_in_one_convention():
+    assert visible(" \n\t\r\x00\u00a0\u200b") == "␣↵⇥␍␀⍽⟨U+200B⟩"
+    tok = BPETokenizer.from_text("a  b  c  d", 1, variant="char")
+    assert explain_step(tok, 0).startswith("Merge 1: '␣' + '␣' occurs")
+
+
+def test_merge_dag_draws_a_shared_sub_token_once():
+    tok = BPETokenizer.from_text("aaaa aaaa", 2, variant="char")
+    nodes = merge_dag(tok, tok.stoi["aaaa"])
+    assert [(n.text, n.step, n.height) for n in nodes] == [("aaaa", 2, 2), ("aa", 1, 1), ("a", None, 0)]
+    assert nodes[0].parts == (tok.stoi["aa"], tok.stoi["aa"])
+    assert nodes[0].count == tok.trace[1].count and nodes[1].count == tok.trace[0].count
+    assert [n.id for n in merge_dag(tok, 0)] == [0]
+
+
+@pytest.mark.parametrize("text", ["Μια γάτα", "नमस्ते", "🙂👍🏿 中文", "plain ascii", ""])
+def test_byte_tokens_group_into_whole_characters(text):
+    tok = BPETokenizer.from_text(text * 3 or "x", 0, variant="byte")
+    tokens = tok.encode_tokens(text)
+    pieces = [tok.token_bytes(t.id) for t in tokens]
+    runs = split_characters(pieces)
+    assert [i for run in runs for i in range(*run)] == list(range(len(tokens)))
+    spelled = [b"".join(pieces[a:b]).decode("utf-8") for a, b in runs]
+    assert "".join(spelled) == text
+    assert spelled == [text[tokens[a].start:tokens[b - 1].end] for a, b in runs]

@@ -1,0 +1,126 @@
+"""Continue training a tokenizer on your own text: every id and token of it stays, and new merges
+learned from the text get ids after all of its ids (special tokens included).
+
+    >>> from core.bpe import BPETokenizer
+    >>> tok = BPETokenizer.from_text("low low low lower", 2, variant="byte")
+    >>> more = tok.extended("newer newer newest", 2)
+    >>> [more.token_str(s.new_id) for s in more.trace]
+    ['ne', 'new']
+
+How: ``text`` is cut as ``tok`` cuts it (its split pattern, its special tokens, words, or the
+whole text for ``char``), each unique chunk is encoded by ``tok`` itself, and
+``BPETrainer.from_sequences`` merges on those id sequences with the usual rules (most frequent
+pair, the first one on a tie).  A tokenizer of merges then encodes with its merges followed by the
+new ones, exactly as training applied them.  A pretrained vocabulary keeps tiktoken's rule (join
+any two neighbours whose bytes are a token, lowest id first) over old and new tokens
+(:func:`rank_encoder`), so its tiktoken export gives its ids by construction; the new merges rank
+after every old token, so a text where none applies keeps ``tok``'s ids.  Where two tokens spell
+a new token without being its merge (rare), encoding joins them and training did not: the trace's
+counts are then those of the textbook application.
+
+Leaves out: the tokenizer class (``BPETokenizer.extended`` is :func:`extended`) and the exports
+(``core.bpe.interop``: new tokens are ordinary ranks there).
+"""
+
+from __future__ import annotations
+
+import bisect
+import unicodedata
+
+import numpy as np
+
+from .encoding import RankEncoder
+from .errors import check_count, check_text
+from .trainer import BPETrainer, Progress
+
+
+def extension_trainer(tok, text: str, top_k: int = 10) -> BPETrainer:
+    """A trainer on ``tok``'s encoding of ``text``, ready to ``run`` (new ids from
+    ``max(tok.ids) + 1``); :func:`from_trainer` makes the extended tokenizer of its steps."""
+    check_text(text, "The corpus")
+    if not text:
+        raise ValueError("The corpus is empty: paste or load some text first.")
+    return BPETrainer.from_sequences(chunk_encodings(tok, text), max(tok.ids) + 1, top_k=top_k)
+
+
+def extended(tok, text: str, num_merges: int, top_k: int = 10, progress: Progress | None = None):
+    """A tokenizer that keeps every id and token of ``tok`` and adds ``num_merges`` merges learned
+    from ``text`` (fewer if its pairs run out: then ``exhausted`` is True), with their ``trace``.
+
+    New ids start after every id of ``tok``, special tokens included.  A char or word tokenizer
+    cannot learn characters it never saw: such a text raises ``UnknownCharacterError``.
+    """
+    check_count(num_merges, "The number of merges")
+    trainer = extension_trainer(tok, text, top_k)
+    for _ in trainer.run(num_merges, progress=progress):
+        pass
+    return from_trainer(tok, trainer)
+
+
+def chunk_encodings(tok, text: str) -> list[tuple[tuple[int, ...], int]]:
+    """``(ids, count)`` of every unique chunk of ``text`` as ``tok`` cuts and encodes it, in
+    first-appearance order (the whole text, once, for ``char``)."""
+    if tok.normalization is not None:
+        text = unicodedata.normalize(tok.normalization, text)
+    rules = tok.variant_rules
+    chunks = rules.corpus_chunks(text, tok.pattern, list(tok.special_tokens), None)
+    if chunks is None:
+        return [(tuple(tok.encode(text)), 1)]
+    pieces = [c for c, _ in chunks]
+    if rules.has_alphabet:
+        encoded = tok.encoder.chunks(pieces, lambda w: tok.base_ids(w) + [tok.base_size - 1])
+    else:
+        encoded = tok.encoder.chunks(pieces, np.asarray(tok.byte_ids, dtype=np.int32))
+    return list(zip(encoded, (n for _, n in chunks)))
+
+
+def from_trainer(tok, trainer: BPETrainer):
+    """``tok`` with the merges ``trainer`` learned so far, its steps as ``trace``."""
+    new = [(s.left, s.right, s.new_id) for s in trainer.steps]
+    merges = tok.merge_triples + new
+    if tok.variant_rules.has_alphabet:  # a CharTokenizer holds no merges: rebuild as a BPETokenizer
+        out = tok.from_dict(dict(tok.to_dict(), kind="bpe", merges=[list(m) for m in merges]))
+    else:
+        out = tok.with_merges(merges)
+    if isinstance(tok.encoder, RankEncoder):  # a pretrained vocabulary: tiktoken's rule, extended
+        out.encoder = rank_encoder(out, tok.encoder, [n for _, _, n in new])
+    out.normalization = tok.normalization
+    out.trace = tuple(trainer.steps)
+    out.initial_length = trainer.initial_length
+    out.exhausted = trainer.exhausted
+    return out
+
+
+def rank_encoder(tok, old: RankEncoder, fresh: list[int]) -> RankEncoder:
+    """tiktoken's rule over ``tok``'s tokens, ``old``'s pair table plus every way two tokens
+    spell a ``fresh`` token or join with one into a token (the ranks of the exports)."""
+    ordinary = [i for i in tok.ids if not tok.is_special(i)]
+    ids = {tok.token_bytes(i): i for i in ordinary}
+    keys, merged = [], []
+    for left, right, t in _joins(ids, {tok.token_bytes(n) for n in fresh}):
+        keys.append((left << 32) | right)
+        merged.append(t)
+    keys = np.concatenate([old.pairs[0], np.array(keys, dtype=np.int64)])
+    merged = np.concatenate([old.pairs[1], np.array(merged, dtype=np.int64)])
+    order = np.argsort(keys, kind="stable")
+    return RankEncoder((keys[order], merged[order]), lambda: ids)
+
+
+def _joins(ids: dict[bytes, int], fresh: set[bytes]):
+    """``(left, right, token)``: each cut of a fresh token into two tokens, and each cut of a
+    token whose left or right part is a fresh token (found by prefix search in sorted bytes)."""
+    found = set()
+    for data in fresh:
+        found.update((data[:c], data[c:]) for c in range(1, len(data)))
+    forward, backward = sorted(ids), sorted(d[::-1] for d in ids)
+    for data in fresh:
+        for ordered, key, flip in ((forward, data, False), (backward, data[::-1], True)):
+            k = bisect.bisect_right(ordered, key)  # after ``key`` itself: longer ones
+            while k < len(ordered) and ordered[k].startswith(key):
+                whole = ordered[k][::-1] if flip else ordered[k]
+                cut = len(whole) - len(data) if flip else len(data)
+                found.add((whole[:cut], whole[cut:]))
+                k += 1
+    for left, right in found:
+        if left in ids and right in ids:
+            yield ids[left], ids[right], ids[left + right]

@@ -1,0 +1,120 @@
+"""AppTest: the Compare tokenizers page shows every real tokenizer that loads (and yours), counts equal
+to ``core``'s, the merge tree of a chosen token, and one bar group per tokenizer in the cost chart."""
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import open_page
+from core import PRETRAINED_NAMES, BPETokenizer
+from core.bpe import GPT2FileError
+
+ROOT = Path(__file__).resolve().parents[2]
+MULTILINGUAL = (ROOT / "sample_corpora" / "multilingual_and_emoji.txt").read_text(encoding="utf-8")
+SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")
+EVIL = "<script>alert(1)</script> <img src=x onerror=alert(1)>"
+
+
+def available() -> list[str]:
+    names = []
+    for name in PRETRAINED_NAMES:
+        try:
+            BPETokenizer.from_pretrained(name)
+        except GPT2FileError:
+            continue
+        names.append(name)
+    return names
+
+
+def page(text: str | None = None) -> AppTest:
+    return open_page("compare_tokenizers", "tokenizers_text_multilingual and emoji", text, timeout=120)
+
+
+def token_counts(at: AppTest) -> list[str]:
+    return [m.value for m in at.main.get("metric") if m.label == "Tokens"]
+
+
+def html_of(at: AppTest) -> str:
+    return " ".join(h.proto.body for h in at.main.get("html"))
+
+
+def chart_rows(at: AppTest) -> list[dict]:
+    import pyarrow as pa
+
+    chart = at.main.get("vega_lite_chart")[0]
+    spec = json.loads(chart.proto.spec)
+    assert spec["encoding"]["x"]["field"] == "tokenizer" and spec["encoding"]["xOffset"]["field"] == "script"
+    table = pa.ipc.open_stream(chart.proto.datasets[0].data.data).read_all()
+    return table.to_pylist()
+
+
+def test_multilingual_sample_under_every_tokenizer():
+    at = page()
+    names = available()
+    toks = {n: BPETokenizer.from_pretrained(n) for n in names}
+    assert token_counts(at) == [str(len(toks[n].encode(MULTILINGUAL))) for n in names]
+    table = at.dataframe[0].value
+    assert list(table["tokens"]) == [len(toks[n].encode(MULTILINGUAL)) for n in names]
+    # yours (a char tokenizer of the Sennrich sample) cannot encode Hangul or emoji: it says so
+    assert any("not in its alphabet" in w.value for w in at.warning)
+    rows = chart_rows(at)
+    groups = list(dict.fromkeys(r["tokenizer"] for r in rows))
+    assert groups == list(table["tokenizer"])  # one bar group per tokenizer that encodes the text
+    assert "Hangul (Korean)" in {r["script"] for r in rows}
+    for name, group in zip(names, groups):
+        spent = sum(r["tokens"] for r in rows if r["tokenizer"] == group)
+        assert spent == pytest.approx(len(toks[name].encode(MULTILINGUAL)), abs=0.05)
+    assert any("A Korean character costs" in c.value for c in at.caption)
+
+
+def test_your_tokenizer_joins_when_it_can_encode_the_text():
+    text = "low lower newer wider"
+    at = page(text)
+    yours = BPETokenizer.from_text(SENNRICH, 10, variant="char")
+    counts = token_counts(at)
+    assert len(counts) == len(available()) + 1
+    assert counts[-1] == str(len(yours.encode(text)))
+    groups = {r["tokenizer"] for r in chart_rows(at)}
+    assert "Yours (char, 10 merges)" in groups
+
+
+def test_merge_tree_of_a_chosen_token():
+    at = page("unconstitutional")
+    tok = BPETokenizer.from_pretrained("o200k_base")
+    ids = sorted(set(tok.encode("unconstitutional")), key=lambda i: -len(tok.token_bytes(i)))
+    assert at.selectbox(key="tokenizers_tree_of").value == "o200k_base"  # GPT-4o's tree first
+    box = at.selectbox(key="tokenizers_tree_token_o200k_base")
+    assert box.value == ids[0]  # the longest token of the text
+    built = [m.value for m in at.markdown if " built " in m.value]
+    assert built == [f"How GPT\\-4o \\(o200k\\_base\\) built '{tok.token_str(ids[0])}':"]
+    box.set_value(ids[-1]).run()
+    assert not at.exception
+    assert f"built '{tok.token_str(ids[-1])}'" in " ".join(m.value for m in at.markdown)
+
+
+def test_pasted_html_stays_text():
+    at = page(EVIL)
+    shown = html_of(at)
+    assert "<script" not in shown and "<img" not in shown
+    text = html.unescape(re.sub(r"<[^>]+>", "", shown))  # what the reader sees
+    assert "<script>alert(1)</script>" in text and "onerror=alert(1)>" in text
+
+
+def test_gpt2_missing_is_explained(tmp_path, monkeypatch):
+    from core.bpe import pretrained
+    from ui.compare import pretrained as cached
+
+    monkeypatch.setattr(pretrained, "SHARED_GPT2", tmp_path)
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
+    cached.clear()
+    try:
+        at = page()
+        assert "GPT-2" not in list(at.dataframe[0].value["tokenizer"])
+        assert any("GPT\\-2 is not shown" in c.value for c in at.caption)
+        assert len(token_counts(at)) == len(PRETRAINED_NAMES) - 1
+    finally:
+        cached.clear()

@@ -1,0 +1,94 @@
+"""AppTest: every page holds at the maximum of every number input and slider it offers: no
+exception, a sensible message or a working view (issue 11).  No long training run is launched."""
+
+import io
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.controls import MAX_MERGES
+from ui.samples import python_docs_corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+TEXT = python_docs_corpus(118_000)  # the 118 KB text of the issue
+
+
+def ok(at: AppTest) -> AppTest:
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def open_page(page: str | None, tmp_path: Path) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    at.session_state["gpt_runs_dir"] = str(tmp_path)
+    at.session_state["corpus_name"] = "Python docs, 118 KB"
+    at.session_state["corpus_text"] = TEXT
+    if page:
+        at.switch_page(page)
+    return ok(at.run())
+
+
+def chart_rows(chart) -> list[int]:
+    """Rows of every dataset of a Vega-Lite chart element (Arrow datasets and inline ones)."""
+    rows = [pa.ipc.open_stream(io.BytesIO(d.data.data)).read_all().num_rows for d in chart.proto.datasets]
+    spec = json.loads(chart.proto.spec)
+    return rows + [len(v) for v in spec.get("datasets", {}).values()]
+
+
+def to_max(at: AppTest, widget) -> AppTest:
+    return ok(widget.set_value(widget.max).run())
+
+
+def test_learn_bpe_at_5000_merges_and_every_control_at_its_maximum(tmp_path):
+    at = open_page(None, tmp_path)
+    to_max(at, at.number_input(key="w_num_merges"))
+    n = int(at.slider(key="learn_step").max)
+    assert n == MAX_MERGES or any("ran out of pairs" in i.value for i in at.info)
+    charts = at.get("vega_lite_chart")
+    assert charts and all(max(chart_rows(c), default=0) <= 5000 for c in charts)
+    assert any(m.value.startswith("**Merge 1:") for m in at.markdown)
+    # the window of text at its last start, then the step at its maximum
+    to_max(at, at.number_input(key="learn_window_start"))
+    assert at.number_input(key="learn_window_start").value == at.number_input(key="learn_window_start").max
+    to_max(at, at.slider(key="learn_step"))
+    assert any(m.value.startswith(f"**All {n:,} merges done**") or m.value.startswith(f"**All {n} merges done**")
+               for m in at.markdown)
+    assert len(at.dataframe[0].value) == n  # the merge table holds every merge
+
+
+@pytest.mark.parametrize("variant", ["word", "byte"])
+def test_learn_bpe_other_variants_at_5000_merges(tmp_path, variant):
+    at = open_page(None, tmp_path)
+    ok(at.radio(key="w_variant").set_value(variant).run())
+    to_max(at, at.number_input(key="w_num_merges"))
+    to_max(at, at.slider(key="learn_step"))
+    assert any("merges done**" in m.value for m in at.markdown)
+
+
+def test_char_vs_bpe_at_5000_merges(tmp_path):
+    at = open_page("pages/char_vs_bpe.py", tmp_path)
+    for widget in list(at.number_input) + list(at.slider):
+        to_max(at, widget)
+    assert at.number_input(key="w_num_merges").value == MAX_MERGES
+    assert at.get("vega_lite_chart") or at.dataframe or at.markdown  # the comparison is drawn
+
+
+def test_train_a_gpt_at_every_maximum_refuses_or_accepts_without_launching(tmp_path):
+    at = open_page("pages/train_gpt.py", tmp_path)
+    ok(at.selectbox(key="gpt_preset").set_value("custom").run())
+    labels = []
+    for key in [ni.key for ni in at.number_input]:  # each size, steps, dropout and lr at its maximum
+        widget = at.number_input(key=key)
+        labels.append(widget.label)
+        to_max(at, widget)
+        assert at.number_input(key=key).value == at.number_input(key=key).max
+    assert {"Steps", "n_layer", "n_embd", "block_size"} <= set(labels), labels
+    launch = next(b for b in at.button if b.key == "gpt_launch")
+    messages = [e.value for e in [*at.error, *at.warning, *at.info]]
+    # either the page says why it cannot launch, or Launch is offered for a config core accepts
+    assert launch.disabled and messages or not launch.disabled, messages
+    if launch.disabled:
+        assert all("Traceback" not in m and "call" not in m.lower() for m in messages), messages

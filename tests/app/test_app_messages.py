@@ -1,0 +1,77 @@
+"""Plain messages with actions: the first view of Char vs BPE is an example, not a warning; a
+file that is not UTF-8 can be loaded with its bad bytes replaced; a prompt Generate cannot read
+offers to drop the unseen characters or to switch to a byte-level tokenizer."""
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core import CharTokenizer
+from core.gpt.rundir import CHECKPOINT_FILE
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "streamlit_app.py"
+OWNER = "alice-0123456789"
+
+
+def open_app(tmp_path, page: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["u"] = OWNER
+    at.session_state["gpt_runs_dir"] = str(tmp_path / "runs")
+    if page:
+        at.switch_page(page)
+    return at.run()
+
+
+@pytest.mark.parametrize("sample", [None, "the cat sat", "python source", "multilingual and emoji"])
+def test_char_vs_bpe_opens_on_an_example_without_warning(tmp_path, sample):
+    at = open_app(tmp_path)
+    if sample:
+        at.sidebar.selectbox(key="corpus_sample").set_value(sample).run()
+    at.switch_page("pages/char_vs_bpe.py").run()
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    test = at.text_area(key="w_test_text").value
+    assert test and set(test) <= set(at.session_state["corpus_text"])
+    assert "never contained" in " ".join(m.value for m in at.markdown)  # an unseen word to look at
+    assert not any("still splits them into known pieces" in m.value for m in at.markdown)
+    at.text_area(key="w_test_text").input("my own text ☃").run()
+    assert "☃" in at.warning[0].value and "Python" not in at.warning[0].value
+    at.button(key="compare_use_bytes").click().run()
+    assert at.radio(key="w_variant").value == "byte" and not at.warning
+
+
+def test_non_utf8_upload_offers_to_replace_bad_bytes(tmp_path):
+    at = open_app(tmp_path)
+    at.sidebar.file_uploader[0].set_value(("latin1.txt", "café crème brûlée\n".encode("latin-1") * 20,
+                                           "text/plain")).run()
+    assert "not UTF-8" in at.error[0].value and "encode(" not in at.error[0].value
+    at.button(key="corpus_load_replaced").click().run()
+    assert not at.error
+    assert at.session_state["corpus_text"].startswith("caf\ufffd cr\ufffdme")
+    assert dict(at.query_params)["corpus"].startswith("text:")  # a reload finds it again
+
+
+def test_generate_offers_actions_for_unseen_characters(tmp_path):
+    run = tmp_path / "runs" / OWNER / "char-tiny"
+    run.mkdir(parents=True)
+    (run / "status.json").write_text(json.dumps({"status": "finished", "started": "2026-01-01T00:00:01",
+                                                 "max_steps": 10, "step": 10}))
+    (run / "metrics.jsonl").write_text("")
+    (run / CHECKPOINT_FILE).write_bytes(b"not read by this test")
+    CharTokenizer.from_text("hello world").save(run / "tokenizer.json")
+    at = open_app(tmp_path, "pages/train_gpt.py")
+    if not at.text_input(key="gpt_prompt"):
+        pytest.skip("the run is not offered for generation (checkpoint name)")
+    at.text_input(key="gpt_prompt").input("hello Zoë").run()
+    message = " ".join(w.value for w in at.warning)
+    assert "'Z'" in message and "'ë'" in message and "encode(" not in message
+    at.button(key="gpt_generate").click().run()
+    assert "cannot be encoded" in at.error[0].value and "encode(" not in at.error[0].value
+    at.button(key="gpt_drop_unseen").click().run()
+    assert at.text_input(key="gpt_prompt").value == "hello o"
+    assert not [w for w in at.warning if "never saw" in w.value]
+    at.text_input(key="gpt_prompt").input("Zoë").run()
+    at.button(key="gpt_use_bytes").click().run()
+    assert at.session_state["kept_variant"] == "byte" and at.session_state["gpt_tokenizer"] == "bpe"

@@ -1,0 +1,60 @@
+"""Reloading the tab (a new session opened at the same URL) brings back the corpus and the
+tokenizer settings: the URL names them, and a pasted corpus is kept in the owner's store."""
+
+import stat
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = ROOT / "streamlit_app.py"
+OWNER = "alice-0123456789"
+TEXT = "the lowest newer wider tokens were lower than the newest widest ones\n" * 20
+
+
+def open_app(runs_dir: Path, params: dict) -> AppTest:
+    """A new browser session opened at a URL with ``params``."""
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update(params)
+    at.session_state["gpt_runs_dir"] = str(runs_dir)
+    return at.run()
+
+
+def test_reload_restores_pasted_corpus_and_settings(tmp_path):
+    at = open_app(tmp_path / "runs", {"u": OWNER})
+    at.sidebar.text_area(key="corpus_paste").input(TEXT).run()
+    at.radio(key="w_variant").set_value("word").run()
+    at.number_input(key="w_num_merges").set_value(30).run()
+    assert not at.exception
+    url = dict(at.query_params)
+    assert url["corpus"].startswith("text:") and url["variant"] == "word" and url["merges"] == "30"
+
+    again = open_app(tmp_path / "runs", {**url, "step": "7"})
+    assert not again.exception
+    assert again.session_state["corpus_text"] == TEXT
+    assert again.radio(key="w_variant").value == "word"
+    assert again.number_input(key="w_num_merges").value == 30
+    assert again.session_state["learn_step"] == 7
+    folder = tmp_path / "runs" / ".corpora" / OWNER
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def test_reload_restores_a_sample_by_name(tmp_path):
+    at = open_app(tmp_path / "runs", {"u": OWNER})
+    names = at.sidebar.selectbox(key="corpus_sample").options
+    at.sidebar.selectbox(key="corpus_sample").select_index(len(names) - 1).run()
+    url = dict(at.query_params)
+    assert url["corpus"].startswith("sample:")
+    again = open_app(tmp_path / "runs", url)
+    assert again.session_state["corpus_text"] == at.session_state["corpus_text"]
+
+
+def test_another_owner_or_a_bad_link_gets_a_plain_message(tmp_path):
+    at = open_app(tmp_path / "runs", {"u": OWNER})
+    at.sidebar.text_area(key="corpus_paste").input(TEXT).run()
+    url = dict(at.query_params)
+    bob = open_app(tmp_path / "runs", {**url, "u": "bob-0123456789ab"})
+    assert bob.session_state["corpus_text"] != TEXT  # Bob's store holds no Alice corpus
+    assert "could not be restored" in bob.error[0].value
+    odd = open_app(tmp_path / "runs", {"u": OWNER, "corpus": "text:../../etc/passwd", "merges": "x9"})
+    assert not odd.exception and "does not name a saved corpus" in odd.error[0].value

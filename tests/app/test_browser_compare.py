@@ -1,0 +1,50 @@
+"""A real Chromium on the Compare tokenizers page: paste the multilingual sample, see it under every
+tokenizer, click a token for its merge tree, and save a screenshot (``compare_tokenizers.png`` in
+the ``shots_dir`` folder)."""
+
+import pytest
+
+from core import BPETokenizer
+from test_app_compare_tokenizers import MULTILINGUAL, available
+from test_browser import chromium_context, idle, serve
+
+pytestmark = pytest.mark.browser
+
+
+def test_compare_tokenizers_in_a_browser(tmp_path, shots_dir):
+    from playwright.sync_api import expect
+
+    names = available()
+    with serve(tmp_path) as url, chromium_context() as new_context:
+        pg = new_context().new_page()
+        pg.goto(url + "/compare_tokenizers")
+        pg.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+        expect(pg.get_by_role("heading", name="Compare tokenizers")).to_be_visible(timeout=60_000)
+        box = pg.get_by_role("textbox", name="Text to compare (pick one above or paste your own)", exact=True)
+        expect(box).to_be_visible(timeout=60_000)
+        expect(pg.locator(".bpe-compare").first).to_be_visible(timeout=120_000)  # first load done
+        idle(pg)
+        box.fill(MULTILINGUAL + "\nThe court found it unconstitutional.")
+        box.press("Control+Enter")
+        for name in names:  # every real tokenizer draws the pasted text
+            expect(pg.locator(f'.bpe-compare[data-tokenizer="{name}"] .tok').first).to_be_visible(timeout=90_000)
+        expect(pg.locator('.bpe-compare[data-tokenizer="o200k_base"]')).to_contain_text("unconstitutional",
+                                                                                        timeout=60_000)
+        idle(pg)
+        for name in names:
+            tok = BPETokenizer.from_pretrained(name)
+            expected = len(tok.encode(MULTILINGUAL + "\nThe court found it unconstitutional."))
+            assert pg.locator(f'.bpe-compare[data-tokenizer="{name}"] .tok').count() == expected
+        assert pg.locator(".tok-diff").count() > 0  # cuts unlike GPT-4o's are marked
+        word = pg.locator('.bpe-compare[data-tokenizer="o200k_base"] .tok', has_text="unconstitutional").first
+        word.click()
+        built = pg.get_by_text("How GPT-4o (o200k_base) built", exact=False)
+        expect(built).to_contain_text("unconstitutional", timeout=60_000)
+        idle(pg)
+        expect(pg.locator('[data-testid="stVegaLiteChart"], .vega-embed').first).to_be_visible(timeout=60_000)
+        pg.wait_for_timeout(800)
+        pg.screenshot(path=str(shots_dir / "compare_tokenizers.png"))
+        pg.locator('[data-testid="stVegaLiteChart"], .vega-embed').first.scroll_into_view_if_needed()
+        pg.wait_for_timeout(800)
+        pg.screenshot(path=str(shots_dir / "compare_tokenizers_cost.png"))
+        assert pg.dialogs == []

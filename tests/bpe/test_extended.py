@@ -1,0 +1,158 @@
+"""``tok.extended(text, n)`` (core.bpe.extend, BPETrainer.from_sequences): continuing a trained
+tokenizer is training it longer; every old id, token and special token stays; new ids come after
+all of them; text no new merge touches keeps its old ids; every sample round-trips; the
+tiktoken and Hugging Face exports of an extended real tokenizer give our ids."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.bpe import ArgumentError, BPETokenizer, CharTokenizer, UnknownCharacterError, extension_trainer
+from core.bpe import extend, pretrained
+from core.bpe.interop import hf_tokenizer_json, tiktoken_encoding
+
+SAMPLES = {p.name: p.read_text(encoding="utf-8")
+           for p in sorted((Path(__file__).resolve().parents[2] / "sample_corpora").glob("*.txt"))}
+CORPUS = SAMPLES["python_source.txt"] + SAMPLES["multilingual_and_emoji.txt"] + SAMPLES["sennrich.txt"]
+HELD_OUT = "The quick brown fox, 안녕하세요 🎉 and naïve café\n\tx = 42\n"
+
+
+@pytest.mark.parametrize("variant, options", [("char", {}), ("word", {}), ("byte", {"pattern": "gpt4"}),
+                                              ("byte", {})])
+def test_extending_is_training_longer(variant, options):
+    text = SAMPLES["sennrich.txt"]
+    short = BPETokenizer.from_text(text, 30, variant=variant, **options)
+    longer = BPETokenizer.from_text(text, 50, variant=variant, **options)
+    more = short.extended(text, 20)
+    assert more.merge_triples == longer.merge_triples
+    assert more.trace == tuple(longer.trace[30:])  # the same steps, same counts and competitors
+    assert more.encode(text) == longer.encode(text)
+
+
+def test_a_char_tokenizer_becomes_a_bpe_tokenizer():
+    text = SAMPLES["the_cat_sat.txt"]
+    more = CharTokenizer(sorted(set(text))).extended(text, 5)
+    assert type(more) is BPETokenizer and len(more.merges) == 5
+    assert more.merge_triples == BPETokenizer.from_text(text, 5).merge_triples
+
+
+def test_new_ids_come_after_special_tokens_and_old_ids_stay():
+    tok = BPETokenizer.from_text(SAMPLES["sennrich.txt"], 20, variant="byte", pattern="gpt4",
+                                 special_tokens=["<|endoftext|>", "<|pad|>"])
+    more = tok.extended(SAMPLES["python_source.txt"] + "<|endoftext|>", 30)
+    first = max(tok.ids) + 1
+    assert [s.new_id for s in more.trace] == list(range(first, first + 30))
+    assert more.special_tokens == tok.special_tokens
+    assert all(more.token_bytes(i) == tok.token_bytes(i) for i in tok.ids)
+    assert all(b"<|" not in more.token_bytes(s.new_id) or b"|>" not in more.token_bytes(s.new_id)
+               for s in more.trace)  # special tokens are never learned from
+    assert more.encode("<|endoftext|>") == tok.encode("<|endoftext|>")
+    assert more.truncated(len(tok.merge_triples)).merge_triples == tok.merge_triples
+    assert BPETokenizer.from_dict(more.to_dict()) == more
+
+
+def test_trace_records_every_step():
+    tok = BPETokenizer.from_text(SAMPLES["sennrich.txt"], 10, variant="byte")
+    more = tok.extended(SAMPLES["python_source.txt"], 15)
+    assert len(more.trace) == 15 and not more.exhausted
+    assert more.initial_length == len(tok.encode(SAMPLES["python_source.txt"]))
+    assert more.trace[-1].length_after == len(more.encode(SAMPLES["python_source.txt"]))
+    assert all(s.count >= t.count for s, t in zip(more.trace, more.trace[1:]))
+    assert [s.index for s in more.trace] == list(range(15))
+
+
+def test_the_trainer_can_be_driven_step_by_step():
+    tok = BPETokenizer.from_text(SAMPLES["sennrich.txt"], 10, variant="byte")
+    trainer = extension_trainer(tok, SAMPLES["python_source.txt"])
+    steps = list(trainer.run(3)) + list(trainer.run(2))
+    more = extend.from_trainer(tok, trainer)
+    assert more.trace == tuple(steps) and more == tok.extended(SAMPLES["python_source.txt"], 5)
+
+
+def test_a_text_without_pairs_exhausts():
+    tok = BPETokenizer.from_text("ab ab", 1, variant="byte")
+    more = tok.extended("ab", 5)
+    assert more.exhausted and more.merge_triples == tok.merge_triples
+
+
+def test_bad_arguments_are_refused():
+    tok = BPETokenizer.from_text("low lower", 2)
+    with pytest.raises(ValueError, match="empty"):
+        tok.extended("", 3)
+    with pytest.raises(ArgumentError):
+        tok.extended("low", -1)
+    with pytest.raises(ArgumentError):
+        tok.extended(b"low", 1)
+    with pytest.raises(UnknownCharacterError):
+        tok.extended("lowest", 1)  # a char tokenizer cannot learn unseen characters
+
+
+@pytest.fixture(scope="module")
+def real() -> dict[str, BPETokenizer]:
+    return {}
+
+
+def _real(real, name) -> BPETokenizer:
+    if name not in real:
+        try:
+            real[name] = BPETokenizer.from_pretrained(name)
+        except (ImportError, OSError) as exc:
+            pytest.skip(f"{name} is not available here: {exc}")
+    return real[name]
+
+
+@pytest.fixture(scope="module")
+def extended_real(real) -> dict[str, BPETokenizer]:
+    return {}
+
+
+def _extended(real, extended_real, name) -> BPETokenizer:
+    if name not in extended_real:
+        extended_real[name] = _real(real, name).extended(CORPUS, 40)
+    return extended_real[name]
+
+
+@pytest.mark.parametrize("name", pretrained.NAMES)
+def test_real_tokenizers_keep_their_ids_and_round_trip(real, extended_real, name):
+    tok, more = _real(real, name), _extended(real, extended_real, name)
+    new = {s.new_id for s in more.trace}
+    assert len(new) == 40 and min(new) == max(tok.ids) + 1
+    assert more.special_tokens == tok.special_tokens
+    for text in [*SAMPLES.values(), HELD_OUT]:
+        ids = more.encode(text)
+        assert more.decode(ids) == text
+        if not new.intersection(ids):  # no new merge applied: the old ids, exactly
+            assert ids == tok.encode(text)
+    plain = "The quick brown fox jumps over the lazy dog."
+    assert more.encode(plain) == tok.encode(plain)
+    assert len(more.encode(CORPUS)) < len(tok.encode(CORPUS))
+
+
+@pytest.mark.parametrize("name", pretrained.NAMES)
+def test_real_tokenizers_export_to_tiktoken(real, extended_real, name):
+    pytest.importorskip("tiktoken")
+    more = _extended(real, extended_real, name)
+    enc = tiktoken_encoding(more)
+    for text in [*SAMPLES.values(), HELD_OUT]:
+        assert enc.encode(text, allowed_special="all") == more.encode(text)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base"])
+def test_real_tokenizers_export_to_hugging_face(real, extended_real, name):
+    tokenizers = pytest.importorskip("tokenizers")
+    more = _extended(real, extended_real, name)
+    hf = tokenizers.Tokenizer.from_str(hf_tokenizer_json(more))
+    for text in [*SAMPLES.values(), HELD_OUT]:
+        assert hf.encode(text).ids == more.encode(text)
+
+
+def test_extending_twice_keeps_the_first_extension(real):
+    tok = _real(real, "cl100k_base")
+    once = tok.extended(SAMPLES["python_source.txt"], 5)
+    twice = once.extended(SAMPLES["multilingual_and_emoji.txt"], 5)
+    assert twice.merge_triples[:len(once.merge_triples)] == once.merge_triples
+    assert min(s.new_id for s in twice.trace) == max(once.ids) + 1
+    for text in SAMPLES.values():
+        assert twice.decode(twice.encode(text)) == text

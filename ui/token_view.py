@@ -1,0 +1,147 @@
+"""Click a token, see how it was built: the click listener (a ``st.components.v2`` component) and
+the merge graph drawn as SVG.
+
+The token spans themselves stay plain escaped HTML (``ui.render``): each token carries its id in
+``data-id`` and its text box a ``data-view`` name.  The component has no HTML of its own; its
+script listens for clicks on tokens of *its* view and sends the id to Python as a trigger value.
+No user text ever reaches the component (only the view name and ids do).
+
+The graph (``core.bpe.explain.merge_dag``) draws each token once, even one used twice, with its
+merge step and pair count; rows are heights (base tokens at the bottom).
+"""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from core import BPETokenizer
+from core.bpe.display import visible
+from core.bpe.explain import DagNode, merge_dag
+
+from . import state
+
+_JS = """
+export default function(component) {
+  const { data, setTriggerValue } = component;
+  const view = data && data.view;
+  const onClick = (event) => {
+    const target = event.target;
+    const token = target && target.closest ? target.closest(".tok[data-id]") : null;
+    if (!token) return;
+    const box = token.closest(".bpe-text");
+    if (!box || box.dataset.view !== view) return;
+    setTriggerValue("clicked", Number(token.dataset.id));
+  };
+  document.addEventListener("click", onClick);
+  return () => document.removeEventListener("click", onClick);
+}
+"""
+_CLICKS = st.components.v2.component("bpe_explorer.token_clicks", js=_JS, isolate_styles=False)
+# st.html drops SVG, so the graph is drawn by a component of its own; its markup is built by
+# ``merge_graph_svg`` with every piece of text escaped
+_GRAPH_JS = """
+export default function(component) {
+  const { data, parentElement } = component;
+  const box = parentElement.querySelector(".bpe-graph");
+  if (box && data && typeof data.svg === "string") box.innerHTML = data.svg;
+}
+"""
+_GRAPH = st.components.v2.component("bpe_explorer.merge_graph", html='<div class="bpe-graph"></div>',
+                                    js=_GRAPH_JS, isolate_styles=False)
+
+ROW, NODE_H, GAP, CHAR_W, MAX_CHARS = 74, 50, 12, 7.4, 24
+
+
+def clicked_token(view: str, scope: str) -> int | None:
+    """The token last clicked in the text named ``view``, kept across reruns while ``scope`` (a
+    name for the tokenizer shown) stays the same; else ``None``.  Mounts the click listener."""
+    result = _CLICKS(data={"view": view}, key=f"{view}_token_clicks", on_clicked_change=lambda: None,
+                     height=0)
+    clicked = getattr(result, "clicked", None)
+    if clicked is not None:
+        state.set_clicked_token(view, (scope, int(clicked)))
+    kept = state.clicked_token(view)
+    return kept[1] if kept is not None and kept[0] == scope else None
+
+
+def tokenizer_scope(tok: BPETokenizer) -> str:
+    """A name for one tokenizer's vocabulary: a click made on another is not carried over."""
+    alphabet = tuple(tok.chars) if tok.variant_rules.has_alphabet else tok.pattern
+    return f"{tok.variant}-{abs(hash((alphabet, tuple(tok.merge_triples)))) % 10**12}"
+
+
+def show_clicked_tree(tok: BPETokenizer, view: str) -> None:
+    """Under a token text: the merge graph of the token clicked there, or how to get one."""
+    token_id = clicked_token(view, tokenizer_scope(tok))
+    if token_id is None or not 0 <= token_id < tok.vocab_size:
+        st.caption("Click a token above to see how it was built.")
+        return
+    st.markdown(f"**How token {token_id} was built**")
+    show_merge_graph(tok, token_id)
+
+
+def forget_click(view: str) -> None:
+    """Back to the dropdown's token (its ``on_change``)."""
+    state.set_clicked_token(view, None)
+
+
+def show_merge_graph(tok: BPETokenizer, token_id: int) -> None:
+    _GRAPH(data={"svg": merge_graph_svg(tok, token_id)}, key=f"merge_graph_{id(tok)}_{token_id}")
+
+
+def _label(node: DagNode) -> str:
+    text = visible(node.text)
+    return "'" + (text if len(text) <= MAX_CHARS else text[:MAX_CHARS - 1] + "…") + "'"
+
+
+def _detail(node: DagNode, base: str) -> str:
+    if node.parts is None:
+        return f"id {node.id} · {base}"
+    count = "" if node.count is None else f" · {node.count:,}×"
+    step = "merged" if node.step is None else f"merge {node.step}"
+    return f"id {node.id} · {step}{count}"
+
+
+def _layout(nodes: list[DagNode], base: str) -> tuple[dict[int, tuple[float, float, float]], float]:
+    """``{id: (x_center, y_top, width)}`` and the drawing's width: one row per height."""
+    top = nodes[0].height
+    rows: dict[int, list[DagNode]] = {}
+    for node in nodes:
+        rows.setdefault(top - node.height, []).append(node)
+    widths = {n.id: CHAR_W * max(len(_label(n)), len(_detail(n, base))) + 16 for n in nodes}
+    total = max(sum(widths[n.id] for n in row) + GAP * (len(row) - 1) for row in rows.values())
+    places = {}
+    for level, row in rows.items():
+        x = (total - sum(widths[n.id] for n in row) - GAP * (len(row) - 1)) / 2
+        for n in row:
+            places[n.id] = (x + widths[n.id] / 2, level * ROW, widths[n.id])
+            x += widths[n.id] + GAP
+    return places, total
+
+
+def merge_graph_svg(tok: BPETokenizer, token_id: int) -> str:
+    """The merge graph of ``token_id`` as an SVG in a scrolling box; every text escaped."""
+    nodes = merge_dag(tok, token_id)
+    base = "base character" if tok.variant_rules.has_alphabet else "base byte"
+    places, width = _layout(nodes, base)
+    height = nodes[0].height * ROW + NODE_H
+    edges, boxes = [], []
+    for node in nodes:
+        x, y, w = places[node.id]
+        for side, part in zip((-1, 1), node.parts or ()):
+            px, py, _ = places[part]
+            edges.append(f'<line x1="{x + side * min(12, w / 4):.1f}" y1="{y + NODE_H}" x2="{px:.1f}" '
+                         f'y2="{py}" stroke="#64748b" stroke-width="1.5"/>')
+        fill = "#fde68a" if node.id == token_id else ("#e5e7eb" if node.parts is None else "#dbeafe")
+        boxes.append(
+            f'<g class="bpe-node" data-id="{node.id}"><rect x="{x - w / 2:.1f}" y="{y}" width="{w:.1f}" '
+            f'height="{NODE_H}" rx="6" fill="{fill}" stroke="#475569"/>'
+            f'<text x="{x:.1f}" y="{y + 21}" text-anchor="middle" font-size="14">{html.escape(_label(node))}</text>'
+            f'<text x="{x:.1f}" y="{y + 40}" text-anchor="middle" font-size="11" fill="#475569">'
+            f'{html.escape(_detail(node, base))}</text></g>')
+    svg = (f'<svg class="bpe-tree" xmlns="http://www.w3.org/2000/svg" width="{width + 4:.0f}" '
+           f'height="{height + 4}" viewBox="-2 -2 {width + 4:.0f} {height + 4}" '
+           f'font-family="ui-monospace,SFMono-Regular,Menlo,monospace">{"".join(edges)}{"".join(boxes)}</svg>')
+    return f'<div class="bpe-tree-box" style="overflow-x:auto;padding:4px 0">{svg}</div>'
