@@ -51,7 +51,10 @@ class Dist:
         return bool(t.item())
 
     def close(self) -> None:
+        """Leave the group together: rank 0 still writes the last checkpoint after the loop, and a
+        rank that tears gloo down while a peer is busy can abort ("terminate called...")."""
         if self.enabled and torch_dist.is_initialized():
+            torch_dist.barrier()
             torch_dist.destroy_process_group()
 
 
