@@ -34,15 +34,24 @@ def launch(pg, run_name: str) -> None:
     paste_corpus(pg, CORPUS)
     expect(pg.get_by_text(f"{len(CORPUS):,} characters", exact=False)).to_be_visible(timeout=30_000)
     for label, value in (("Steps", "20000"), ("Run name", run_name)):
-        idle(pg)  # a value typed while the page reruns can be overwritten by the rerun
-        box = pg.get_by_label(label)
-        box.fill(value)
-        box.press("Enter")
-    idle(pg)
-    expect(pg.get_by_label("Run name")).to_have_value(run_name)
+        type_until_kept(pg, label, value)
     pg.get_by_role("button", name="Launch").click()
     # a first evaluation needs the trainer to import torch and compile kernels: slow on a busy machine
     expect(pg.get_by_text(STARTED)).to_be_visible(timeout=300_000)
+
+
+def type_until_kept(pg, label: str, value: str, tries: int = 5) -> None:
+    """Type ``value`` into the box ``label`` until the page keeps it: a value typed while a rerun
+    is on its way can be overwritten when that rerun's widgets arrive (seen on a busy machine)."""
+    for _ in range(tries):
+        idle(pg)
+        box = pg.get_by_label(label)
+        box.fill(value)
+        box.press("Enter")
+        idle(pg)
+        if pg.get_by_label(label).input_value() == value:
+            return
+    raise AssertionError(f"{label!r} did not keep {value!r} after {tries} tries")
 
 
 def pick_run(pg, label_part: str) -> None:
