@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 import regex
+
+from .bpe.files import atomic_write
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "sample_corpora"
@@ -194,17 +195,9 @@ def download_tiny_shakespeare(cache_dir, timeout: float = 20.0) -> Path:
             "Could not download Tiny Shakespeare (no internet connection?): "
             f"{getattr(exc, 'reason', exc)}. Upload the file instead.") from None
     decode_corpus(raw, "the downloaded file")
-    _write_atomically(cache, raw)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(cache, "wb") as f:
+        f.write(raw)
     return cache
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

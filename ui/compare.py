@@ -23,11 +23,10 @@ import streamlit as st
 from core import PRETRAINED_NAMES, BPETokenizer, Token
 from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError
 from core.bpe.compare import SCRIPT_NAMES, char_scripts, script_costs
-from core.bpe.display import hex_bytes, quoted
 
 from .cache import TRAINING_ERRORS, session_tokenizer
 from .render import (BOX, CONTAINER, PALETTE, esc, gap_html, show_error, string_tokens_html,
-                     token_label, visible_html)
+                     token_label, token_title, visible_html)
 
 SESSION = "session"
 HANGUL, LATIN = SCRIPT_NAMES["HANGUL"], SCRIPT_NAMES["LATIN"]
@@ -129,7 +128,7 @@ def spans_html(result: Encoded, panel: int, marked=(), height: int = 360) -> str
         if t.start > pos:
             out.append(gap_html(text[pos:t.start]))
         label, partial = token_label(tok, t, text)
-        title = f"id {t.id}: {quoted(tok.token_str(t.id))}, bytes {hex_bytes(tok.token_bytes(t.id))}"
+        title = token_title(tok, t.id)
         style = BOX + f"background:{PALETTE[n % 2]};cursor:pointer;" + (MARK if n in marked else "")
         if partial:
             style += "color:#9a3412;font-style:italic;"

@@ -9,7 +9,6 @@ bytes are handed back to Streamlit once decoded.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.corpus import (CorpusError, check_corpus_size, decode_corpus, download_tiny_shakespeare,
                          read_corpus, read_corpus_under)
+from core.bpe.files import atomic_write
 from core.settings import ServerSettings
 
 from . import samples, state
@@ -168,9 +168,8 @@ def _store(name: str, text: str) -> str | None:
             path.chmod(0o700)
         target = folder / f"{digest}.txt"
         if not target.exists():
-            temp = target.with_suffix(".tmp")
-            temp.write_bytes(text.encode("utf-8", "surrogatepass"))
-            os.replace(temp, target)
+            with atomic_write(target, "wb") as f:
+                f.write(text.encode("utf-8", "surrogatepass"))
         (folder / f"{digest}.name").write_text(name[:200], "utf-8")
         target.touch()
         for old in sorted(folder.glob("*.txt"), key=lambda p: p.stat().st_mtime)[:-STORE_KEEP]:

@@ -62,6 +62,11 @@ def token_label(tok: BPETokenizer, token: Token, text: str) -> tuple[str, bool]:
     return text[token.start:token.end], False
 
 
+def token_title(tok: BPETokenizer, token_id: int) -> str:
+    """What hovering a token shows: its id, its text (whitespace visible) and its bytes."""
+    return f"id {token_id}: {quoted(tok.token_str(token_id))}, bytes {hex_bytes(tok.token_bytes(token_id))}"
+
+
 def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], hits=(),
                      show_ids: bool = False, height: int = 420, view: str | None = None) -> str:
     """The text as outlined, coloured token spans.  ``hits`` are indices ``i`` where tokens
@@ -132,7 +137,7 @@ def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, hits: set, show_
     marker = tok.end_of_word  # the word variant's; None for the others
     if marker and tok.token_str(t.id).endswith(marker):
         shown += f'<span style="color:#9ca3af;font-size:11px">{esc(marker)}</span>'
-    title = f"id {t.id}: {quoted(tok.token_str(t.id))}, bytes {hex_bytes(tok.token_bytes(t.id))}"
+    title = token_title(tok, t.id)
     if show_ids and not in_group:
         shown += (f'<sub style="color:#6b7280;font-size:10px;margin-left:2px">{t.id}</sub>'
                   f'<sup style="color:#9ca3af;font-size:9px">{esc(hex_bytes(tok.token_bytes(t.id)))}</sup>')

@@ -21,6 +21,7 @@ cannot make the program build something huge.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -191,18 +192,31 @@ def _from_book(data: dict, source: str) -> tuple[str, dict]:
     return ("bpe" if pairs else "char"), fields
 
 
-def write_json(data: dict, path) -> None:
-    """Write atomically: a crash mid-write leaves the old file, never half a file."""
+@contextlib.contextmanager
+def atomic_write(path, mode: str = "w"):
+    """Open a temporary file beside ``path`` for writing; on a clean exit it is flushed, synced to
+    disk and renamed over ``path``; on an error it is removed and ``path`` is left as it was.
+
+    The project's one atomic writer (tokenizer files, run folders, caches, saved corpora): a
+    reader in another process sees the old file or the new one, never half of it.  It lives in
+    the tokenizer library because that is the lowest layer that writes files."""
     path = Path(path)
-    text = json.dumps(data, ensure_ascii=False)
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=path.name, suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_json(data: dict, path) -> None:
+    """Write atomically: a crash mid-write leaves the old file, never half a file."""
+    with atomic_write(path) as f:
+        f.write(json.dumps(data, ensure_ascii=False))
 
 
 def read_file(path) -> bytes:

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .encoding import RankEncoder
+from .files import atomic_write
 from .gpt2 import GPT2FileError
 from .ranks import pair_table, recover_merges
 
@@ -164,10 +165,8 @@ def _write_cache(path: Path, arrays: dict) -> None:
     """Write atomically; a read-only or full disk only costs the next load its time."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
+        with atomic_write(path, "wb") as f:
             np.savez(f, **arrays)
-        os.replace(tmp, path)
     except OSError:
         return
 

@@ -1,14 +1,14 @@
-"""A run folder, owned in one place: the name of every file a run keeps, the one atomic write every
-writer uses, JSON and JSON-lines records, and the run's status.
+"""A run folder, owned in one place: the name of every file a run keeps, JSON and JSON-lines
+records, and the run's status.
 
 Shared by the trainer (``core.gpt.loop``), the checkpoint writer, the run manager
 (``core.gpt.runs``) and the scheduler (``core.gpt.scheduler``) without importing PyTorch, so the
 scheduler process stays small.  Leaves out what the files mean to a run's life (queueing,
 permissions: ``core.gpt.runs``) and what a checkpoint holds (``core.gpt.checkpoint``).
 
-Every write is atomic and durable: a temporary file beside the target, flushed and ``fsync``-ed,
-then ``os.replace``-d over it; a reader in another process sees the old file or the new one, never
-half of it, and a crash never leaves a half-written file under the real name.
+Every write goes through the project's one atomic writer, ``core.bpe.files.atomic_write``: a
+temporary file beside the target, flushed and ``fsync``-ed, then ``os.replace``-d over it; a reader
+in another process sees the old file or the new one, never half of it.
 
 The runs folder holds one folder per owner, and in it one per run: ``runs_dir/<owner>/<run>/``.
 ``status.json`` is written by :func:`write_status` alone; ``status`` moves queued -> starting ->
@@ -17,12 +17,12 @@ running -> finished / stopped / failed (and stopped or failed -> queued on resum
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
+
+from ..bpe.files import atomic_write
 
 # written by the trainer
 CONFIG_FILE = "config.json"            # the training and model config, device, data statistics
@@ -53,23 +53,6 @@ def default_runs_dir() -> Path:
 def now() -> str:
     """The time stamps a run's files carry: UTC, to the second."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-@contextlib.contextmanager
-def atomic_write(path, mode: str = "w"):
-    """Open a temporary file beside ``path`` for writing; on a clean exit it is flushed, synced to
-    disk and renamed over ``path``; on an error it is removed and ``path`` is left as it was."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_text(path, text: str) -> None:
