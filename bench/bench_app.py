@@ -2,6 +2,7 @@
 fragment rerun the browser does), on a 20 KB English corpus with 300 merges, training cached.
 
     python bench/bench_app.py [--chars 20000] [--merges 300] [--variant char] [--steps 15]
+    python bench/bench_app.py --chars 100000 --start cl100k_base   # GPT-4 learning the corpus
 """
 
 import argparse
@@ -22,11 +23,19 @@ def main() -> None:
     parser.add_argument("--merges", type=int, default=300)
     parser.add_argument("--variant", default="char", choices=["char", "word", "byte"])
     parser.add_argument("--steps", type=int, default=15)
+    parser.add_argument("--start", default="chars", help="what BPE starts from: chars, or a real "
+                        "tokenizer (gpt2, cl100k_base, o200k_base, llama3, qwen3)")
     args = parser.parse_args()
 
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120).run()
     at.text_area(key="corpus_paste").set_value(python_docs_corpus(args.chars)).run()
     at.radio(key="w_variant").set_value(args.variant).run()
+    start = time.perf_counter()
+    at.radio(key="w_start").set_value(args.start).run()  # a real tokenizer: its merges learned here
+    if args.start != "chars":
+        merges = at.session_state["kept_num_merges"]
+        print(f"{args.start} loaded, corpus encoded, {merges} merges learned + first render: "
+              f"{time.perf_counter() - start:.2f} s")
     start = time.perf_counter()
     at.number_input(key="w_num_merges").set_value(args.merges).run()
     print(f"training + first render: {time.perf_counter() - start:.2f} s")
@@ -39,7 +48,8 @@ def main() -> None:
         times.append(time.perf_counter() - start)
         server.append(at.session_state["learn_step_ms"])
         assert not at.exception, [e.message for e in at.exception]
-    print(f"{args.variant}, {args.chars:,} chars, {args.merges} merges: step rerun median "
+    what = args.variant if args.start == "chars" else f"from {args.start}"
+    print(f"{what}, {args.chars:,} chars, {args.merges} merges: step rerun median "
           f"{statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms; step fragment "
           f"server time median {statistics.median(server):.0f} ms, max {max(server):.0f} ms")
 

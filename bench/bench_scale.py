@@ -6,9 +6,11 @@
 Decompresses ``../shared/corpora/debian-docs-100mb.txt.xz`` to a temporary folder (never into the
 repository); the 20 MB corpus is its first 20,000,000 characters cut at the last newline before.
 Each row runs in a fresh subprocess, so its peak memory (VmHWM; for ours also the largest worker's)
-is its own, and its time includes starting worker processes.  Every trainer uses every core
-(rustbpe and tokenizers their threads, ours worker processes for counting).  Ours is timed as
-``count_chunks`` (counting) plus ``from_chunk_counts`` and the merges (merging), shown apart.
+is its own, and its time includes starting worker processes.  rustbpe and tokenizers use every
+core (their threads); ours counts with ``count_chunks``' default, one process below 512 MB (a
+worker process costs about 2 s to start, more than it saves at these sizes; ``--workers`` asks
+for more).  Ours is timed as ``count_chunks`` (counting) plus ``from_chunk_counts`` and the
+merges (merging), shown apart.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import lzma
+import os
 import resource
 import subprocess
 import sys
@@ -40,12 +43,12 @@ def lines(path: Path):
         yield from file
 
 
-def train_ours(path: Path, pattern: str, vocab: int) -> dict:
+def train_ours(path: Path, pattern: str, vocab: int, workers: int | None = None) -> dict:
     sys.path.insert(0, str(ROOT))
     from core.bpe import BPETrainer, count_chunks
 
     start = time.perf_counter()
-    counts = count_chunks(path, pattern)
+    counts = count_chunks(path, pattern, workers=workers)
     counted = time.perf_counter()
     trainer = BPETrainer.from_chunk_counts(counts, pattern=pattern)
     steps = sum(1 for _ in trainer.run(vocab - 256))
@@ -99,13 +102,14 @@ TRAINERS = {"ours": train_ours, "rustbpe": train_rustbpe, "bpeasy": train_bpeasy
 
 def one(args) -> None:
     """The child: train once and print a JSON line with the time and peak memory."""
-    result = TRAINERS[args.one](Path(args.path), args.pattern, args.vocab)
+    extra = {"workers": args.workers} if args.one == "ours" else {}
+    result = TRAINERS[args.one](Path(args.path), args.pattern, args.vocab, **extra)
     print(json.dumps(dict(result, peak_mb=vm_hwm_mb())))
 
 
-def run_child(name: str, path: Path, pattern: str, vocab: int) -> dict:
+def run_child(name: str, path: Path, pattern: str, vocab: int, workers: int | None) -> dict:
     cmd = [sys.executable, __file__, "--one", name, "--path", str(path), "--pattern", pattern,
-           "--vocab", str(vocab)]
+           "--vocab", str(vocab)] + (["--workers", str(workers)] if workers else [])
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -120,8 +124,8 @@ def corpus_files(folder: Path, sizes: list[int]) -> dict[int, Path]:
     return files
 
 
-def best(name, path, pattern, vocab, repeat) -> dict:
-    runs = [run_child(name, path, pattern, vocab) for _ in range(repeat)]
+def best(name, path, pattern, vocab, repeat, workers=None) -> dict:
+    runs = [run_child(name, path, pattern, vocab, workers) for _ in range(repeat)]
     return min(runs, key=lambda r: r["seconds"])
 
 
@@ -135,16 +139,18 @@ def main() -> None:
     parser.add_argument("--path")
     parser.add_argument("--pattern")
     parser.add_argument("--vocab", type=int)
+    parser.add_argument("--workers", type=int, help="ours: count_chunks' worker processes (default: its own)")
     args = parser.parse_args()
     if args.one:
         return one(args)
     with tempfile.TemporaryDirectory() as folder:
         files = corpus_files(Path(folder), args.sizes)
+        print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
         print("| corpus | split | vocab | trainer | seconds | peak MB | ours is |")
         print("|---|---|---|---|---|---|---|")
         for mb in args.sizes:
             for pattern in args.patterns if mb == 20 else args.patterns[:1]:
-                ours = best("ours", files[mb], pattern, VOCAB[mb], args.repeat)
+                ours = best("ours", files[mb], pattern, VOCAB[mb], args.repeat, args.workers)
                 print(f"| {mb} MB | {pattern} | {VOCAB[mb]} | ours (count {ours['counting']:.2f} s + "
                       f"merge {ours['merging']:.2f} s; {ours['chunks']:,} chunks) | {ours['seconds']:.2f} | "
                       f"{ours['peak_mb']:.0f} (+ worker {ours['worker_mb']:.0f}) | |", flush=True)
@@ -152,6 +158,7 @@ def main() -> None:
                     r = best(peer, files[mb], pattern, VOCAB[mb], args.repeat)
                     print(f"| {mb} MB | {pattern} | {VOCAB[mb]} | {peer} | {r['seconds']:.2f} | "
                           f"{r['peak_mb']:.0f} | {r['seconds'] / ours['seconds']:.2f}x faster |", flush=True)
+        print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

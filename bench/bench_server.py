@@ -9,7 +9,10 @@ Each session is a websocket client speaking Streamlit's own protocol (``streamli
 with its own owner id in the URL, pasting its own corpus (so nothing is shared between sessions by
 accident, the worst case for memory).  The server is a fresh ``streamlit run`` on loopback with
 ``server.disconnectedSessionTTL`` at 10 s, so "after" means the sessions are really gone rather
-than kept 2 minutes for a reconnect.  Memory is the server process's VmRSS from /proc.
+than kept 2 minutes for a reconnect, and without the file watcher (a room's server runs fixed code,
+and an edit to the tree made while the benchmark runs must not reload modules under it).  Memory
+is the server process's VmRSS from /proc; the baseline is the RSS after one session has stepped
+Learn BPE and left, "after" the same once a phase's sessions have left (``settle``).
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ from core.gpt.runs import list_runs
 from ui.samples import python_docs_corpus
 
 PASTE_LABEL = "Or paste your own text"
+TTL_S = 10            # server.disconnectedSessionTTL: how long a session that left is kept
+HOUSEKEEPING_S = 10   # two rounds of the app's housekeeper (ui.memory.PERIOD_S)
+STEADY_S = 8          # RSS that has not fallen for this long has settled
 
 
 def rss_mb(pid: int) -> float:
@@ -68,7 +74,8 @@ def start_server(runs_dir: Path, env: dict) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port),
-         "--browser.gatherUsageStats", "false", "--server.disconnectedSessionTTL", "10"],
+         "--browser.gatherUsageStats", "false", "--server.disconnectedSessionTTL", str(TTL_S),
+         "--server.fileWatcherType", "none"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={**os.environ, "BPE_EXPLORER_RUNS_DIR": str(runs_dir), **env})
     url = f"http://127.0.0.1:{port}"
@@ -151,11 +158,19 @@ async def launch_phase(url: str, runs_dir: Path, n: int, steps: int, timeout: fl
     return {"launch_p95_ms": 1000 * sorted(clicks)[int(0.95 * (n - 1))], **watched}
 
 
-def settle(pid: int, seconds: float) -> float:
-    """RSS once disconnected sessions have expired (TTL 10 s) and the garbage is collected."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+def settle(pid: int, ttl: float = TTL_S, bound: float = 180.0) -> float:
+    """RSS once the sessions that left are gone: past their reconnect time (``ttl``) and one round
+    of the app's housekeeper (``ui.memory``, which closes them and gives memory back), then once
+    RSS has not fallen for ``STEADY_S`` seconds; at most ``bound`` seconds."""
+    start = time.monotonic()
+    lowest, lowest_at = rss_mb(pid), start
+    while time.monotonic() - start < bound:
         time.sleep(1)
+        now, rss = time.monotonic(), rss_mb(pid)
+        if rss < lowest - 0.5:
+            lowest, lowest_at = rss, now
+        if now - start > ttl + HOUSEKEEPING_S and now - lowest_at > STEADY_S:
+            break
     return rss_mb(pid)
 
 
@@ -172,7 +187,7 @@ def main() -> None:
         proc, url = start_server(runs_dir, {})
         try:
             warm = asyncio.run(learn_phase(url, proc.pid, 1, 2, args.chars))  # imports, compiled kernels
-            baseline = settle(proc.pid, 25)
+            baseline = settle(proc.pid)
             print(f"server warmed by one session (p50 {warm['p50_ms']:.0f} ms); baseline RSS "
                   f"{baseline:.0f} MB")
             print("| sessions | clicks | step p50 | step p95 | RSS before | RSS peak | RSS after |")
@@ -180,7 +195,7 @@ def main() -> None:
             for n in args.sessions:
                 before = rss_mb(proc.pid)
                 r = asyncio.run(learn_phase(url, proc.pid, n, args.clicks, args.chars))
-                after = settle(proc.pid, 25)
+                after = settle(proc.pid)
                 print(f"| {n} | {r['clicks']} | {r['p50_ms']:.0f} ms | {r['p95_ms']:.0f} ms | "
                       f"{before:.0f} MB | {r['peak_mb']:.0f} MB | {after:.0f} MB "
                       f"({100 * (after - baseline) / baseline:+.0f} % vs baseline) |", flush=True)

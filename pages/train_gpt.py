@@ -9,7 +9,7 @@ from dataclasses import asdict, astuple
 import streamlit as st
 
 from core import CharTokenizer
-from core.gpt.config import PRESETS, make_config
+from core.gpt.config import PRESETS, make_config, preset_help
 from core.gpt.limits import LimitError, check_config
 from core.gpt.owners import RunAccessError
 from core.gpt.probe import ProbeError
@@ -66,19 +66,14 @@ def tokenizer_for(kind: str):
 
 
 def estimate(config, vocab: int) -> None:
-    """Time one step in a child process, with the thread count the run will get."""
-    threads = ui_runs.run_threads(config.device, settings_server.max_running)
-    timed = {**config.to_dict(), "threads": config.threads or threads}
-    with st.spinner("Timing a forward and backward pass in a helper process…"):
+    """Time steps now in a child process, as the run will train them (``ui.runs.measure_step``)."""
+    with st.spinner("Timing training steps in a helper process (a few seconds)…"):
         try:
-            seconds = ui_runs.step_seconds(tuple(sorted(timed.items())), vocab)
+            measured = ui_runs.measure_step(config, vocab, settings_server.max_running)
         except ProbeError as exc:
             show_error(exc, "Could not time a step: ")
             return
-    state.set_estimate_text(
-        f"≈ {seconds * 1000:,.0f} ms per step on {config.device} ({timed['threads']} threads) → "
-        f"about {ui_runs.format_seconds(seconds * config.max_steps)} for {config.max_steps:,} "
-        f"steps (plus evaluation).")
+    state.set_estimate_text(ui_runs.estimate_text(measured, config, vocab, ui_runs.training_now(runs_dir)))
 
 
 def launch(config, kind: str, run_name: str) -> None:
@@ -103,9 +98,7 @@ with st.container(border=True):
                     f"BPE ({settings.variant}, {settings.num_merges} merges)",
                     help="BPE uses the tokenizer trained on the other pages' settings.")
     preset = c2.selectbox("Model size", [*PRESETS, "custom"], key="gpt_preset", bind="query-params",
-                          help="tiny: 4 layers × 128 wide, about a minute on a laptop CPU. "
-                               "small: nanoGPT's Shakespeare model (6 × 384, context 256): about "
-                               "30 s for 2,000 steps on an H100 GPU, too big for a CPU.")
+                          help="\n\n".join([*map(preset_help, PRESETS), "custom: your sizes"]))
     c1, c2 = st.columns([2, 1])
     device_choice = c2.selectbox("Device", ["auto", "cpu", "cuda", "mps"], key="gpt_device", bind="query-params",
                                  help=f"auto picks {device} here.")

@@ -9,6 +9,11 @@ visitors leave.
   the prefix property).  Raises one of ``TRAINING_ERRORS`` (``core.bpe``'s ``PatternError``,
   ``PatternTimeoutError``, ``CorpusTooLargeError``).
 - ``session_tokenizer(progress=True)``: the same for the session's corpus and settings.
+- ``pretrained(name)``: a real model's tokenizer (GPT-2, GPT-4, ...), loaded once per server.
+- ``extended_tokenizer(text, start, num_merges, progress, digest)``: the real tokenizer ``start``
+  with the merges it would add for ``text`` (``core.bpe.extend``), learned once per corpus + start;
+  ``learn_tokenizers()``: what Learn BPE animates for the session, and the real tokenizer it
+  started from.  Raise one of ``START_ERRORS`` (GPT-2's files missing, too big a corpus).
 - ``server_settings() -> ServerSettings``: what the person running the server set (environment or
   ``.streamlit/secrets.toml``): instructor key, caps, corpus folder.
 """
@@ -17,27 +22,36 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
-from collections import OrderedDict
 from dataclasses import asdict, fields
 
 import streamlit as st
 
-from core import BPETokenizer, BPETrainer
-from core.bpe import CorpusTooLargeError, PatternError, PatternTimeoutError, load_gpt2_bytes
+from core import PRETRAINED_NAMES, BPETokenizer, BPETrainer
+from core.bpe import (CorpusTooLargeError, GPT2FileError, PatternError, PatternTimeoutError, extension_trainer,
+                      load_gpt2_bytes)
+from core.bpe.extend import from_steps, from_trainer
 from core.bpe.pretokenize import set_regex_timeout
 from core.corpus import CorpusStats, corpus_stats
 from core.settings import PREFIX, ServerSettings
 
 from . import state
+from .bounded_cache import BoundedCache
 
 # Shared caches, bounded: a 5,000-merge tokenizer is ~10 MB, GPT-2's ~35 MB once it has encoded.
 STORE_ENTRIES, STORE_BYTES = 16, 96 * 2**20
 PREFIX_ENTRIES, PREFIX_BYTES = 32, 32 * 2**20
 GPT2_ENTRIES = 3
+# An extended real tokenizer holds its own copy of the real one's 100k-200k tokens: measured 61 MB
+# for GPT-4's (tracemalloc), ~600 bytes a token.
+EXTENDED_ENTRIES, EXTENDED_BYTES, EXTENDED_TOKEN_BYTES = 4, 400 * 2**20, 640
+PRETRAINED_LABELS = {"gpt2": "GPT-2", "cl100k_base": "GPT-4 (cl100k_base)", "o200k_base": "GPT-4o (o200k_base)",
+                     "llama3": "Llama 3", "qwen3": "Qwen 3"}
 # What training a tokenizer on the session's corpus may refuse with: a bad or too slow split
 # pattern, a corpus over the server's training-memory limit.
 TRAINING_ERRORS = (PatternError, PatternTimeoutError, CorpusTooLargeError)
+# What loading a real tokenizer may fail with: GPT-2's files or the quicktok package missing.
+PRETRAINED_ERRORS = (GPT2FileError, ImportError, OSError)
+START_ERRORS = TRAINING_ERRORS + PRETRAINED_ERRORS
 
 
 # -- server settings --------------------------------------------------------------------------
@@ -67,40 +81,7 @@ def _settings_for(env: tuple, secrets: tuple) -> ServerSettings:
     return ServerSettings.from_env(dict(env), dict(secrets))
 
 
-# -- bounded caches ----------------------------------------------------------------------------
-class BoundedCache:
-    """A least-recently-used dict shared by every session, bounded by entries and by an estimated
-    size in bytes (``cost(value)``), so memory stays flat however many visitors come and go."""
-
-    def __init__(self, max_entries: int, max_bytes: int, cost=lambda value: 0) -> None:
-        self.max_entries, self.max_bytes, self.cost = max_entries, max_bytes, cost
-        self._items: OrderedDict = OrderedDict()  # key -> (value, cost)
-        self._lock = threading.Lock()
-        self.bytes = 0
-
-    def get(self, key):
-        with self._lock:
-            entry = self._items.get(key)
-            if entry is None:
-                return None
-            self._items.move_to_end(key)
-            return entry[0]
-
-    def put(self, key, value) -> None:
-        size = self.cost(value)
-        with self._lock:
-            old = self._items.pop(key, None)
-            self.bytes += size - (old[1] if old else 0)
-            self._items[key] = (value, size)
-            while len(self._items) > 1 and (len(self._items) > self.max_entries
-                                            or self.bytes > self.max_bytes):
-                _, (_, dropped) = self._items.popitem(last=False)
-                self.bytes -= dropped
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
+# -- bounded caches (``ui.bounded_cache``) ---------------------------------------------------------
 def tokenizer_bytes(tok: BPETokenizer) -> int:
     """Estimated memory of a trained tokenizer: measured ~1.5 KB per merge (its trace record with
     the competing pairs, its vocabulary entry), rounded up to 2 KB per token."""
@@ -192,3 +173,61 @@ def gpt2_tokenizer(vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "voc
 def _gpt2(digest: str, _vocab: bytes, _encoder: bytes, _vocab_name: str,
           _encoder_name: str) -> BPETokenizer:
     return load_gpt2_bytes(_vocab, _encoder, _vocab_name, _encoder_name)
+
+
+# -- real tokenizers, and the merges they would add ------------------------------------------------
+@st.cache_resource(show_spinner="Loading a real tokenizer's vocabulary…", max_entries=len(PRETRAINED_NAMES))
+def pretrained(name: str) -> BPETokenizer:
+    """A real model's tokenizer (``core.bpe.pretrained``), loaded once and shared by every session;
+    a failure (GPT-2's files missing) is not cached, so files put in place later are found."""
+    return BPETokenizer.from_pretrained(name)
+
+
+@st.cache_resource(show_spinner=False)
+def _extended() -> BoundedCache:
+    """Extended real tokenizers by (corpus hash, start) and (corpus hash, start, fewer merges)."""
+    return BoundedCache(EXTENDED_ENTRIES, EXTENDED_BYTES, lambda tok: EXTENDED_TOKEN_BYTES * tok.vocab_size)
+
+
+def extended_tokenizer(text: str, start: str, num_merges: int, progress: bool = True,
+                       digest: str | None = None) -> BPETokenizer:
+    """``pretrained(start)`` extended with ``num_merges`` merges learned from ``text``, learned at
+    most once per corpus and start (fewer merges: a prefix of a longer run's steps)."""
+    key = (digest or state.text_digest(text), start)
+    base, tok = pretrained(start), _extended().get(key)
+    if tok is not None and (len(tok.trace) >= num_merges or tok.exhausted):
+        if len(tok.trace) <= num_merges:
+            return tok
+        short = _extended().get((*key, num_merges))
+        if short is None:
+            short = from_steps(base, tok.trace[:num_merges], tok.initial_length)
+            _extended().put((*key, num_merges), short)
+        return short
+    label = PRETRAINED_LABELS.get(start, start).split(" (")[0]
+    bar = st.progress(0.0, text=f"Learning {label}'s new merges: 0 / {num_merges}") if progress else None
+
+    def report(done: int, total: int) -> None:
+        if bar is not None:
+            bar.progress(done / max(total, 1), text=f"Learning {label}'s new merges: {done:,} / {total:,}")
+
+    try:
+        trainer = extension_trainer(base, text, max_memory=server_settings().max_train_memory)
+        for _ in trainer.run(num_merges, progress=report):
+            pass
+        tok = from_trainer(base, trainer)
+    finally:
+        if bar is not None:
+            bar.empty()
+    _extended().put(key, tok)
+    return tok
+
+
+def learn_tokenizers(progress: bool = True) -> tuple[BPETokenizer, BPETokenizer | None]:
+    """What Learn BPE animates for the session's corpus and settings, and the real tokenizer it
+    starts from (``None``: from characters or bytes, the session's own tokenizer)."""
+    start = state.kept("start")  # a name of ``core.bpe.pretrained``, or characters/bytes
+    if start == state.FROM_SCRATCH:
+        return session_tokenizer(progress), None
+    _, text = state.corpus()
+    tok = extended_tokenizer(text, start, int(state.kept("num_merges")), progress, state.corpus_digest())
+    return tok, pretrained(start)

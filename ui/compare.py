@@ -24,23 +24,15 @@ from core import PRETRAINED_NAMES, BPETokenizer, Token
 from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError
 from core.bpe.compare import SCRIPT_NAMES, char_scripts, script_costs
 
-from .cache import TRAINING_ERRORS, session_tokenizer
+from .cache import PRETRAINED_LABELS as LABELS
+from .cache import TRAINING_ERRORS, pretrained, session_tokenizer
 from .render import (BOX, CONTAINER, PALETTE, esc, gap_html, show_error, string_tokens_html,
                      token_label, token_title, visible_html)
 
 SESSION = "session"
 HANGUL, LATIN = SCRIPT_NAMES["HANGUL"], SCRIPT_NAMES["LATIN"]
-LABELS = {"gpt2": "GPT-2", "cl100k_base": "GPT-4 (cl100k_base)", "o200k_base": "GPT-4o (o200k_base)",
-          "llama3": "Llama 3", "qwen3": "Qwen 3"}
 MAX_SHOWN = 6
 MARK = "box-shadow:inset 0 -3px 0 #dc2626;"  # a cut the reference tokenizer does not make
-
-
-@st.cache_resource(show_spinner="Loading a real tokenizer's vocabulary…", max_entries=len(PRETRAINED_NAMES))
-def pretrained(name: str) -> BPETokenizer:
-    """A real model's tokenizer (``core.bpe.pretrained``), loaded once and shared by every session;
-    a failure (GPT-2's files missing) is not cached, so files put in place later are found."""
-    return BPETokenizer.from_pretrained(name)
 
 
 def session_label() -> str:

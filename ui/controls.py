@@ -1,4 +1,6 @@
-"""The tokenizer settings both BPE pages show: variant, marker or split regex, number of merges."""
+"""The tokenizer settings both BPE pages show: variant, marker or split regex, number of merges;
+on Learn BPE also what BPE starts from (characters/bytes, or a real model's tokenizer, which fixes
+the variant and split pattern: they are not shown then)."""
 
 from __future__ import annotations
 
@@ -6,10 +8,11 @@ import re
 
 import streamlit as st
 
-from core.bpe import VARIANTS, PatternError, PatternTimeoutError
+from core.bpe import PRETRAINED_NAMES, VARIANTS, PatternError, PatternTimeoutError
 from core.bpe.pretokenize import resolve_pattern
 
 from . import state
+from .cache import PRETRAINED_LABELS
 from .corpus import require_corpus
 from .render import show_error
 
@@ -38,11 +41,33 @@ def _pattern_inputs() -> None:
 
 
 VARIANT_INPUTS = {"word": _marker_input, "byte": _pattern_inputs}  # what a variant adds
+STARTS = (state.FROM_SCRATCH, *PRETRAINED_NAMES)
 
 
-def settings_controls() -> state.TokenizerSettings | None:
-    """Draw the controls; returns the settings, or ``None`` after an error message."""
+def start_label(start: str) -> str:
+    """The radio's label: characters / bytes, or a real tokenizer's short name (GPT-4)."""
+    return "characters / bytes" if start == state.FROM_SCRATCH else PRETRAINED_LABELS[start].split(" (")[0]
+
+
+def _start_input() -> str:
+    st.radio("Start from", STARTS, horizontal=True, format_func=start_label, **_keep_setting("start"),
+             help="BPE starts from single characters or bytes, or from a real model's tokenizer: then "
+                  "every token of that tokenizer stays, and BPE learns the merges it would add for "
+                  "your corpus (new ids after all of its ids).")
+    return state.kept("start")
+
+
+def settings_controls(starts: bool = False) -> state.TokenizerSettings | None:
+    """Draw the controls (``starts``: the start-from choice too); returns the settings, or
+    ``None`` after an error message."""
+    start = _start_input() if starts else state.FROM_SCRATCH
     c1, c2, c3 = st.columns([2, 2, 1])
+    if start != state.FROM_SCRATCH:  # a real tokenizer fixes the variant and the split pattern
+        c1.caption(f"Byte-level, split by {start_label(start)}'s own pattern, its special tokens kept: "
+                   "a real tokenizer fixes both.")
+        with c3:
+            _merges_input()
+        return state.tokenizer_settings()
     with c1:
         st.radio("BPE variant", VARIANTS, horizontal=True, **_keep_setting("variant"),
                  help="\n\n".join(f"**{v}**: {h}" for v, h in VARIANT_HELP.items()))
@@ -50,8 +75,7 @@ def settings_controls() -> state.TokenizerSettings | None:
     with c2:
         VARIANT_INPUTS.get(state.kept("variant"), lambda: None)()
     with c3:
-        st.number_input("Merges", min_value=0, max_value=MAX_MERGES, step=1, **_keep_setting("num_merges"),
-                        help="How many merges to learn (vocabulary = base symbols + merges).")
+        _merges_input()
     s = state.tokenizer_settings()
     if s.end_of_word == "":
         st.error("The end-of-word marker cannot be empty.")
@@ -63,6 +87,11 @@ def settings_controls() -> state.TokenizerSettings | None:
             show_error(exc)
             return None
     return s
+
+
+def _merges_input() -> None:
+    st.number_input("Merges", min_value=0, max_value=MAX_MERGES, step=1, **_keep_setting("num_merges"),
+                    help="How many merges to learn (vocabulary = base symbols + merges).")
 
 
 def use_byte_variant() -> None:
@@ -96,11 +125,12 @@ def example_test_text(corpus: str, limit: int = 100) -> str:
     return f"{opening} {new}"
 
 
-def corpus_and_settings() -> tuple[str, str]:
-    """The page preamble of the BPE pages: the corpus and the tokenizer controls, or a message
-    and ``st.stop()`` when there is no usable corpus or setting.  Returns ``(name, text)``."""
+def corpus_and_settings(starts: bool = False) -> tuple[str, str]:
+    """The page preamble of the BPE pages: the corpus and the tokenizer controls (``starts``: the
+    start-from choice too), or a message and ``st.stop()`` when there is no usable corpus or
+    setting.  Returns ``(name, text)``."""
     corpus = require_corpus()
-    if corpus is None or settings_controls() is None:
+    if corpus is None or settings_controls(starts) is None:
         st.stop()
     return corpus
 
@@ -114,6 +144,8 @@ def _url_value(name: str, value: str):
         return value if value in VARIANTS else None
     if name == "pattern_choice":
         return value if value in state.PATTERNS else None
+    if name == "start":
+        return value if value in STARTS else None
     return value[:10] if name == "end_of_word" else value
 
 

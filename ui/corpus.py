@@ -140,6 +140,17 @@ def load_tiny_shakespeare() -> None:
         _failed(str(exc))
 
 
+def start_trainable() -> None:
+    """Before the Train a GPT page draws the sidebar: a visitor who has not chosen a corpus gets
+    the built-in English sample, which a GPT can learn from, not the default sample, which is
+    far too short to train on (its first view would be a warning)."""
+    state.init_state()
+    untouched = state.get(state.CORPUS_SOURCE) is None
+    if untouched and state.corpus()[0] == samples.label(samples.DEFAULT_SAMPLE):
+        state.put(CORPUS_SAMPLE, samples.PYTHON_DOCS)
+        _on_sample()
+
+
 def _on_server_path() -> None:
     folder = settings().corpus_dir
     raw = state.get(CORPUS_PATH, "").strip()

@@ -13,9 +13,9 @@ import threading
 
 import streamlit as st
 
-from . import state
+from . import memory, state
 from .controls import restore_settings, sync_settings_url
-from .corpus import corpus_sidebar, restore_corpus
+from .corpus import corpus_sidebar, restore_corpus, start_trainable
 from .identity import owner_id
 
 _inside = threading.local()  # set while run_app runs a page (each session's script has a thread)
@@ -23,6 +23,7 @@ _inside = threading.local()  # set while run_app runs a page (each session's scr
 
 def run_app() -> None:
     """Set up the page, the navigation and the corpus sidebar, then run the page the URL names."""
+    memory.start()  # once per process: the malloc arena cap, the housekeeper (``ui.memory``)
     st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")
     page = st.navigation([
         st.Page("pages/learn_bpe.py", title="Learn BPE", icon="🎞️", default=True),
@@ -36,6 +37,8 @@ def run_app() -> None:
         state.init_state()
         restore_corpus(params)
         restore_settings(params)
+    if page.url_path == "train_gpt":
+        start_trainable()
     corpus_sidebar()
     sync_settings_url()
     _inside.active = True

@@ -26,6 +26,13 @@ HIT = "background:#facc15;border:2px solid #92400e;font-weight:600;"
 FAINT = "opacity:.45;font-weight:400;"
 GROUP = ("display:inline-flex;flex-direction:column;align-items:center;vertical-align:bottom;"
          "border:1.5px solid #7c3aed;border-radius:5px;margin:1px 1px;padding:0 1px;")
+HIT_PAIR = "display:inline-block;border-radius:4px;outline:2px solid #92400e;"
+GLYPH = "line-height:1.35;padding:0 2px"
+IN_GROUP = "font-size:10px;line-height:1.3;color:#6b21a8;"
+PARTIAL = "color:#9a3412;font-style:italic;"
+LEGEND_STYLE = "color:#6b7280;font-size:12px;margin-top:4px"
+GROUP_LEGEND = ("A purple outline joins byte tokens that spell one character (shown above them); "
+                "hover it for the bytes.")
 
 
 def esc(s: str) -> str:
@@ -87,8 +94,7 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], hits=(),
             out.append(_group_open(tok, text, tokens[first:stop]))
         for n in range(first, stop):
             if n in wrapped:
-                out.append('<span class="bpe-hit" style="display:inline-block;border-radius:4px;'
-                           'outline:2px solid #92400e;">')
+                out.append(f'<span class="bpe-hit" style="{HIT_PAIR}">')
             out.append(_token_html(tok, text, tokens[n], n, hits, show_ids, group, view))
             if (n - 1) in wrapped:
                 out.append("</span>")
@@ -116,7 +122,7 @@ def _group_open(tok: BPETokenizer, text: str, group: list[Token]) -> str:
     raw = b"".join(tok.token_bytes(t.id) for t in group)
     title = f"{chars}: {len(group)} byte tokens, bytes {hex_bytes(raw)}"
     return (f'<span class="bpe-char" title="{esc(title)}" style="{GROUP}">'
-            f'<span class="bpe-glyph" style="line-height:1.35;padding:0 2px">{visible_html(chars)}</span>'
+            f'<span class="bpe-glyph" style="{GLYPH}">{visible_html(chars)}</span>'
             f'<span style="display:inline-flex;gap:1px">')
 
 
@@ -126,17 +132,15 @@ def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, hits: set, show_
     in_hit = n in hits or (n - 1) in hits
     style = BOX + (HIT if in_hit else f"background:{PALETTE[n % 2]};")
     if in_group:  # the character is drawn above: the token shows its bytes, small
-        style += "font-size:10px;line-height:1.3;color:#6b21a8;"
+        style += IN_GROUP
         shown = esc(hex_bytes(tok.token_bytes(t.id)))
     else:
         if partial:
-            style += "color:#9a3412;font-style:italic;"
+            style += PARTIAL
         shown = visible_html(label)
     if view:
         style += "cursor:pointer;"
-    marker = tok.end_of_word  # the word variant's; None for the others
-    if marker and tok.token_str(t.id).endswith(marker):
-        shown += f'<span style="color:#9ca3af;font-size:11px">{esc(marker)}</span>'
+    shown += _marker_html(tok, t.id)
     title = token_title(tok, t.id)
     if show_ids and not in_group:
         shown += (f'<sub style="color:#6b7280;font-size:10px;margin-left:2px">{t.id}</sub>'
@@ -148,16 +152,42 @@ def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, hits: set, show_
     return html_ + ("<br>" if label.endswith("\n") else "")
 
 
+def _marker_html(tok: BPETokenizer, token_id: int) -> str:
+    marker = tok.end_of_word  # the word variant's; None for the others
+    if marker and tok.token_str(token_id).endswith(marker):
+        return f'<span style="color:#9ca3af;font-size:11px">{esc(marker)}</span>'
+    return ""
+
+
+def token_face(tok: BPETokenizer, token_id: int) -> tuple[str, bool, bool]:
+    """A token drawn wherever it stands, for a renderer in the browser (``ui.animation``): its
+    escaped inner HTML, whether it is bytes short of a character, whether a line break follows.
+    The same pieces ``token_spans_html`` draws, read from the vocabulary instead of the text."""
+    text = tok.token_str(token_id)
+    marker = tok.end_of_word
+    if marker and text.endswith(marker):
+        text = text[:-len(marker)]
+    label, partial = text, False
+    if not tok.variant_rules.has_alphabet:
+        try:
+            label = tok.token_bytes(token_id).decode("utf-8")
+        except UnicodeDecodeError:
+            partial = True
+    return visible_html(label) + _marker_html(tok, token_id), partial, label.endswith("\n")
+
+
+def legend_text(text: str) -> str:
+    """The legend's line for ``text``'s invisible characters, or ``""`` where it has none."""
+    return f"Invisible characters are drawn faintly: {esc(LEGEND)}." if any(map(is_invisible, text)) else ""
+
+
 def _legend(text: str, grouped: bool) -> str:
-    parts = []
-    if any(is_invisible(ch) for ch in text):
-        parts.append(f"Invisible characters are drawn faintly: {esc(LEGEND)}.")
+    parts = [legend_text(text)] if legend_text(text) else []
     if grouped:
-        parts.append("A purple outline joins byte tokens that spell one character (shown above "
-                     "them); hover it for the bytes.")
+        parts.append(GROUP_LEGEND)
     if not parts:
         return ""
-    return f'<div class="bpe-legend" style="color:#6b7280;font-size:12px;margin-top:4px">{" ".join(parts)}</div>'
+    return f'<div class="bpe-legend" style="{LEGEND_STYLE}">{" ".join(parts)}</div>'
 
 
 def gap_html(s: str) -> str:

@@ -7,19 +7,20 @@ from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from core.gpt.config import make_config
 from core.gpt.data import DataTooShortError, check_length
 from core.gpt.device import describe_device, detect_device
 from core.gpt.limits import ModelLimits, default_max_running, limits_for, threads_per_run
-from core.gpt.probe import estimate_step_seconds
+from core.gpt.probe import StepEstimate, estimate_step
 from core.bpe import TokenizerFileError, load_tokenizer
 from core.gpt.rundir import TOKENIZER_FILE
+from core.gpt.registry import queue_state
 from core.gpt.runs import RunInfo, Viewer, default_runs_dir, read_metrics, seconds_per_step
 
 from . import state
@@ -79,11 +80,32 @@ def run_threads(device: str, max_running: int | None) -> int:
     return threads_per_run(max_running or default_max_running(device))
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def step_seconds(settings: tuple, vocab_size: int) -> float:
-    """Seconds per optimizer step for these settings (device and threads included), timed in a
-    child process with a time and memory limit (ProbeError if it fails)."""
-    return estimate_step_seconds(make_config(**dict(settings)), vocab_size)
+def measure_step(config, vocab_size: int, max_running: int | None) -> StepEstimate:
+    """A step of ``config`` timed now in a child process (``ProbeError`` if it fails), with the
+    threads a run launched now gets.  Never cached: the machine's load is part of the figure."""
+    threads = config.threads or run_threads(config.device, max_running)
+    return estimate_step(replace(config, threads=threads), vocab_size)
+
+
+def training_now(runs_dir) -> int:
+    """How many runs, anyone's, train on this server now (they share the machine)."""
+    return len(queue_state(runs_dir)[0])
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'s' * (n != 1)}"
+
+
+def estimate_text(est: StepEstimate, config, vocab_size: int, others: int) -> str:
+    """What the estimate says, and what it assumed: settings, device, threads, the load."""
+    where = f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu" else est.device
+    load = f"while {plural(others, 'other run')} trained" if others else "while no other run trained"
+    return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → about "
+            f"{format_seconds(est.seconds * config.max_steps)} for {config.max_steps:,} steps, "
+            f"plus evaluation. Measured just now on {where} (what a run launched now gets), "
+            f"{plural(config.n_layer, 'layer')} × {config.n_embd} wide, context {config.block_size}, "
+            f"batch {config.batch_size}, {vocab_size:,} tokens, {load}. Runs that start while yours "
+            f"trains, and other work on this machine, slow it down.")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -32,6 +32,7 @@ CORPUS_DIGEST, CORPUS_DIGEST_OF = "corpus_digest", "corpus_digest_of"  # the has
 CORPUS_PASTE, CORPUS_SAMPLE, CORPUS_PATH = "corpus_paste", "corpus_sample", "corpus_path"
 CORPUS_ERROR, CORPUS_UPLOADS = "corpus_error", "corpus_uploads"
 LEARN_STEP, LEARN_PLAYING, LEARN_STEP_MS = "learn_step", "learn_playing", "learn_step_ms"
+LEARN_PLAY, LEARN_ANIMATION = "learn_play", "learn_animation"  # plays counted; the browser's animation
 GPT_RUNS_DIR, GPT_SELECTED_RUN, GPT_ESTIMATE = "gpt_runs_dir", "gpt_selected_run", "gpt_estimate_text"
 GPT_RUN_NAME, GPT_SUGGESTED_NAME = "gpt_run_name", "gpt_suggested_run_name"
 GPT_COMPARE, GPT_COMPARE_SEEN = "gpt_compare", "gpt_compare_seen"
@@ -47,7 +48,8 @@ MAX_MERGES = 5000  # the Merges box's maximum
 # the URL keeps what a reload must restore: ?corpus=<source>, the settings below, ?step=, ?run=
 CORPUS_PARAM, STEP_PARAM, RUN_PARAM = "corpus", "step", "run"
 URL_SETTINGS = {"variant": "variant", "merges": "num_merges", "split": "pattern_choice",
-                "marker": "end_of_word", "regex": "custom_pattern"}  # URL name: kept name
+                "marker": "end_of_word", "regex": "custom_pattern", "start": "start"}  # URL name: kept name
+FROM_SCRATCH = "chars"  # Learn BPE's "start from" choice for characters or bytes; else a real tokenizer
 COMPARE_AT_FIRST = 6  # runs on the comparison chart when the page opens (newest first)
 KEPT_DEFAULTS = {  # the values kept by :func:`keep`, by name
     "variant": "char",
@@ -55,6 +57,7 @@ KEPT_DEFAULTS = {  # the values kept by :func:`keep`, by name
     "pattern_choice": "gpt2",
     "custom_pattern": r"\s+|\w+|[^\w\s]+",
     "num_merges": 10,
+    "start": FROM_SCRATCH,
     "test_text": "the lowest newer wider tokens <b>hi</b> ünïcode 👋",
 }
 

@@ -6,8 +6,9 @@ The token spans themselves stay plain escaped HTML (``ui.render``): each token c
 script listens for clicks on tokens of *its* view and sends the id to Python as a trigger value.
 No user text ever reaches the component (only the view name and ids do).
 
-The graph (``core.bpe.explain.merge_dag``) draws each token once, even one used twice, with its
-merge step and pair count; rows are heights (base tokens at the bottom).
+The graph (``core.bpe.explain.merge_dag``) gives each box its merge step and pair count; a token
+is drawn once, even one used twice, wherever that crosses no edge (``ui.graph_layout``, a tidy tree:
+each row one merge further down, a token's parts left and right as in the token).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from core.bpe.display import visible
 from core.bpe.explain import DagNode, merge_dag
 
 from . import state
+from .graph_layout import Layout, layout
 
 _JS = """
 export default function(component) {
@@ -52,6 +54,7 @@ _GRAPH = st.components.v2.component("bpe_explorer.merge_graph", html='<div class
                                     js=_GRAPH_JS, isolate_styles=False)
 
 ROW, NODE_H, GAP, CHAR_W, MAX_CHARS = 74, 50, 12, 7.4, 24
+CUT = ' stroke-dasharray="5 3"'
 
 
 def clicked_token(view: str, scope: str) -> int | None:
@@ -104,40 +107,33 @@ def _detail(node: DagNode, base: str) -> str:
     return f"id {node.id} · {step}{count}"
 
 
-def _layout(nodes: list[DagNode], base: str) -> tuple[dict[int, tuple[float, float, float]], float]:
-    """``{id: (x_center, y_top, width)}`` and the drawing's width: one row per height."""
-    top = nodes[0].height
-    rows: dict[int, list[DagNode]] = {}
-    for node in nodes:
-        rows.setdefault(top - node.height, []).append(node)
-    widths = {n.id: CHAR_W * max(len(_label(n)), len(_detail(n, base))) + 16 for n in nodes}
-    total = max(sum(widths[n.id] for n in row) + GAP * (len(row) - 1) for row in rows.values())
-    places = {}
-    for level, row in rows.items():
-        x = (total - sum(widths[n.id] for n in row) - GAP * (len(row) - 1)) / 2
-        for n in row:
-            places[n.id] = (x + widths[n.id] / 2, level * ROW, widths[n.id])
-            x += widths[n.id] + GAP
-    return places, total
+def _width(node: DagNode, base: str) -> float:
+    return CHAR_W * max(len(_label(node)), len(_detail(node, base))) + 16
+
+
+def merge_graph_layout(tok: BPETokenizer, token_id: int) -> Layout:
+    """Where each box of ``token_id``'s merge graph goes (``ui.graph_layout``: no edge crosses)."""
+    base = "base character" if tok.variant_rules.has_alphabet else "base byte"
+    return layout(merge_dag(tok, token_id), lambda n: _width(n, base), ROW, NODE_H, GAP)
 
 
 def merge_graph_svg(tok: BPETokenizer, token_id: int) -> str:
     """The merge graph of ``token_id`` as an SVG in a scrolling box; every text escaped."""
-    nodes = merge_dag(tok, token_id)
+    nodes = {n.id: n for n in merge_dag(tok, token_id)}
     base = "base character" if tok.variant_rules.has_alphabet else "base byte"
-    places, width = _layout(nodes, base)
-    height = nodes[0].height * ROW + NODE_H
-    edges, boxes = [], []
-    for node in nodes:
-        x, y, w = places[node.id]
-        for side, part in zip((-1, 1), node.parts or ()):
-            px, py, _ = places[part]
-            edges.append(f'<line x1="{x + side * min(12, w / 4):.1f}" y1="{y + NODE_H}" x2="{px:.1f}" '
-                         f'y2="{py}" stroke="#64748b" stroke-width="1.5"/>')
+    drawing = merge_graph_layout(tok, token_id)
+    width, height, edges, boxes = drawing.width, drawing.height, [], []
+    for x1, y1, x2, y2 in drawing.lines:
+        edges.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#64748b" '
+                     'stroke-width="1.5"/>')
+    for key, box in drawing.boxes.items():
+        node, x, y, w = nodes[box.id], box.x, box.y, box.w
         fill = "#fde68a" if node.id == token_id else ("#e5e7eb" if node.parts is None else "#dbeafe")
+        cut = key in drawing.cut  # a long token's tree stops here: dashed, its parts not drawn
         boxes.append(
             f'<g class="bpe-node" data-id="{node.id}"><rect x="{x - w / 2:.1f}" y="{y}" width="{w:.1f}" '
-            f'height="{NODE_H}" rx="6" fill="{fill}" stroke="#475569"/>'
+            f'height="{NODE_H}" rx="6" fill="{fill}" stroke="#475569"{CUT if cut else ""}>'
+            f'{"<title>a long token: the parts of this one are not drawn</title>" if cut else ""}</rect>'
             f'<text x="{x:.1f}" y="{y + 21}" text-anchor="middle" font-size="14">{html.escape(_label(node))}</text>'
             f'<text x="{x:.1f}" y="{y + 40}" text-anchor="middle" font-size="11" fill="#475569">'
             f'{html.escape(_detail(node, base))}</text></g>')

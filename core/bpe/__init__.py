@@ -7,7 +7,10 @@ and regex; never torch, Streamlit or ``core.gpt``).
     [('l', 'o'), ('lo', 'w'), ('e', 'r')]
 
 Layers, bottom to top (a module imports only those below it): ``errors``, ``alphabet``,
-``pretokenize``; the private compiled kernels (``_train_kernels``, ``_encode_kernels``);
+``pretokenize``; the private compiled kernels (``_train_kernels``, ``_encode_kernels``,
+``_count_kernels``; ``_split_table``, ``_split_pieces`` and ``_split_kernels``, the known split
+patterns' scanners), loaded on first use (``_lazy``) so that ``import core`` loads no numba;
+``_split`` and ``_split_encode`` (cutting and encoding a text in them, or in plain Python);
 ``encoding``; ``variants``; ``trainer`` (merge steps); ``files``, ``gpt2``, ``ranks`` and
 ``pretrained`` (plain fields; the real models' vocabularies, offline); ``vocab``; ``extend`` (more
 merges for a tokenizer, learned from a text); ``tokenizer``
@@ -15,6 +18,11 @@ merges for a tokenizer, learned from a text); ``tokenizer``
 the textbook BPE the fast engine is checked against.  The functions below are the package's
 verbs for files; each is one call on :class:`BPETokenizer`.
 """
+
+from . import _lazy
+
+# numba and the compiled kernels load on first use (``_lazy``): ``import core`` stays light.
+_lazy.defer(__name__, ("_train_kernels", "_encode_kernels", "_count_kernels", "_split_kernels", "_split_pieces"))
 
 from .counting import count_chunks
 from .errors import ArgumentError, UnknownCharacterError

@@ -1,6 +1,8 @@
 """How a tokenizer turns text into ids: each chunk's base ids, then the merges applied in rank
-order by the compiled kernel, each unique chunk once (a per-tokenizer cache), and the character
-span of every token.
+order, each unique chunk once (a per-tokenizer cache), and the character span of every token.
+The merges run in compiled kernels or, for a few short chunks in a process that has not loaded
+them, in plain Python (``merge_python``); a long byte-level text with a known split pattern is
+cut and encoded in compiled kernels over the whole of it (which pays: ``core.bpe._split_encode``).
 
 Owns: :class:`Token`, :class:`ChunkEncoder` (ranks, cache, the kernel call), its tiktoken-rule
 sibling :class:`RankEncoder` (pretrained vocabularies) and the three ways of
@@ -17,13 +19,11 @@ from itertools import chain
 
 import numpy as np
 
-from . import _encode_kernels
+from . import _encode_kernels, _split, _split_encode, _split_pieces
 from .errors import UnknownCharacterError
 from .pretokenize import RegexClock, byte_chunks, regex_pieces, special_split, word_spans
 
 _MAX_CACHE = 200_000
-
-
 @dataclass(frozen=True)
 class Token:
     """One encoded token and the characters ``text[start:end]`` it came from."""
@@ -40,12 +40,14 @@ class ChunkEncoder:
     def __init__(self, merges: list[tuple[int, int, int]]) -> None:
         self._merges = merges
         self._ranks = None
+        self._python_ranks: dict[tuple[int, int], tuple[int, int]] | None = None
         self._cache: dict[str, tuple[int, ...]] = {}
 
     def apply(self, seq: np.ndarray, starts: np.ndarray):
         """Encode the chunks ``seq[starts[c]:starts[c + 1]]``: ``(ids, out_starts)``."""
         if not self._merges or len(seq) == 0:
             return seq.astype(np.int32), starts
+        _split_encode.loaded()
         if self._ranks is None:
             merges = np.array(self._merges, dtype=np.int32).reshape(-1, 3)
             a, b, new = merges[:, 0].copy(), merges[:, 1].copy(), merges[:, 2].copy()
@@ -71,16 +73,33 @@ class ChunkEncoder:
         if isinstance(to_base, np.ndarray):
             encoded = [p.encode("utf-8") for p in todo]
             lengths = list(map(len, encoded))
+            if _split_encode.python_pays(lengths):
+                return [tuple(self.merge_python(to_base[list(data)].tolist())) for data in encoded]
             flat = to_base[np.frombuffer(b"".join(encoded), dtype=np.uint8)]
         else:
             bases = [to_base(p) for p in todo]
             lengths = list(map(len, bases))
+            if _split_encode.python_pays(lengths):
+                return [tuple(self.merge_python(base)) for base in bases]
             flat = np.fromiter(chain.from_iterable(bases), dtype=np.int32, count=sum(lengths))
         starts = np.zeros(len(todo) + 1, dtype=np.int64)
         np.cumsum(lengths, out=starts[1:])
         out, out_starts = self.apply(flat, starts)
         out, out_starts = out.tolist(), out_starts.tolist()
         return [tuple(out[out_starts[k]:out_starts[k + 1]]) for k in range(len(todo))]
+
+    def merge_python(self, ids: list[int]) -> list[int]:
+        """One chunk's base ids merged in plain Python, as :meth:`apply` merges them."""
+        if self._python_ranks is None:  # the last of two equal pairs wins, as in build_ranks
+            self._python_ranks = {(a, b): (r, new) for r, (a, b, new) in enumerate(self._merges)}
+        return _split_encode.lowest_first(ids, lambda a, b: self._python_ranks.get((a, b)))
+
+    def encode_ranges(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, table: np.ndarray):
+        """Encode the chunks ``buf[starts[k]:ends[k]]`` (UTF-8 bytes, ``table``: byte -> id):
+        ``(ids, out_starts)``, the kernel over all of them at once."""
+        offsets = np.zeros(len(starts) + 1, dtype=np.int64)
+        np.cumsum(ends - starts, out=offsets[1:])
+        return self.apply(table[buf[_split.ranges(starts, ends)]], offsets)
 
 
 class RankEncoder(ChunkEncoder):
@@ -95,11 +114,14 @@ class RankEncoder(ChunkEncoder):
         self._pair_arrays = self.pairs = pairs  # ``pairs``: read by ``core.bpe.extend``
         self._token_ids_of = token_ids
         self._token_ids: dict[bytes, int] | None = None
+        self._index: tuple | None = None
+        self._bytes_of: dict[int, bytes] | None = None  # byte id -> its byte, for merge_python
 
     def apply(self, seq: np.ndarray, starts: np.ndarray, limits: np.ndarray | None = None):
         """Like :meth:`ChunkEncoder.apply`; ``limits[c]``: make only tokens below that id."""
         if len(seq) == 0:
             return seq.astype(np.int32), starts
+        _split_encode.loaded()
         if self._ranks is None:
             self._ranks = _encode_kernels.build_pairs(*self._pair_arrays)
         if limits is None:
@@ -107,12 +129,54 @@ class RankEncoder(ChunkEncoder):
         return _encode_kernels.apply_ranks(seq.astype(np.int32), starts, self._ranks, limits)
 
     def _encode_new(self, todo: list[str], to_base) -> list[tuple[int, ...]]:
-        if self._token_ids is None:
-            self._token_ids = self._token_ids_of()
-        found = [self._token_ids.get(p.encode("utf-8")) for p in todo]
+        found = [self.token_ids().get(p.encode("utf-8")) for p in todo]
         rest = [p for p, i in zip(todo, found) if i is None]
         encoded = iter(super()._encode_new(rest, to_base) if rest else ())
         return [(i,) if i is not None else next(encoded) for i in found]
+
+    def token_ids(self) -> dict[bytes, int]:
+        if self._token_ids is None:
+            self._token_ids = self._token_ids_of()
+        return self._token_ids
+
+    def merge_python(self, ids: list[int]) -> list[int]:
+        """tiktoken's rule in plain Python: parts are joined while their bytes make a token."""
+        token_ids = self.token_ids()
+        if self._bytes_of is None:
+            self._bytes_of = {i: data for data, i in token_ids.items() if len(data) == 1}
+
+        def joined(a: bytes, b: bytes):
+            rank = token_ids.get(a + b)
+            return None if rank is None else (rank, a + b)
+
+        return [token_ids[part] for part in _split_encode.lowest_first([self._bytes_of[i] for i in ids], joined)]
+
+    def encode_ranges(self, buf, starts, ends, table):
+        """Like :meth:`ChunkEncoder.encode_ranges`; a chunk that is a token is that token."""
+        vocab_ids, *index = self._vocab_index()
+        found = _split_pieces.find_keys(buf, starts, ends, *index)
+        whole, rest = np.flatnonzero(found >= 0), np.flatnonzero(found < 0)
+        ids, out_starts = super().encode_ranges(buf, starts[rest], ends[rest], table)
+        lengths = np.ones(len(starts), dtype=np.int64)
+        lengths[rest] = np.diff(out_starts)
+        offsets = np.zeros(len(starts) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = np.empty(offsets[-1], dtype=np.int32)
+        flat[offsets[whole]] = vocab_ids[found[whole]]
+        flat[_split.ranges(offsets[rest], offsets[rest + 1])] = ids
+        return flat, offsets
+
+    def _vocab_index(self):
+        """The ordinary tokens' bytes in a compiled hash table: ``(ids, bytes, starts, ends,
+        slots, hashes)``, built on first use (~50 ms for 200,000 tokens)."""
+        if self._index is None:
+            token_ids = self.token_ids()
+            data = np.frombuffer(b"".join(token_ids), dtype=np.uint8)
+            ends = np.cumsum(np.fromiter(map(len, token_ids), dtype=np.int64, count=len(token_ids)))
+            starts = ends - np.fromiter(map(len, token_ids), dtype=np.int64, count=len(token_ids))
+            ids = np.fromiter(token_ids.values(), dtype=np.int32, count=len(token_ids))
+            self._index = (ids, data, starts, ends, *_split_pieces.index_keys(data, starts, ends))
+        return self._index
 
 
 def char_tokens(tok, text: str, unknown: str, offsets: bool) -> list[Token]:
@@ -152,7 +216,7 @@ def word_tokens(tok, text: str, unknown: str, offsets: bool) -> list[Token]:
 def byte_tokens(tok, text: str, specials: list[str], offsets: bool) -> list[Token]:
     chunks = list(byte_chunks(text, tok.pattern, specials))
     ordinary = [text[s:e] for s, e, sp in chunks if sp is None]
-    encoded = iter(tok.encoder.chunks(ordinary, _byte_table(tok)))
+    encoded = iter(tok.encoder.chunks(ordinary, byte_table(tok)))
     tokens: list[Token] = []
     for c, (s, e, special) in enumerate(chunks):
         if special is not None:
@@ -167,10 +231,13 @@ def byte_tokens(tok, text: str, specials: list[str], offsets: bool) -> list[Toke
 
 
 def byte_ids(tok, text: str, specials: list[str]) -> list[int]:
-    """The byte variant's hot path: ids only, no Token objects for a whole corpus."""
+    """The byte variant's hot path: ids only, no Token objects for a whole corpus; a long text
+    with a known pattern is cut and encoded by compiled kernels (``core.bpe._split_encode``)."""
+    if _split_encode.compiled_pays(tok.pattern, text):
+        return _split_encode.byte_ids(tok, text, specials, byte_table(tok))
     ids: list[int] = []
     clock = RegexClock(len(text))  # one budget for a custom pattern over the whole text
-    table = _byte_table(tok)
+    table = byte_table(tok)
     for s, e, special in special_split(text, specials, clock):
         if special is not None:
             ids.append(tok.special_tokens[special])
@@ -180,7 +247,7 @@ def byte_ids(tok, text: str, specials: list[str]) -> list[int]:
     return ids
 
 
-def _byte_table(tok) -> np.ndarray:
+def byte_table(tok) -> np.ndarray:
     return np.asarray(tok.byte_ids, dtype=np.int32)
 
 

@@ -2,6 +2,9 @@
 
 Step ``k`` (0-based) is the merge *about to happen*: ``segment(tok, text, k)`` is the text after
 the first ``k`` merges, and ``occurrences(tok, text, k)`` are the places where merge ``k`` fires.
+Steps count from the start of ``tok.trace``: for a real tokenizer extended with a corpus
+(``core.bpe.extend``) that is its first *new* merge, and ``segment`` replays the new merges on the
+real tokenizer's own cut of the text (``start``), never touching its 100,000-odd old merges.
 
     >>> from core.bpe import BPETokenizer
     >>> tok = BPETokenizer.from_text("low lower newest widest", 5, variant="char")
@@ -18,11 +21,15 @@ Leaves out: drawing (``ui``) and training (``core.bpe.trainer``, where a merge i
 
 from __future__ import annotations
 
+import itertools
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .display import quoted
 from .encoding import Token
 from .tokenizer import BPETokenizer
+from .trainer import MergeStep
 
 
 def text_window(text: str, start: int = 0, size: int = 2000) -> str:
@@ -50,9 +57,45 @@ def _next_space(text: str, start: int, stop: int) -> int | None:
     return None
 
 
-def segment(tok: BPETokenizer, text: str, k: int) -> list[Token]:
-    """Tokens of ``text`` after the first ``k`` merges (character offsets into ``text``)."""
+def shown_text(tok: BPETokenizer, text: str) -> str:
+    """``text`` as ``tok``'s token offsets count it: its NFC form for a tokenizer that normalizes
+    (Qwen), else ``text`` itself."""
+    return unicodedata.normalize(tok.normalization, text) if tok.normalization else text
+
+
+def segment(tok: BPETokenizer, text: str, k: int, start: list[Token] | None = None) -> list[Token]:
+    """Tokens of ``text`` after the first ``k`` steps of ``tok``'s trace (character offsets into
+    ``text``).  For an extension (``tok.extends``), its steps are replayed on the tokenizer it
+    extends's cut of ``text``; ``start`` may pass that cut when the caller has it."""
+    if tok.extends is not None:
+        return replay(start if start is not None else tok.extends.encode_tokens(text), tok.trace[:k])
     return tok.truncated(k).encode_tokens(text)
+
+
+def replay(tokens: list[Token], steps: Sequence[MergeStep]) -> list[Token]:
+    """``tokens`` after ``steps``, applied as training applied them: in each chunk the pair of
+    the earliest step first, the leftmost first (minbpe's encode, the same as applying each step
+    to the whole text in turn).  Time grows with each chunk's length squared: for short chunks
+    (a split pattern's pieces), not for the char variant's single chunk.
+
+        >>> step = MergeStep(0, 1, 1, 9, 2, 3, ())
+        >>> [(t.id, t.start, t.end) for t in replay([Token(1, i, i + 1, 0) for i in range(3)], [step])]
+        [(9, 0, 2), (1, 2, 3)]
+    """
+    ranks = {s.pair: r for r, s in enumerate(steps)}
+    out: list[Token] = []
+    for _, group in itertools.groupby(tokens, key=lambda t: t.chunk):
+        chunk = list(group)
+        while len(chunk) > 1:
+            pairs = enumerate(zip([t.id for t in chunk], [t.id for t in chunk[1:]]))
+            found = [(ranks[p], i) for i, p in pairs if p in ranks]
+            if not found:
+                break
+            r, i = min(found)
+            a, b = chunk[i], chunk[i + 1]
+            chunk[i:i + 2] = [Token(steps[r].new_id, a.start, b.end, a.chunk)]
+        out.extend(chunk)
+    return out
 
 
 def occurrences(tok: BPETokenizer, text: str, k: int, tokens: list[Token] | None = None
@@ -69,8 +112,7 @@ def occurrences(tok: BPETokenizer, text: str, k: int, tokens: list[Token] | None
 
 def occurrence_indices(tok: BPETokenizer, tokens: list[Token], k: int) -> list[int]:
     """Indices ``i`` where ``tokens[i], tokens[i + 1]`` merge at step ``k`` (see ``occurrences``)."""
-    _check_step(tok, k)
-    left, right, _ = tok.merge_triples[k]
+    left, right = _step_pair(tok, k)
     found, i = [], 0
     while i < len(tokens) - 1:
         a, b = tokens[i], tokens[i + 1]
@@ -83,8 +125,15 @@ def occurrence_indices(tok: BPETokenizer, tokens: list[Token], k: int) -> list[i
 
 
 def _check_step(tok: BPETokenizer, k: int) -> None:
-    if not 0 <= k < len(tok.merge_triples):
-        raise ValueError(f"Merge step must be between 0 and {len(tok.merge_triples) - 1}, not {k}.")
+    steps = len(tok.trace) or len(tok.merge_triples)
+    if not 0 <= k < steps:
+        raise ValueError(f"Merge step must be between 0 and {steps - 1}, not {k}.")
+
+
+def _step_pair(tok: BPETokenizer, k: int) -> tuple[int, int]:
+    """The pair step ``k`` merges: from the trace (without copying a real tokenizer's merges)."""
+    _check_step(tok, k)
+    return tok.trace[k].pair if tok.trace else tuple(tok.merge_triples[k][:2])
 
 
 @dataclass(frozen=True)
@@ -121,13 +170,15 @@ class DagNode:
 
 def merge_dag(tok: BPETokenizer, token_id: int) -> list[DagNode]:
     """How ``token_id`` was built, as a graph: each token once, even where it is used twice (as
-    in ``' ' + ' '``), ``token_id`` first, then its parts depth first, left before right.
+    in ``' ' + ' '``), ``token_id`` first, then its parts depth first, left before right.  Steps
+    count along the trace: an extended real tokenizer's old tokens have none (``step`` is ``None``).
 
         >>> tok = BPETokenizer.from_text("aaaa aaaa", 2, variant="char")
         >>> [(n.text, n.step) for n in merge_dag(tok, tok.stoi["aaaa"])]
         [('aaaa', 2), ('aa', 1), ('a', None)]
     """
-    steps = {new: k for k, (_, _, new) in enumerate(tok.merge_triples)}
+    steps = {s.new_id: s.index for s in tok.trace} if tok.trace else {
+        new: k for k, (_, _, new) in enumerate(tok.merge_triples)}
     counts = {s.new_id: s.count for s in tok.trace}
     nodes: dict[int, DagNode] = {}
 
@@ -181,7 +232,7 @@ def compression_curve(tok: BPETokenizer, characters: int) -> list[CurvePoint]:
     """Corpus length in tokens, and characters per token, after 0, 1, ... merges of one run."""
     if tok.initial_length is None:
         raise ValueError("This tokenizer has no training trace; train it with BPETrainer or from_text.")
-    base = tok.vocab_size - len(tok.merge_triples)
+    base = tok.vocab_size - len(tok.trace)  # an extended tokenizer starts from the real one's size
     lengths = [tok.initial_length] + [s.length_after for s in tok.trace]
     return [CurvePoint(m, base + m, n, characters / n if n else 0.0) for m, n in enumerate(lengths)]
 

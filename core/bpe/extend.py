@@ -31,15 +31,19 @@ import numpy as np
 
 from .encoding import RankEncoder
 from .errors import check_count, check_text
-from .trainer import BPETrainer, Progress
+from .trainer import BPETrainer, Progress, refuse_above
 
 
-def extension_trainer(tok, text: str, top_k: int = 10) -> BPETrainer:
+def extension_trainer(tok, text: str, top_k: int = 10, max_memory: int | None = None) -> BPETrainer:
     """A trainer on ``tok``'s encoding of ``text``, ready to ``run`` (new ids from
-    ``max(tok.ids) + 1``); :func:`from_trainer` makes the extended tokenizer of its steps."""
+    ``max(tok.ids) + 1``); :func:`from_trainer` makes the extended tokenizer of its steps.
+    ``max_memory``: refuse (``CorpusTooLargeError``) a text that byte-level training from
+    scratch could not have, an upper bound of what encoding and counting it take."""
     check_text(text, "The corpus")
     if not text:
         raise ValueError("The corpus is empty: paste or load some text first.")
+    if max_memory is not None:
+        refuse_above(text, "byte", max_memory, "use a shorter corpus")
     return BPETrainer.from_sequences(chunk_encodings(tok, text), max(tok.ids) + 1, top_k=top_k)
 
 
@@ -76,7 +80,13 @@ def chunk_encodings(tok, text: str) -> list[tuple[tuple[int, ...], int]]:
 
 def from_trainer(tok, trainer: BPETrainer):
     """``tok`` with the merges ``trainer`` learned so far, its steps as ``trace``."""
-    new = [(s.left, s.right, s.new_id) for s in trainer.steps]
+    return from_steps(tok, trainer.steps, trainer.initial_length, trainer.exhausted)
+
+
+def from_steps(tok, steps, initial_length: int, exhausted: bool = False):
+    """``tok`` with the merges of ``steps`` (an extension's ``trace`` or a prefix of it: fewer
+    merges without training again) and ``initial_length``, ``tok``'s length of the text."""
+    new = [(s.left, s.right, s.new_id) for s in steps]
     merges = tok.merge_triples + new
     if tok.variant_rules.has_alphabet:  # a CharTokenizer holds no merges: rebuild as a BPETokenizer
         out = tok.from_dict(dict(tok.to_dict(), kind="bpe", merges=[list(m) for m in merges]))
@@ -85,9 +95,10 @@ def from_trainer(tok, trainer: BPETrainer):
     if isinstance(tok.encoder, RankEncoder):  # a pretrained vocabulary: tiktoken's rule, extended
         out.encoder = rank_encoder(out, tok.encoder, [n for _, _, n in new])
     out.normalization = tok.normalization
-    out.trace = tuple(trainer.steps)
-    out.initial_length = trainer.initial_length
-    out.exhausted = trainer.exhausted
+    out.extends = tok  # in memory only: its cut of a text is where ``out``'s trace starts
+    out.trace = tuple(steps)
+    out.initial_length = initial_length
+    out.exhausted = exhausted
     return out
 
 

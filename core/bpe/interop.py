@@ -6,7 +6,12 @@
   rank order, our regex as a ``Split`` pre-tokenizer (matches "isolated", so the text between
   matches is kept too, as ``core.bpe.pretokenize.regex_spans`` does) followed by ``ByteLevel`` with no
   regex of its own and no prefix space, a ``ByteLevel`` decoder, and special tokens as
-  ``added_tokens``.  Load it with ``tokenizers.Tokenizer.from_str(...)``.
+  ``added_tokens`` (and in the vocabulary, which keeps their ids).  Load it with
+  ``tokenizers.Tokenizer.from_str(...)``.  The regex is rewritten for Oniguruma, which reads a few
+  constructs differently (:func:`onig_pattern`).  A ranked tokenizer (the pretrained ones and their
+  extensions, which encode by tiktoken's rule) sets ``ignore_merges`` and lists every pair that
+  spells a token (:func:`_merge_pairs`); one with a normalization (Qwen's NFC) gets it as the
+  ``normalizer``.
 - ``tiktoken``: :func:`tiktoken_ranks` gives ``{token bytes: rank}`` and :func:`tiktoken_encoding`
   an ``Encoding``.  tiktoken is an optional extra, imported only when asked for.
 
@@ -21,12 +26,19 @@ Leaves out: loading these formats back (``core.bpe.gpt2`` reads GPT-2's own file
 from __future__ import annotations
 
 import json
+import re
 
+import numpy as np
+
+from .encoding import RankEncoder
 from .gpt2 import bytes_to_token
 from .tokenizer import BPETokenizer
 
 # What tiktoken uses when the tokenizer has no split pattern: the whole text is one piece.
 WHOLE_TEXT_PATTERN = r"[\s\S]+"
+
+
+_INTERVAL = re.compile(r"\{\d+(?:,\d*)?\}")
 
 
 class ExportError(ValueError):
@@ -56,23 +68,114 @@ def _unique_bytes(tok: BPETokenizer, fmt: str) -> dict[bytes, int]:
     return seen
 
 
+def onig_pattern(pattern: str) -> str:
+    """``pattern`` rewritten so that Oniguruma (the engine of Hugging Face ``tokenizers``, Ruby
+    syntax) cuts text where ``regex`` and tiktoken's fancy-regex do.
+
+    Onig reads a possessive interval ``X{1,3}+`` as ``(?:X{1,3})+``, so cl100k_base's
+    ``\\p{N}{1,3}+`` kept "3132" whole instead of "313" + "2": it becomes the atomic group
+    ``(?>X{1,3})``.  Its ``$`` matches before *any* newline; ``regex``'s only at the end or before a
+    final newline, so it becomes ``(?=\\n?\\z)``, and ``\\Z`` (the end only) becomes ``\\z``.
+    """
+    out: list[str] = []
+    groups: list[int] = []  # where each open group starts in ``out``
+    atom = 0  # where the last atom starts in ``out``, for a quantifier after it
+    i = 0
+    while i < len(pattern):
+        c, end = pattern[i], i + 1
+        interval = _INTERVAL.match(pattern, i) if c == "{" else None
+        if c == "\\":
+            end = _escape_end(pattern, i)
+            atom, token = len(out), pattern[i:end]
+            out.append("\\z" if token == "\\Z" else token)
+        elif c == "[":
+            end = _class_end(pattern, i)
+            atom = len(out)
+            out.append(pattern[i:end])
+        elif interval and pattern.startswith("+", interval.end()):
+            end = interval.end() + 1
+            out[atom:] = ["(?>", *out[atom:], interval.group(), ")"]
+        elif c == "(":
+            groups.append(len(out))
+            out.append(c)
+        elif c == ")" and groups:
+            atom = groups.pop()
+            out.append(c)
+        else:
+            if c not in "*+?{" or interval is None and c == "{":
+                atom = len(out)
+            out.append("(?=\\n?\\z)" if c == "$" else c)
+        i = end
+    return "".join(out)
+
+
+def _escape_end(pattern: str, i: int) -> int:
+    """End of the escape at ``i``: ``\\p{L}``, ``\\x{263a}`` and the like run to their brace."""
+    if pattern[i + 1:i + 2] in ("p", "P", "x", "u", "N") and pattern[i + 2:i + 3] == "{":
+        close = pattern.find("}", i)
+        return len(pattern) if close < 0 else close + 1
+    return min(i + 2, len(pattern))
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """End of the character class at ``i``: a ``]`` first in it is literal, and a ``[`` in it
+    opens a nested class, as Onig reads them."""
+    k = i + 1 + pattern.startswith("^", i + 1)
+    k += pattern.startswith("]", k)
+    while k < len(pattern):
+        if pattern[k] == "\\":
+            k = _escape_end(pattern, k)
+        elif pattern[k] == "[":
+            k = _class_end(pattern, k)
+        elif pattern[k] == "]":
+            return k + 1
+        else:
+            k += 1
+    return len(pattern)
+
+
+def _merge_pairs(tok: BPETokenizer) -> list[tuple[int, int]]:
+    """The pairs Hugging Face's BPE may join, lowest rank first.
+
+    It joins only listed pairs, the first listed first; tiktoken's rule (``RankEncoder``) joins any
+    two neighbours that spell a token, the lowest token first.  So a ranked vocabulary lists every
+    way to cut every token into two (its pair table), by the token's id, its own merge first:
+    with only the recovered merges, Llama 3 never joined " Česko" + "é", a pair tiktoken joins.
+    """
+    if not isinstance(tok.encoder, RankEncoder):
+        return [(a, b) for a, b, _ in tok.merge_triples]
+    keys, merged = tok.encoder.pairs
+    own = np.array([(a << 32) | b for a, b, _ in tok.merge_triples], dtype=np.int64)
+    order = np.lexsort((keys, ~np.isin(keys, own), merged))
+    return list(zip((keys[order] >> 32).tolist(), (keys[order] & 0xFFFFFFFF).tolist()))
+
+
 def hf_tokenizer_dict(tok: BPETokenizer) -> dict:
     """The ``tokenizer.json`` contents as a dict (see :func:`hf_tokenizer_json`)."""
     _check_byte(tok, "Hugging Face tokenizers")
     by_bytes = _unique_bytes(tok, "Hugging Face tokenizers")
     vocab = {bytes_to_token(data): token_id for data, token_id in by_bytes.items()}
+    # An added token not in the model's vocabulary gets the next free id, not the one written
+    # (cl100k_base's <|endoftext|> became 100256, its unused id): so they are in it too.
+    for text, token_id in tok.special_tokens.items():
+        if vocab.setdefault(text, token_id) != token_id:
+            raise ExportError(f"The special token {text!r} is also how Hugging Face spells the "
+                              f"ordinary token {vocab[text]}: this tokenizer cannot be exported to it.")
     # "left right" strings: tokens in this alphabet never hold a space, and every tokenizers
     # release reads this form (the [left, right] list form needs tokenizers >= 0.20).
-    merges = [f"{bytes_to_token(tok.token_bytes(a))} {bytes_to_token(tok.token_bytes(b))}"
-              for a, b, _ in tok.merge_triples]
+    names = {token_id: name for name, token_id in vocab.items()}
+    merges = [f"{names[a]} {names[b]}" for a, b in _merge_pairs(tok)]
     byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
                   "use_regex": False}
     if tok.pattern is None:
         pre_tokenizer = byte_level
     else:
-        split = {"type": "Split", "pattern": {"Regex": tok.pattern}, "behavior": "Isolated",
+        split = {"type": "Split", "pattern": {"Regex": onig_pattern(tok.pattern)}, "behavior": "Isolated",
                  "invert": False}
         pre_tokenizer = {"type": "Sequence", "pretokenizers": [split, byte_level]}
+    # tiktoken's rule (a piece that is a token is that token): the pretrained vocabularies and
+    # their extensions encode so, as Meta's Llama 3 tokenizer.json says with "ignore_merges".
+    ranked = isinstance(tok.encoder, RankEncoder)
     added = [{"id": token_id, "content": text, "single_word": False, "lstrip": False,
               "rstrip": False, "normalized": False, "special": True}
              for text, token_id in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])]
@@ -81,7 +184,7 @@ def hf_tokenizer_dict(tok: BPETokenizer) -> dict:
         "truncation": None,
         "padding": None,
         "added_tokens": added,
-        "normalizer": None,
+        "normalizer": None if tok.normalization is None else {"type": tok.normalization},
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
@@ -94,7 +197,7 @@ def hf_tokenizer_dict(tok: BPETokenizer) -> dict:
             "end_of_word_suffix": None,
             "fuse_unk": False,
             "byte_fallback": False,
-            "ignore_merges": False,  # apply merges even to a piece that is itself a token
+            "ignore_merges": ranked,
             "vocab": vocab,
             "merges": merges,
         },

@@ -32,19 +32,11 @@ import numpy as np
 from .encoding import RankEncoder
 from .files import atomic_write
 from .gpt2 import GPT2FileError
+from .pretokenize import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, QWEN3_PATTERN
 from .ranks import pair_table, recover_merges
 
 CACHE_VERSION = 1
-_CL100K = (r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-           r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s""")
-_O200K = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""", r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""", r"""\s*[\r\n]+""", r"""\s+(?!\S)""", r"""\s+""",
-])
-_LLAMA3 = (r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
-           r"""|\s*[\r\n]+|\s+(?!\S)|\s+""")
-_QWEN3 = _LLAMA3.replace(r"\p{N}{1,3}", r"\p{N}")  # Qwen splits numbers into single digits
+
 
 
 @dataclass(frozen=True)
@@ -60,10 +52,10 @@ class Pretrained:
 
 
 PRETRAINED = {p.name: p for p in (
-    Pretrained("cl100k_base", "cl100k", _CL100K, None, "GPT-4, GPT-3.5"),
-    Pretrained("o200k_base", "o200k", _O200K, None, "GPT-4o, o1, o3"),
-    Pretrained("llama3", "llama3", _LLAMA3, None, "Llama 3"),
-    Pretrained("qwen3", "qwen3", _QWEN3, "NFC", "Qwen 2.5, Qwen 3"),
+    Pretrained("cl100k_base", "cl100k", CL100K_PATTERN, None, "GPT-4, GPT-3.5"),
+    Pretrained("o200k_base", "o200k", O200K_PATTERN, None, "GPT-4o, o1, o3"),
+    Pretrained("llama3", "llama3", LLAMA3_PATTERN, None, "Llama 3"),
+    Pretrained("qwen3", "qwen3", QWEN3_PATTERN, "NFC", "Qwen 2.5, Qwen 3"),
 )}
 NAMES = ("gpt2", *PRETRAINED)
 # ``../shared/gpt2`` beside the repository (the folder ``core.corpus.shared_file`` reads; the

@@ -72,10 +72,15 @@ def _lowest_cut(ids: dict[bytes, int], data: bytes, token: int) -> tuple[int, in
 
 def merge_triples(merges) -> list[tuple[int, int, int]]:
     """Merges as ``(left, right, new)`` int triples, each id checked; an ``(n, 3)`` integer array
-    (a pretrained vocabulary's 200,000 merges) is checked at once instead of id by id."""
+    (a pretrained vocabulary's 200,000 merges), or a list of int triples, is checked at once
+    instead of id by id (the message then names the first bad id)."""
     if isinstance(merges, np.ndarray) and merges.ndim == 2 and merges.dtype.kind in "iu":
         if merges.shape[1] != 3 or (merges.size and not 0 <= merges.min() <= merges.max() < MAX_ID):
             raise ValueError(f"Merges must be (left, right, new) ids from 0 to {MAX_ID - 1:,}.")
         return list(zip(*(merges[:, k].tolist() for k in range(3)))) if len(merges) else []
+    if isinstance(merges, list) and all(type(m) is tuple and len(m) == 3 and type(m[0]) is type(m[1])
+                                        is type(m[2]) is int for m in merges):
+        if not merges or 0 <= min(map(min, merges)) and max(map(max, merges)) < MAX_ID:
+            return list(merges)  # plain int triples in range (GPT-2's 50,000): checked at once
     return [(check_id(a, "A merge id"), check_id(b, "A merge id"), check_id(n, "A merge id"))
             for a, b, n in merges]

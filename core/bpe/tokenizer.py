@@ -51,6 +51,7 @@ class BPETokenizer:
         self.trace: tuple = ()
         self.initial_length: int | None = None
         self.exhausted = False
+        self.extends: BPETokenizer | None = None  # what an extension continues (core.bpe.extend)
 
     # -- construction ---------------------------------------------------------------------------
     @classmethod

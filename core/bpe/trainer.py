@@ -60,6 +60,14 @@ def training_memory_estimate(text: str, variant: str = "char") -> int:
     return _FIXED_BYTES + _BYTES_PER_UNIT[rules.name] * rules.units(text)
 
 
+def refuse_above(text: str, variant: str, max_memory: int, advice: str) -> None:
+    """Raise :class:`CorpusTooLargeError` when training on ``text`` may take over ``max_memory``."""
+    need = training_memory_estimate(text, variant)
+    if need > max_memory:
+        raise CorpusTooLargeError(f"Training {variant} BPE on {_size(len(text))} needs about {_size(need)}; "
+                                  f"this server allows {_size(max_memory)}: {advice}.")
+
+
 def _size(n: int) -> str:
     return f"{n / 2**30:.1f} GB" if n >= 2**30 else f"{n / 2**20:.0f} MB"
 
@@ -111,7 +119,7 @@ class BPETrainer:
             raise ValueError("The corpus is empty: paste or load some text first.")
         self._configure(variant, end_of_word, pattern, special_tokens, top_k, regex_timeout, max_memory)
         if max_memory is not None:
-            self._refuse_above(text, max_memory)
+            refuse_above(text, self.variant, max_memory, "use the byte variant or a shorter corpus")
         self._base_of(text)
         self._seq, self._weights = self._sequence(text)
         self._start()
@@ -180,13 +188,6 @@ class BPETrainer:
                                 "e.g. ['<|endoftext|>'].")
         if max_memory is not None:
             check_count(max_memory, "max_memory", 1)
-
-    def _refuse_above(self, text: str, max_memory: int) -> None:
-        need = training_memory_estimate(text, self.variant)
-        if need > max_memory:
-            raise CorpusTooLargeError(
-                f"Training {self.variant} BPE on {_size(len(text))} needs about {_size(need)}; this "
-                f"server allows {_size(max_memory)}: use the byte variant or a shorter corpus.")
 
     def _base_of(self, text: str) -> None:
         """The base symbols: the corpus's alphabet (char/word) or the 256 bytes in order."""

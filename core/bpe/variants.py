@@ -17,7 +17,7 @@ from collections import Counter
 
 import numpy as np
 
-from . import encoding
+from . import _split, encoding
 from .alphabet import Alphabet
 from .errors import ArgumentError, check_id
 from .pretokenize import RegexClock, byte_chunks, word_spans
@@ -162,6 +162,8 @@ class Byte(Variant):
                    for i in range(0, len(text), block))
 
     def corpus_chunks(self, text, pattern, specials, timeout):
+        if _split.known(pattern) and (data := _utf8(text)) is not None:  # compiled, linear: no clock
+            return list(_split.chunk_counts(text, data, pattern, specials).items())
         clock = RegexClock(len(text), timeout)
         return list(Counter(text[s:e] for s, e, special in byte_chunks(text, pattern, specials, clock)
                             if special is None).items())
@@ -197,3 +199,11 @@ def variant_rules(name: str) -> Variant:
     if not isinstance(name, str) or name not in _RULES:
         raise ValueError(f"Unknown BPE variant {name!r}: choose one of {', '.join(VARIANTS)}.")
     return _RULES[name]
+
+
+def _utf8(text: str) -> bytes | None:
+    """``text`` as UTF-8, or ``None`` where a lone surrogate has none (``regex`` then cuts it)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None

@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, fields
 
 from .model import GPTConfig
 
-# tiny: a laptop CPU learns something in about a minute.  small: nanoGPT's shakespeare_char shape;
-# its cosine schedule ends at 2,000 steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss
-# is lowest near step 1,750 and only rises after (measured on an H100, docs/benchmarks.md).
+# tiny: a CPU learns something in minutes.  small: nanoGPT's shakespeare_char shape; its cosine
+# schedule ends at 2,000 steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss is lowest
+# near step 1,750 and only rises after (measured on an H100, docs/benchmarks.md).
 PRESETS: dict[str, dict] = {
     "tiny": dict(n_layer=4, n_head=4, n_embd=128, block_size=64, batch_size=32, dropout=0.0,
                  lr=1e-3, min_lr=1e-4, max_steps=1000, warmup_steps=50, eval_interval=100,
@@ -23,6 +23,53 @@ PRESETS: dict[str, dict] = {
                   lr=1e-3, min_lr=1e-4, max_steps=2000, warmup_steps=100, eval_interval=250,
                   eval_iters=200, log_interval=10, sample_interval=500),
 }
+@dataclass(frozen=True)
+class Measured:
+    """One measured speed of a preset (never extrapolated)."""
+
+    ms_per_step: float            # steady state: the median of a run's logged blocks of steps
+    run_s: float | None = None    # the preset's default steps from launch, evaluation included
+    load: float | None = None     # a CPU's load average then (others' work on the same cores)
+    note: str = ""
+
+
+# What the Model size help states (preset_help).  "cpu": the project's 2-core Xeon, 2 torch threads
+# (what the page gives a run there), char tokenizer on Tiny Shakespeare, bench/bench_estimate.py on
+# 2026-11-23 with the load average it printed (four other engineers shared the machine);
+# "gpu": one H100 80GB lent on 2026-11-22, bench/bench_gpt_step.py (CUDA graphs) and
+# bench/bench_gpt.py --target 0.  The tables are in docs/benchmarks.md.  Empty: not measured.
+MEASURED: dict[str, dict[str, tuple[Measured, ...]]] = {
+    "tiny": {"a 2-core CPU": (Measured(114, load=0.7), Measured(367, run_s=432, load=4)),
+             "one GPU": ()},
+    "small": {"a 2-core CPU": (Measured(21_900, load=3.8,
+                                        note="over a CPU's bound: not offered there"),),
+              "one H100 GPU": (Measured(8.57, run_s=28.6),)},
+}
+
+
+def _speed(m: Measured, steps: int) -> str:
+    ms = m.ms_per_step
+    text = f"~{ms / 1000:,.1f} s" if ms >= 1000 else f"~{ms:,.0f} ms" if ms >= 10 else f"~{ms:.1f} ms"
+    text += " a step" + ("" if m.load is None else " idle" if m.load < 1
+                         else f" busy (load ~{m.load:g})")
+    if m.run_s is not None:
+        took = f"{m.run_s / 60:,.0f} min" if m.run_s >= 90 else f"{m.run_s:,.0f} s"
+        text += f", its {steps:,} steps {took} from launch with evaluation"
+    return text + (f"; {m.note}" if m.note else "")
+
+
+def preset_help(name: str) -> str:
+    """The preset's shape and measured speeds, for the Model size help, e.g. "tiny: 4 layers ×
+    128 wide, context 64, batch 32 · a 2-core CPU: ~114 ms a step idle; ... · one GPU: not
+    measured" (from :data:`MEASURED`)."""
+    p = PRESETS[name]
+    speeds = " · ".join(
+        f"{machine}: " + ("; ".join(_speed(m, p["max_steps"]) for m in rows) or "not measured")
+        for machine, rows in MEASURED[name].items())
+    return (f"{name}: {p['n_layer']} layers × {p['n_embd']} wide, context {p['block_size']}, "
+            f"batch {p['batch_size']} · {speeds}")
+
+
 # Keys run folders launched before the corpus and tokenizer left the config still hold; the files
 # they named are the run folder's own corpus and tokenizer, which the worker reads.
 SUPERSEDED = ("corpus", "tokenizer", "merges", "tokenizer_file")

@@ -17,6 +17,15 @@ import os
 from dataclasses import dataclass
 
 
+# Torch's CPU threads (OpenMP) spin while they wait for each other, so on cores shared with anything
+# else (the web server, another run, anyone's work) a thread whose core was taken keeps the others
+# spinning.  Measured on a 2-core machine beside one busy process, the tiny preset with 2 threads
+# (bench/bench_estimate.py, docs/benchmarks.md): 0.5-5 s a step instead of ~0.14 s, and a step
+# time nobody could estimate; with passive waiting ~0.23 s, steadily.  Every process started by
+# core.gpt.spawn (trainers, probes) gets this environment, unless the server's own sets it.
+CPU_SHARING_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
+
+
 class LimitError(ValueError):
     """A run that asks for more than this machine's device allows (the message says the bound)."""
 

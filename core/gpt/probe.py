@@ -7,17 +7,29 @@ either prints ``{"error": ...}`` for bad input.  A forward pass of a big model i
 process would stall every visitor's page (and once took 7.6 GB); here it costs a short-lived
 process, killed at ``timeout`` seconds, whose address space is capped (on CPU: CUDA maps far
 more virtual memory than it uses, so there the model bounds of ``core.gpt.limits`` are the guard).
-The estimate uses the run's own settings, device and thread count, so it times what the run
-will do.
+
+Why the estimate is timed the way it is: it once said 318 ms a step for a run that then took
+1.2 s a step on a loaded 2-core machine.  It timed two steps (a mean) once, and the page cached
+that figure for good; and both the probe and the trainer ran torch threads that spin while they
+wait, which beside any other busy process makes a step anywhere from 1x to 20x slower from one
+second to the next (``core.gpt.limits.CPU_SHARING_ENV``): one moment decided.  Now the child
+starts like the trainer (same environment, threads and device), runs the loop's own iteration
+(``get_batch``, ``get_lr``, ``make_step``) past its warm-up, and reports the median of several
+blocks of steps, each ended by reading the loss as the loop does when it logs: the figure the
+run's metrics will show (``tokens_per_s``), measured now, never cached.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
+import statistics
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -25,12 +37,17 @@ import torch
 from ..bpe import UnknownCharacterError
 from .checkpoint import checkpoint_path, load_checkpoint
 from .config import TrainConfig
-from .device import detect_device
+from .data import get_batch
+from .device import detect_device, should_compile
 from .evaluate import sample_text
+from .model import GPT
 from .spawn import PROBE, ROOT, child_env, module_command
-from .step import time_step
+from .step import get_lr, make_optimizer, make_step
 
 DEFAULT_MEMORY = 4 * 2**30   # bytes of address space; importing torch alone maps ~1.5 GB
+BLOCK_S = 0.25               # a timed block of steps lasts at least this long
+BLOCKS = 9                   # the estimate is the median of this many blocks,
+BUDGET_S = 8.0               # or of fewer (3 at least) where their steps would take longer
 
 
 class ProbeError(ValueError):
@@ -59,14 +76,36 @@ def _run(args: list[str], timeout: float, memory: int | None) -> dict:
     return result
 
 
-def estimate_step_seconds(config, vocab_size: int, *, timeout: float = 120.0,
-                          memory: int | None = DEFAULT_MEMORY) -> float:
-    """Seconds one optimizer step of ``config`` (a ``TrainConfig``, its device and ``threads``
-    included) takes on this machine, measured in a child process."""
+@dataclass(frozen=True)
+class StepEstimate:
+    """A step time measured now: what a page needs to say what the figure assumes."""
+
+    seconds: float    # per optimizer step, the median of the timed blocks
+    device: str       # e.g. "cpu" or "cuda"
+    threads: int      # torch's CPU threads in the measuring process (the run's own count)
+    steps: int        # steps timed after the warm-up
+
+
+def estimate_step(config, vocab_size: int, *, timeout: float = 120.0,
+                  memory: int | None = DEFAULT_MEMORY) -> StepEstimate:
+    """How long one optimizer step of ``config`` (a ``TrainConfig``: its model, batch, device and
+    ``threads``, which should be the run's, see ``core.gpt.limits.threads_per_run``) takes on this
+    machine now, with a vocabulary of ``vocab_size``, measured in a child process.  Whatever else
+    runs on the machine meanwhile (other runs, other work) is in the figure, as it will be in the
+    run's; nothing that starts later is."""
     device = detect_device(config.device)
     memory = None if device.startswith("cuda") else memory
-    return float(_run(["estimate", "--config", json.dumps({**config.to_dict(), "device": device}),
-                       "--vocab", str(int(vocab_size))], timeout, memory)["seconds"])
+    out = _run(["estimate", "--config", json.dumps({**config.to_dict(), "device": device}),
+                "--vocab", str(int(vocab_size))], timeout, memory)
+    return StepEstimate(float(out["seconds"]), out["device"], int(out["threads"]), int(out["steps"]))
+
+
+def run_step_seconds(metrics: list[dict], tokens_per_step: int) -> float | None:
+    """A run's steady-state seconds per step, read back from its metrics: the median over its
+    logged blocks of steps (``tokens_per_s`` leaves evaluation out), the first block, which holds
+    the warm-up, left out.  The figure :func:`estimate_step` predicts; None before two blocks."""
+    blocks = [tokens_per_step / r["tokens_per_s"] for r in metrics[1:] if r.get("tokens_per_s")]
+    return statistics.median(blocks) if blocks else None
 
 
 def sample_checkpoint(run_dir, prompt: str, max_new_tokens: int, temperature: float = 0.8,
@@ -79,11 +118,43 @@ def sample_checkpoint(run_dir, prompt: str, max_new_tokens: int, temperature: fl
 
 
 # -- in the child ---------------------------------------------------------------------------------
+def measure_step(config: TrainConfig, vocab_size: int, device: str) -> tuple[float, int]:
+    """(median seconds per step, steps timed): ``config`` trained on random tokens by the
+    training loop's own iteration (``core.gpt.loop``), in blocks of steps that each end by reading
+    the loss, as the loop's logging does, so the device has really finished them."""
+    model = GPT(config.model_config(vocab_size)).to(device)
+    optimizer = make_optimizer(model, config, device)
+    compiled = torch.compile(model) if should_compile(device, config.compile) else model
+    run_step = make_step(compiled, optimizer, config, device)
+    ids = torch.randint(vocab_size, (8 * config.block_size + 1,), device=device)
+    batch_gen, step = torch.Generator(device=device), 0
+    model.train()
+
+    def block(n: int) -> float:
+        nonlocal step
+        t0 = time.perf_counter()
+        for _ in range(n):
+            batch_gen.manual_seed(config.seed * 1_000_003 + step)
+            x, y = get_batch(ids, config.batch_size, config.block_size, batch_gen)
+            loss = run_step(x, y, get_lr(step, config))
+            step += 1
+        loss.item()
+        return (time.perf_counter() - t0) / n
+
+    block(run_step.warmup_steps)  # allocation, kernel loading, a CUDA graph's recording
+    first = block(1)
+    n = max(1, math.ceil(BLOCK_S / first))
+    blocks = max(3, min(BLOCKS, int(BUDGET_S / (n * first))))
+    return statistics.median(block(n) for _ in range(blocks)), n * blocks
+
+
 def _estimate(args) -> dict:
     config = TrainConfig(**json.loads(args.config))
-    if config.threads:
+    if config.threads:  # as core.gpt.loop.train does
         torch.set_num_threads(config.threads)
-    return {"seconds": time_step(config, args.vocab, config.device)}
+    seconds, steps = measure_step(config, args.vocab, config.device)
+    return {"seconds": seconds, "device": config.device, "threads": torch.get_num_threads(),
+            "steps": steps}
 
 
 def _sample(args) -> dict:

@@ -15,6 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
+from .limits import CPU_SHARING_ENV
 from .locks import is_locked
 from .rundir import (LAUNCH_FILE, LOG_FILE, SCHEDULER_LOCK, SCHEDULER_LOG, now, write_json,
                      write_status)
@@ -28,9 +29,11 @@ def module_command(module: str, *args: str) -> list[str]:
 
 
 def child_env(extra: dict | None = None) -> dict:
-    """This environment, with the repository first on ``PYTHONPATH`` and output unbuffered."""
+    """This environment, with the repository first on ``PYTHONPATH``, output unbuffered and CPU
+    threads that wait without spinning (``core.gpt.limits.CPU_SHARING_ENV``)."""
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": path, "PYTHONUNBUFFERED": "1", **(extra or {})}
+    return {**CPU_SHARING_ENV, **os.environ, "PYTHONPATH": path, "PYTHONUNBUFFERED": "1",
+            **(extra or {})}
 
 
 def _start(cmd: list[str], log_path: Path, env: dict | None = None) -> subprocess.Popen:

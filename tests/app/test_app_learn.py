@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core import BPETokenizer
-from core.bpe.explain import explain_step, quoted
+from core.bpe.explain import explain_step, quoted, segment
 from ui.render import md_safe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -153,3 +153,60 @@ def test_shared_state_for_other_pages():
     assert at.session_state["kept_variant"] == "word"
     assert at.session_state["kept_end_of_word"] == "</w>"
     assert at.session_state["kept_num_merges"] == 10
+
+
+def animation_data(at: AppTest) -> dict:
+    [anim] = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_explorer.merge_animation"]
+    return json.loads(anim.proto.json)
+
+
+def report_from_browser(at: AppTest, report: dict) -> AppTest:
+    """What the browser sends when its animation stops: the component's "report" trigger.  AppTest
+    has no setter for a component's trigger, so the rerun's widget states are built as the browser
+    builds them (the page's widgets, plus the trigger)."""
+    from streamlit.components.v2.bidi_component.main import _make_trigger_id
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    [anim] = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_explorer.merge_animation"]
+    states = at._tree.get_widget_states()
+    trigger = WidgetState(id=_make_trigger_id(anim.proto.id, "events"),
+                          json_trigger_value=json.dumps([{"event": "report", "value": report}]))
+    states.widgets.append(trigger)
+    at._run(states)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_play_sends_the_animation_once_and_pause_lands_on_the_step_the_browser_shows():
+    at = app()
+    tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")
+    button(at, "Next ▶").click().run()
+    button(at, "▶ Play").click().run()
+    data = animation_data(at)
+    tokens = segment(tok, SENNRICH, 1)
+    # the window's tokens after the merge already done, and every merge still to come
+    assert (data["start"], data["n"]) == (1, 10)
+    assert data["ids"] == [t.id for t in tokens]
+    assert data["merges"] == [[s.left, s.right, s.new_id, s.count, s.length_after] for s in tok.trace[1:]]
+    assert data["rate"] == 5.0 and all(str(s.new_id) in data["faces"] for s in tok.trace[1:])
+    assert not at.get("vega_lite_chart") and not at.dataframe  # the heavy parts wait for the pause
+    assert at.slider(key="learn_step").disabled
+    report_from_browser(at, {"play": data["play"] - 1, "step": 7})  # an older play's report: ignored
+    assert at.session_state["learn_playing"] is True
+    report_from_browser(at, {"play": data["play"], "step": 7})
+    assert at.session_state["learn_playing"] is False and at.session_state["learn_step"] == 7
+    assert f"**{md_safe(explain_step(tok, 7))}**" in bold_lines(at)
+    assert list(at.dataframe[0].value["step"]) == list(range(1, 8))
+    # a second play is a new animation, from the step shown
+    button(at, "▶ Play").click().run()
+    assert animation_data(at)["play"] == data["play"] + 1 and animation_data(at)["start"] == 7
+    report_from_browser(at, {"play": data["play"] + 1, "step": 3})  # never backwards
+    assert at.session_state["learn_step"] == 7
+
+
+@pytest.mark.parametrize("report", [None, "7", {"play": 1}, {"play": 1, "step": "7"}, {"play": 1, "step": True}])
+def test_a_report_that_is_not_a_step_is_ignored(report):
+    from ui.animation import reported_step
+
+    assert reported_step(report, 1, 2, 10) is None
+    assert reported_step({"play": 1, "step": 99}, 1, 2, 10) == 10

@@ -87,7 +87,9 @@ def test_launch_watch_stop_and_generate(app, tmp_path):
     at.number_input(key="gpt_steps").set_value(20_000)
     at.text_input(key="gpt_run_name").input("../page run").run()
     at.button(key="gpt_estimate").click().run()
-    assert "ms per step" in " ".join(i.value for i in at.info)
+    said = " ".join(i.value for i in at.info)  # the figure, and what it assumed
+    assert "ms per step" in said and "Measured just now on this CPU with" in said, said
+    assert "1 layer × 32 wide, context 16, batch 8" in said and "other work" in said
     at.button(key="gpt_launch").click().run()
     assert not at.exception, [e.value for e in at.exception]
     [run] = list_runs(tmp_path)

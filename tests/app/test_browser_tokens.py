@@ -42,7 +42,9 @@ def test_whitespace_is_visible_and_a_click_draws_the_tree(page, shots_dir):
     expect(tree).to_be_visible()
     expect(tree.locator(f'.bpe-node[data-id="{token_id}"]')).to_contain_text(shown)
     ids = [n.get_attribute("data-id") for n in tree.locator(".bpe-node").all()]
-    assert len(ids) == len(set(ids)) >= 3  # each token once, down to base characters
+    # the token once, down to base characters; a part used in two places may be drawn at each
+    # where one box would make edges cross (tests/app/test_token_view.py checks the layout)
+    assert ids.count(token_id) == 1 and len(set(ids)) >= 3
     expect(tree).to_contain_text("merge ")
     idle(pg)
     tree.screenshot(path=str(shots_dir / "token_tree.png"))
@@ -54,7 +56,7 @@ def test_multibyte_text_reads_as_characters_at_step_0(page, shots_dir):
     from playwright.sync_api import expect
 
     pg = page
-    pg.get_by_role("radio", name="byte").check(force=True)
+    pg.get_by_role("radio", name="byte", exact=True).check(force=True)
     paste_corpus(pg, MULTI)
     idle(pg)
     pg.get_by_role("button", name="⏮ Reset").click()

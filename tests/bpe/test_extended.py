@@ -1,7 +1,8 @@
 """``tok.extended(text, n)`` (core.bpe.extend, BPETrainer.from_sequences): continuing a trained
 tokenizer is training it longer; every old id, token and special token stays; new ids come after
 all of them; text no new merge touches keeps its old ids; every sample round-trips; the
-tiktoken and Hugging Face exports of an extended real tokenizer give our ids."""
+tiktoken and Hugging Face exports of an extended real tokenizer give our ids; what Learn BPE
+animates for one (its new steps replayed on the real tokenizer's cut, graphs, curves)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from core.bpe import ArgumentError, BPETokenizer, CharTokenizer, UnknownCharacterError, extension_trainer
+from core.bpe import (ArgumentError, BPETokenizer, CharTokenizer, CorpusTooLargeError, UnknownCharacterError,
+                      extension_trainer)
 from core.bpe import extend, pretrained
+from core.bpe.explain import compression_curve, merge_dag, merge_tree, occurrence_indices, replay, segment
 from core.bpe.interop import hf_tokenizer_json, tiktoken_encoding
 
 SAMPLES = {p.name: p.read_text(encoding="utf-8")
@@ -156,3 +159,63 @@ def test_extending_twice_keeps_the_first_extension(real):
     assert min(s.new_id for s in twice.trace) == max(once.ids) + 1
     for text in SAMPLES.values():
         assert twice.decode(twice.encode(text)) == text
+
+
+# -- what Learn BPE animates for an extended real tokenizer (core.bpe.explain) ----------------------
+def test_steps_replayed_on_a_tokenizers_cut_are_the_trained_steps():
+    """replay (what Learn BPE shows for an extension) equals encoding with the first k merges, at
+    every k, on a tokenizer trained from bytes."""
+    text = SAMPLES["python_source.txt"] + SAMPLES["multilingual_and_emoji.txt"]
+    tok = BPETokenizer.from_text(text, 60, variant="byte", pattern="gpt4")
+    start = tok.truncated(0).encode_tokens(text)
+    for k in range(0, 61, 5):
+        assert replay(start, tok.trace[:k]) == segment(tok, text, k), k
+
+
+def test_an_extended_real_tokenizer_animates_from_its_own_cut(real):
+    base = _real(real, "cl100k_base")
+    text = CORPUS
+    more = base.extended(text, 30)
+    start = base.encode_tokens(text)
+    assert more.extends is base and segment(more, text, 0) == start  # step 0: the text as GPT-4 cuts it
+    assert [t.id for t in segment(more, text, 30, start)] == more.encode(text)
+    for k in (0, 7, 29):  # the highlighted pair is the step's, even though 100k merges came first
+        tokens = segment(more, text, k, start)
+        step = more.trace[k]
+        hits = occurrence_indices(more, tokens, k)
+        assert hits and all((tokens[i].id, tokens[i + 1].id) == step.pair for i in hits)
+    curve = compression_curve(more, len(text))
+    assert (curve[0].vocab_size, curve[0].tokens) == (base.vocab_size, len(base.encode(text)))
+    assert [p.vocab_size for p in curve[-2:]] == [more.vocab_size - 1, more.vocab_size]
+
+
+def test_a_new_tokens_graph_goes_down_through_the_real_merges(real):
+    base = _real(real, "cl100k_base")
+    more = base.extended(CORPUS, 30)
+    last = more.trace[-1]
+    nodes = merge_dag(more, last.new_id)
+    assert (nodes[0].step, nodes[0].count) == (30, last.count)  # numbered along the trace
+    old = [n for n in nodes if n.id < more.trace[0].new_id]
+    assert old and all(n.step is None and n.count is None for n in old)  # GPT-4's own: no count
+
+    def leaves(node):
+        return [node] if not node.children else [leaf for c in node.children for leaf in leaves(c)]
+
+    bottom = leaves(merge_tree(more, last.new_id))
+    assert all(len(more.token_bytes(n.id)) == 1 for n in bottom)  # down to single bytes
+    assert b"".join(more.token_bytes(n.id) for n in bottom) == more.token_bytes(last.new_id)
+
+
+def test_fewer_merges_come_from_the_steps_without_training(real):
+    base = _real(real, "cl100k_base")
+    more = base.extended(CORPUS, 30)
+    short = extend.from_steps(base, more.trace[:12], more.initial_length)
+    again = base.extended(CORPUS, 12)
+    assert short.trace == again.trace and short.merge_triples == again.merge_triples
+    assert short.encode(CORPUS) == again.encode(CORPUS)
+
+
+def test_a_corpus_over_the_memory_limit_is_refused():
+    tok = BPETokenizer.from_text("low lower", 2, variant="byte")
+    with pytest.raises(CorpusTooLargeError, match="shorter corpus"):
+        extension_trainer(tok, "low " * 1000, max_memory=2**20)

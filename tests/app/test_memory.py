@@ -1,0 +1,111 @@
+"""What gives the server's memory back when a room leaves (``ui.memory``, ``ui.bounded_cache``):
+idle cache entries go, expired sessions are closed on a real Streamlit runtime (through the private
+attributes this Streamlit keeps them in: an upgrade that moves them fails here), and memory is
+trimmed when sessions end.  The RSS figures are in bench/bench_server.py, not here."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+from streamlit.runtime import Runtime, RuntimeConfig
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.runtime.memory_session_storage import MemorySessionStorage
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+from streamlit.runtime.uploaded_file_manager import UploadedFileRec
+
+from ui import memory
+from ui.bounded_cache import BoundedCache
+
+
+def test_entries_nobody_uses_go_and_used_ones_stay():
+    cache = BoundedCache(8, 2**20, idle_s=600)
+    cache.put("left with the room", 1)
+    cache.put("still read", 2)
+    cache.get("still read")
+    later = cache._items["still read"][2] + 599  # 10 minutes after the room's last step, less 1 s
+    cache._items["left with the room"] = (1, 0, later - 600)
+    assert cache.drop_idle(now=later) == 1
+    assert cache.get("left with the room") is None and cache.get("still read") == 2
+    assert BoundedCache.drop_idle_everywhere() == 0  # nothing idle by the clock: nothing goes
+
+
+def test_housekeeping_trims_when_sessions_end(monkeypatch):
+    trims = []
+    monkeypatch.setattr(memory, "trim", lambda: trims.append(1) or True)
+    monkeypatch.setattr(memory, "session_count", lambda: 3)
+    monkeypatch.setattr(memory, "close_expired_sessions", lambda: 0)
+    assert memory.tidy(3) == (3, False) and trims == []    # nobody left: no collection, no trim
+    assert memory.tidy(5) == (3, True) and trims == [1]    # two left
+    monkeypatch.setattr(memory, "close_expired_sessions", lambda: 2)
+    assert memory.tidy(3) == (3, True) and trims == [1, 1]  # two expired sessions closed
+
+
+def test_trim_and_arena_cap_work_on_glibc_and_do_nothing_elsewhere():
+    if memory._glibc() is None:
+        assert not memory.trim() and not memory.limit_arenas()
+    else:
+        assert memory.limit_arenas() is True
+        memory.trim()  # may find nothing to give back; must not fail
+
+
+class _Client:
+    """A tab that receives nothing (the session never runs its script)."""
+
+    def write_forward_msg(self, msg) -> None:
+        pass
+
+    client_context = None
+
+
+@pytest.fixture
+def runtime(tmp_path):
+    """A started Streamlit runtime that keeps a disconnected session 60 s for a reconnect."""
+    script = tmp_path / "app.py"
+    script.write_text("")
+    rt = Runtime(RuntimeConfig(script_path=str(script),
+                               media_file_storage=MemoryMediaFileStorage("/media"),
+                               uploaded_file_manager=MemoryUploadedFileManager("/upload"),
+                               session_storage=MemorySessionStorage(ttl_seconds=60)))
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(rt.start(), loop).result(30)
+    try:
+        yield rt, loop
+    finally:
+        rt.stop()
+
+        async def stopped() -> None:
+            await rt.stopped
+
+        asyncio.run_coroutine_threadsafe(stopped(), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)
+        Runtime._instance = None
+
+
+def test_expired_sessions_are_closed_rather_than_kept_until_someone_else_leaves(runtime):
+    rt, loop = runtime
+
+    async def arrive_and_leave() -> list[str]:
+        ids = [rt.connect_session(_Client(), {}) for _ in range(3)]
+        for session_id in ids:
+            rt.disconnect_session(session_id)
+        return ids
+
+    ids = asyncio.run_coroutine_threadsafe(arrive_and_leave(), loop).result(30)
+    uploads = rt.uploaded_file_mgr
+    uploads.add_file(ids[0], UploadedFileRec("f1", "corpus.txt", "text/plain", b"x" * 2**20))
+    stored = rt._session_mgr._session_storage._cache
+    sessions = [stored._data[i].session for i in ids]
+    assert memory.close_expired_sessions() == 0  # still within their time to reconnect
+    stored._timer = lambda: time.monotonic() + 61  # a minute later: the room has gone
+    assert len(stored._data) == 3  # yet Streamlit keeps it until another session disconnects
+    assert len(uploads.get_files(ids[0], ["f1"])) == 1  # and its uploads
+    memory.close_expired_sessions()  # (or the housekeeper of an AppTest run in this process)
+    assert len(stored._data) == 0 and memory.session_count() == 0
+    assert all(s._state.name == "SHUTDOWN_REQUESTED" for s in sessions)
+    assert uploads.get_files(ids[0], ["f1"]) == []  # the upload has gone with its session
