@@ -172,11 +172,9 @@ def count_chunks(corpus, pattern: str | None, special_tokens: Sequence[str] = ()
         raise ArgumentError("special_tokens must be a list of strings, e.g. ['<|endoftext|>'].")
     specials = variant_rules("byte").special_tokens(special_tokens)
     workers = check_count(workers if workers is not None else _default_workers(corpus), "workers", 1, 1024)
-    if not cuttable(pattern, specials):  # one slice: the whole corpus
-        data = b"".join(_blocks(corpus, slice_bytes))
-        if _split.known(pattern):
-            return count_slice(data, pattern, specials)
-        return dict(variant_rules("byte").corpus_chunks(_decode(data, "The corpus"), pattern, specials, None))
+    if not cuttable(pattern, specials):  # one slice: the whole corpus, by scanner or regex
+        text = _decode(b"".join(_blocks(corpus, slice_bytes)), "The corpus")
+        return dict(variant_rules("byte").corpus_chunks(text, pattern, specials, None))
     slices = corpus_slices(corpus, slice_bytes)
     if workers == 1:
         total: dict[str, int] = {}

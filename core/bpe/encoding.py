@@ -24,6 +24,8 @@ from .errors import UnknownCharacterError
 from .pretokenize import RegexClock, byte_chunks, regex_pieces, special_split, word_spans
 
 _MAX_CACHE = 200_000
+
+
 @dataclass(frozen=True)
 class Token:
     """One encoded token and the characters ``text[start:end]`` it came from."""
@@ -172,8 +174,9 @@ class RankEncoder(ChunkEncoder):
         if self._index is None:
             token_ids = self.token_ids()
             data = np.frombuffer(b"".join(token_ids), dtype=np.uint8)
-            ends = np.cumsum(np.fromiter(map(len, token_ids), dtype=np.int64, count=len(token_ids)))
-            starts = ends - np.fromiter(map(len, token_ids), dtype=np.int64, count=len(token_ids))
+            lengths = np.fromiter(map(len, token_ids), dtype=np.int64, count=len(token_ids))
+            ends = np.cumsum(lengths)
+            starts = ends - lengths
             ids = np.fromiter(token_ids.values(), dtype=np.int32, count=len(token_ids))
             self._index = (ids, data, starts, ends, *_split_pieces.index_keys(data, starts, ends))
         return self._index
