@@ -25,6 +25,20 @@ from dataclasses import dataclass
 # core.gpt.spawn (trainers, probes) gets this environment, unless the server's own sets it.
 CPU_SHARING_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 
+# Trainers and probes run below the web server's CPU priority: on a workshop server whose cores
+# the queue fills with training, an attendee's page must still load and rerun at once, while a
+# run only gives way for the moments the server is busy (on idle cores niceness changes nothing).
+BACKGROUND_NICENESS = 10
+
+
+def yield_cpu_to_server() -> None:
+    """Lower this process's CPU priority by ``BACKGROUND_NICENESS`` (a no-op where the OS has no
+    niceness, such as Windows)."""
+    try:
+        os.nice(BACKGROUND_NICENESS)
+    except (AttributeError, OSError):
+        pass
+
 
 class LimitError(ValueError):
     """A run that asks for more than this machine's device allows (the message says the bound)."""

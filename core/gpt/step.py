@@ -7,20 +7,19 @@ the small preset: 14.5 ms per eager step, 8.6 ms replayed); a replay launches th
 and unlike ``torch.compile`` recording costs milliseconds, not tens of seconds.
 ``tests/gpt/test_step.py`` checks on a GPU that both give the same losses.
 
-Also here: the learning-rate schedule a step runs at, the optimizer and step runner a run builds,
-and :func:`time_step` (how long one step takes on this machine).  Leaves out the data, the
-evaluation and the files (``core.gpt.data``, ``core.gpt.evaluate``, ``core.gpt.rundir``).
+Also here: the learning-rate schedule a step runs at, and the optimizer and step runner a run
+builds.  Leaves out the data, the evaluation, the files (``core.gpt.data``, ``core.gpt.evaluate``,
+``core.gpt.rundir``) and how long a step takes here (``core.gpt.probe``, which times this step).
 """
 
 from __future__ import annotations
 
 import math
-import time
 
 import torch
 
 from .config import TrainConfig
-from .device import autocast, detect_device, should_graph
+from .device import autocast, should_graph
 from .model import GPT
 
 
@@ -132,21 +131,3 @@ def make_step(model, optimizer, config: TrainConfig, device: str, distributed: b
     """The step runner a run uses here: replayed from a CUDA graph, or eager."""
     kind = GraphStep if should_graph(device, config.cuda_graph, distributed) else EagerStep
     return kind(model, optimizer, config.grad_clip, device)
-
-
-def time_step(config: TrainConfig, vocab_size: int, device: str = "auto", repeats: int = 2) -> float:
-    """Seconds one optimizer step of ``config`` takes here, once steady (random data).  A quick
-    estimate for "how long will this run take", before launching it."""
-    device = detect_device(device)
-    model = GPT(config.model_config(vocab_size)).to(device)
-    run_step = make_step(model, make_optimizer(model, config, device), config, device)
-    x = torch.randint(vocab_size, (config.batch_size, config.block_size), device=device)
-    for _ in range(run_step.warmup_steps):
-        run_step(x, x, config.lr)
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(repeats):
-        loss = run_step(x, x, config.lr)
-    loss.item()  # waits for the device
-    return (time.perf_counter() - t0) / repeats

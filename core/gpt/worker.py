@@ -17,6 +17,7 @@ from ..bpe import load_tokenizer
 from ..corpus import read_corpus
 from .cli import run_and_report
 from .config import TrainConfig
+from .limits import yield_cpu_to_server
 from .rundir import CORPUS_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE, read_json
 
 
@@ -39,4 +40,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    yield_cpu_to_server()
     sys.exit(main())

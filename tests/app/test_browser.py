@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+NAVIGATION_MS = 120_000
 EVIL = "<script>alert(1)</script> <img src=x onerror=alert(1)>"
 
 pytestmark = pytest.mark.browser
@@ -87,6 +88,9 @@ def chromium_context():
 
         def new_context():
             context = browser.new_context(viewport={"width": 1400, "height": 2200})
+            # a first load has no progress to wait on, only a bound: 4.6 s here with two runs
+            # training, 28.6 s with two CPU hogs beside them (test_browser_room, 2 cores)
+            context.set_default_navigation_timeout(NAVIGATION_MS)
             context.on("page", _record_dialogs)
             return context
 
@@ -132,7 +136,7 @@ def idle(pg) -> None:
     """Wait until the app is not running a script (the status widget goes away)."""
     pg.wait_for_timeout(300)
     pg.wait_for_function(
-        "!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
+        "!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
 
 
 def wait_for_progress(progress, done: str, stall_s: float = 300.0) -> None:

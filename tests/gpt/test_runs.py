@@ -14,7 +14,7 @@ import pytest
 
 from core import CharTokenizer
 from core.gpt.checkpoint import load_checkpoint
-from core.gpt.limits import LimitError
+from core.gpt.limits import BACKGROUND_NICENESS, LimitError
 from core.gpt.locks import FileLock
 from core.gpt.loop import train
 from core.gpt.rundir import SCHEDULER_LOCK
@@ -98,6 +98,8 @@ def test_launch_list_and_stop_a_real_process(runs_dir):
     [listed] = list_runs(runs_dir, ALICE)
     assert listed.name == "sneaky-name" and listed.status == "running" and listed.step >= 10
     assert listed.owner == ALICE.owner and listed.config["vocab_size"] == len(set(TEXT))
+    # the trainer gives way to the server that launched it: pages stay quick while runs fill the cores
+    assert os.getpriority(os.PRIO_PROCESS, listed.pid) >= os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS
     stopped = stop_run(info.path, ALICE, timeout=30)
     assert stopped.status == "stopped" and not pid_alive(listed.pid)
     ckpt = load_checkpoint(info.path / "ckpt.pt", tokenizer=CharTokenizer.from_text(TEXT))

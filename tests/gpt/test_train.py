@@ -2,6 +2,7 @@
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from core.gpt.config import PRESETS, make_config
 from core.gpt.data import prepare_data
 from core.gpt.locks import FileLock
 from core.gpt.loop import Hooks, RunLockedError, train
-from core.gpt.step import get_lr, time_step
+from core.gpt.step import get_lr
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES = [
@@ -156,9 +157,17 @@ def test_schedule_and_presets():
         make_config("huge")
 
 
-def test_time_step_estimate():
-    seconds = time_step(tiny_config(), vocab_size=20, device="cpu", repeats=1)
-    assert 0 < seconds < 10
+def test_the_command_line_sets_passive_cpu_threads_before_torch_loads():
+    """``python -m core.train`` waits like the app's trainers (no spinning threads on shared
+    cores), unless whoever started it chose otherwise."""
+    probe = ("import os, sys; import core.train; "
+             "print(os.environ['OMP_WAIT_POLICY'], 'torch' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["PASSIVE", "True"], out.stderr
+    env["OMP_WAIT_POLICY"] = "ACTIVE"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.stdout.split()[0] == "ACTIVE"
 
 
 def _cli(*args, timeout=120):
