@@ -36,14 +36,14 @@ from .pretokenize import resolve_pattern
 from .variants import variant_rules
 
 Progress = Callable[[int, int], None]
-_BLOCK = 1 << 20  # characters or chunks converted at a time: temporaries stay a few MB
+# Characters (or chunks) converted at a time: a block's temporaries (~20 bytes a character) stay
+# in glibc's heap once freed, so 1 M at a time kept 10.4x a 10 MB corpus at the peak, not 8.5x.
+_BLOCK = 1 << 16
 
-# Peak memory of training, in bytes per unit of corpus (characters for char/word, UTF-8 bytes
-# for byte), from VmHWM growth over 300 merges (bench/bench_bpe.py --memory): Debian docs (10 MB)
-# took 10.5x (char) and 11.8x (word); the worst corpus tried, one letter repeated, 10.6x (char)
-# and 28x (word: one 10 MB word, its frequencies laid out per position).  Byte keeps its bound of
-# 100x.  Plus a fixed allowance for the pair table, heap and small arrays.
-# tests/bpe/test_hostile_inputs.py checks it is a bound.
+# Peak memory of training, in bytes per unit of corpus (characters for char/word, UTF-8 bytes for
+# byte), from VmHWM growth over 300 merges (bench/bench_bpe.py --memory, docs/benchmarks.md): at
+# most 11.4x (char) and 28x (word: one 10 MB word, its frequencies laid out per position); byte
+# keeps 100x.  Plus the pair table, heap and small arrays (tests/bpe/test_hostile_inputs.py).
 _BYTES_PER_UNIT = {"char": 16, "word": 40, "byte": 100}
 _FIXED_BYTES = 64 * 2**20
 
@@ -215,11 +215,11 @@ class BPETrainer:
         seq = np.full(int(lengths.sum()) + extra * len(chunks), kernels.SEPARATOR, dtype=np.int32)
         weights = np.repeat(np.fromiter((f for _, f in chunks), dtype=np.int32, count=len(chunks)),
                             lengths + extra)
-        pos, step = 0, _BLOCK // 16
-        for b in range(0, len(chunks), step):
-            block = [c for c, _ in chunks[b:b + step]]
+        pos = 0
+        for b in range(0, len(chunks), _BLOCK):
+            block = [c for c, _ in chunks[b:b + _BLOCK]]
             flat = self.rules.chunk_ids(block, self.alphabet, self.byte_ids)
-            pos = self._place(seq, pos, flat, lengths[b:b + step])
+            pos = self._place(seq, pos, flat, lengths[b:b + _BLOCK])
         return seq, weights
 
     def _place(self, seq: np.ndarray, pos: int, flat: np.ndarray, lengths: np.ndarray) -> int:
@@ -234,11 +234,12 @@ class BPETrainer:
         return pos + int(lengths.sum()) + extra * len(lengths)
 
     def _symbols(self) -> int:
-        """Tokens in the corpus before any merge: every chunk's symbols times its frequency."""
-        symbols = self._seq >= 0
-        if len(self._weights) == 1:
-            return int(np.count_nonzero(symbols))
-        return int(self._weights[symbols].sum(dtype=np.int64))
+        """Tokens in the corpus before any merge: every chunk's symbols times its frequency (a
+        block at a time: a mask of the whole sequence would be a large corpus's peak)."""
+        if len(self._weights) == 1:  # char: the text's symbols, then one separator
+            return len(self._seq) - 1
+        return sum(int(self._weights[i:i + _BLOCK][self._seq[i:i + _BLOCK] >= 0].sum(dtype=np.int64))
+                   for i in range(0, len(self._seq), _BLOCK))
 
     # -- training ------------------------------------------------------------------------------
     def run(self, num_merges: int, progress: Progress | None = None) -> Iterator[MergeStep]:

@@ -20,7 +20,7 @@ import numpy as np
 from . import _split, encoding
 from .alphabet import Alphabet
 from .errors import ArgumentError, check_id
-from .pretokenize import RegexClock, byte_chunks, word_spans
+from .pretokenize import RegexClock, byte_chunks, word_counts, word_spans
 
 VARIANTS = ("char", "word", "byte")
 
@@ -110,7 +110,7 @@ class Word(Variant):
         return alphabet + [end_of_word]
 
     def corpus_chunks(self, text, pattern, specials, timeout):
-        return list(Counter(text.split()).items())  # the seeds' split, exactly
+        return list(word_counts(text).items())  # the seeds' text.split(), exactly
 
     def encode(self, tok, text, unknown, specials):
         return [t.id for t in self.encode_tokens(tok, text, unknown, specials, False)]

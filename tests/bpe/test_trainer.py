@@ -1,5 +1,7 @@
 """The fast trainer and encoder against the textbook oracle, on fixed corpora and random text."""
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,7 +10,7 @@ from hypothesis import strategies as st
 from core import BPETokenizer, BPETrainer
 from core.bpe import _educational as oracle
 from core.bpe import _train_kernels as kernels
-from core.bpe.pretokenize import byte_chunks, resolve_pattern
+from core.bpe.pretokenize import byte_chunks, resolve_pattern, word_counts
 
 
 FEW_LETTERS = st.text(alphabet="ab c\n", min_size=1, max_size=60)
@@ -80,6 +82,16 @@ def test_word_variant_splits_as_str_split_and_keeps_a_literal_marker(text, num_m
     book = [i for w in text.split() for i in oracle.encode(oracle.word_chunks(w, tok.chars)[0][0], ours(tok))]
     assert ids == book
     assert tok.decode(ids) == " ".join(text.split())
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(WORDS_WITH_SEPARATORS, ANY_TEXT), block=st.integers(1, 8))
+def test_words_counted_a_block_at_a_time_are_str_split_in_order(text, block):
+    """The word variant counts a large corpus's words a block at a time, each block cut at
+    whitespace: the same words, counts and first-appearance order as ``Counter(text.split())``,
+    whatever the block size (every whitespace character, \x1c-\x1f and \x85 included)."""
+    counted = word_counts(text, block)
+    assert list(counted.items()) == list(Counter(text.split()).items())
 
 
 @settings(max_examples=100, deadline=None)
