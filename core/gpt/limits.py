@@ -25,9 +25,11 @@ from dataclasses import dataclass
 # core.gpt.spawn (trainers, probes) gets this environment, unless the server's own sets it.
 CPU_SHARING_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 
-# Trainers and probes run below the web server's CPU priority: on a workshop server whose cores
-# the queue fills with training, an attendee's page must still load and rerun at once, while a
-# run only gives way for the moments the server is busy (on idle cores niceness changes nothing).
+# Trainers and probes run below the web server's CPU priority, so a server kept busy by a whole
+# room serves its pages before training steps; a run gives way only while the server works (on
+# idle cores niceness changes nothing).  Measured with two runs on 2 cores, pages opened in
+# 0.4-0.5 s niced or not, the kernel already favouring a server that sleeps between requests
+# (bench/bench_busy_server.py, docs/benchmarks.md): insurance, not a measured gain.
 BACKGROUND_NICENESS = 10
 
 
