@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import altair as alt
 import pandas as pd
-import streamlit as st
 
 from core import PRETRAINED_NAMES, BPETokenizer, Token
 from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError

@@ -182,7 +182,8 @@ def legend_text(text: str) -> str:
 
 
 def _legend(text: str, grouped: bool) -> str:
-    parts = [legend_text(text)] if legend_text(text) else []
+    legend = legend_text(text)
+    parts = [legend] if legend else []
     if grouped:
         parts.append(GROUP_LEGEND)
     if not parts:

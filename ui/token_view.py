@@ -111,17 +111,22 @@ def _width(node: DagNode, base: str) -> float:
     return CHAR_W * max(len(_label(node)), len(_detail(node, base))) + 16
 
 
-def merge_graph_layout(tok: BPETokenizer, token_id: int) -> Layout:
-    """Where each box of ``token_id``'s merge graph goes (``ui.graph_layout``: no edge crosses)."""
-    base = "base character" if tok.variant_rules.has_alphabet else "base byte"
-    return layout(merge_dag(tok, token_id), lambda n: _width(n, base), ROW, NODE_H, GAP)
+def _base_name(tok: BPETokenizer) -> str:
+    return "base character" if tok.variant_rules.has_alphabet else "base byte"
+
+
+def merge_graph_layout(tok: BPETokenizer, token_id: int, dag: list[DagNode] | None = None) -> Layout:
+    """Where each box of ``token_id``'s merge graph goes (``ui.graph_layout``: no edge crosses);
+    ``dag``: its ``merge_dag``, where the caller has it."""
+    base = _base_name(tok)
+    return layout(dag or merge_dag(tok, token_id), lambda n: _width(n, base), ROW, NODE_H, GAP)
 
 
 def merge_graph_svg(tok: BPETokenizer, token_id: int) -> str:
     """The merge graph of ``token_id`` as an SVG in a scrolling box; every text escaped."""
-    nodes = {n.id: n for n in merge_dag(tok, token_id)}
-    base = "base character" if tok.variant_rules.has_alphabet else "base byte"
-    drawing = merge_graph_layout(tok, token_id)
+    dag = merge_dag(tok, token_id)
+    nodes, base = {n.id: n for n in dag}, _base_name(tok)
+    drawing = merge_graph_layout(tok, token_id, dag)
     width, height, edges, boxes = drawing.width, drawing.height, [], []
     for x1, y1, x2, y2 in drawing.lines:
         edges.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#64748b" '

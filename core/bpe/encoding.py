@@ -131,7 +131,8 @@ class RankEncoder(ChunkEncoder):
         return _encode_kernels.apply_ranks(seq.astype(np.int32), starts, self._ranks, limits)
 
     def _encode_new(self, todo: list[str], to_base) -> list[tuple[int, ...]]:
-        found = [self.token_ids().get(p.encode("utf-8")) for p in todo]
+        token_ids = self.token_ids()
+        found = [token_ids.get(p.encode("utf-8")) for p in todo]
         rest = [p for p, i in zip(todo, found) if i is None]
         encoded = iter(super()._encode_new(rest, to_base) if rest else ())
         return [(i,) if i is not None else next(encoded) for i in found]

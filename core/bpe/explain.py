@@ -22,10 +22,10 @@ Leaves out: drawing (``ui``) and training (``core.bpe.trainer``, where a merge i
 from __future__ import annotations
 
 import itertools
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._split_encode import lowest_first
 from .display import quoted
 from .encoding import Token
 from .tokenizer import BPETokenizer
@@ -60,7 +60,7 @@ def _next_space(text: str, start: int, stop: int) -> int | None:
 def shown_text(tok: BPETokenizer, text: str) -> str:
     """``text`` as ``tok``'s token offsets count it: its NFC form for a tokenizer that normalizes
     (Qwen), else ``text`` itself."""
-    return unicodedata.normalize(tok.normalization, text) if tok.normalization else text
+    return tok.normalized(text)
 
 
 def segment(tok: BPETokenizer, text: str, k: int, start: list[Token] | None = None) -> list[Token]:
@@ -82,19 +82,15 @@ def replay(tokens: list[Token], steps: Sequence[MergeStep]) -> list[Token]:
         >>> [(t.id, t.start, t.end) for t in replay([Token(1, i, i + 1, 0) for i in range(3)], [step])]
         [(9, 0, 2), (1, 2, 3)]
     """
-    ranks = {s.pair: r for r, s in enumerate(steps)}
+    ranks = {s.pair: (r, s.new_id) for r, s in enumerate(steps)}
+
+    def joined(a: Token, b: Token):
+        found = ranks.get((a.id, b.id))
+        return None if found is None else (found[0], Token(found[1], a.start, b.end, a.chunk))
+
     out: list[Token] = []
     for _, group in itertools.groupby(tokens, key=lambda t: t.chunk):
-        chunk = list(group)
-        while len(chunk) > 1:
-            pairs = enumerate(zip([t.id for t in chunk], [t.id for t in chunk[1:]]))
-            found = [(ranks[p], i) for i, p in pairs if p in ranks]
-            if not found:
-                break
-            r, i = min(found)
-            a, b = chunk[i], chunk[i + 1]
-            chunk[i:i + 2] = [Token(steps[r].new_id, a.start, b.end, a.chunk)]
-        out.extend(chunk)
+        out.extend(lowest_first(list(group), joined))
     return out
 
 

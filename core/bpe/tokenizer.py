@@ -208,14 +208,14 @@ class BPETokenizer:
         """Text to ids.  ``unknown='skip'`` drops characters outside a char/word alphabet
         (otherwise :class:`UnknownCharacterError` names the first one and its position).
         ``allowed_special='none'`` treats special-token text as ordinary text."""
-        text = self._normalized(check_text(text))
+        text = self.normalized(check_text(text))
         return self.variant_rules.encode(self, text, unknown, self._specials(allowed_special))
 
     def encode_tokens(self, text: str, *, unknown: str = "error", allowed_special: str = "all",
                       offsets: bool = True) -> list[Token]:
         """Like ``encode`` but each token says which characters of ``text`` it covers (of its NFC
         form, for a tokenizer that normalizes)."""
-        text = self._normalized(check_text(text))
+        text = self.normalized(check_text(text))
         if unknown == "keep" and offsets:
             raise ValueError("unknown must be 'error' or 'skip'.")
         specials = self._specials(allowed_special)
@@ -223,10 +223,10 @@ class BPETokenizer:
             return []
         return self.variant_rules.encode_tokens(self, text, unknown, specials, offsets)
 
-    def _normalized(self, text: str) -> str:
-        if self.normalization is None or unicodedata.is_normalized(self.normalization, text):
-            return text
-        return unicodedata.normalize(self.normalization, text)
+    def normalized(self, text: str) -> str:
+        """``text`` as this tokenizer encodes it and its offsets count (Qwen's: in NFC)."""
+        form = self.normalization
+        return text if form is None or unicodedata.is_normalized(form, text) else unicodedata.normalize(form, text)
 
     def _specials(self, allowed_special: str) -> list[str]:
         if allowed_special not in ("all", "none"):
