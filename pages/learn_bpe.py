@@ -18,7 +18,7 @@ from core.bpe import PatternTimeoutError
 from ui import animation, state
 from ui.cache import START_ERRORS, learn_tokenizers
 from ui.render import md_safe, show_error, show_tokens
-from ui.token_view import clicked_token, forget_click, show_merge_graph
+from ui.token_view import clicked_token, forget_click, show_merge_graph, tokenizer_scope
 
 WINDOW = 2000
 SPEEDS = [1, 2, 5, 10, 20]
@@ -155,8 +155,7 @@ st.subheader("How was a token built?")
 # every token, or a real tokenizer's new ones (its 100k-200k old ones can be clicked in the text)
 ids = list(range(tok.vocab_size - len(tok.special_tokens))) if real is None else [s.new_id for s in tok.trace]
 # a new key per tokenizer, so a token picked for another corpus is not carried over
-alphabet = tuple(tok.chars) if tok.variant_rules.has_alphabet else tok.pattern
-tree_key = f"learn_tree_{abs(hash((start, tok.variant, alphabet, tuple(s.pair for s in tok.trace)))) % 10**12}"
+tree_key = f"learn_tree_{start}_{tokenizer_scope(tok)}"
 clicked = clicked_token("learn", tree_key)
 token_id = st.selectbox("Token (or click a token in the text above)", ids, index=len(ids) - 1, key=tree_key,
                         format_func=lambda i: f"{i}: {quoted(tok.token_str(i))}",

@@ -54,6 +54,11 @@ PRETRAINED_ERRORS = (GPT2FileError, ImportError, OSError)
 START_ERRORS = TRAINING_ERRORS + PRETRAINED_ERRORS
 
 
+def short_label(name: str) -> str:
+    """A real tokenizer's name as people say it: "GPT-4" for ``cl100k_base``."""
+    return PRETRAINED_LABELS.get(name, name).split(" (")[0]
+
+
 # -- server settings --------------------------------------------------------------------------
 def server_settings() -> ServerSettings:
     """The server's settings: ``BPE_EXPLORER_*`` environment variables, then
@@ -112,24 +117,38 @@ def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str |
     tok = _store().get(key)
     if tok is not None and (len(tok.merge_triples) >= num_merges or tok.exhausted):
         return _prefix(key, tok, num_merges)
-    bar = st.progress(0.0, text=f"Training {variant} BPE: 0 / {num_merges} merges") if progress else None
+    limits = server_settings()  # a corpus too big to train, a split pattern too slow: refused
+
+    def make_trainer() -> BPETrainer:
+        return BPETrainer(text, variant=variant, end_of_word=end_of_word or "</w>", pattern=pattern,
+                          regex_timeout=limits.regex_timeout_s, max_memory=limits.max_train_memory)
+
+    trainer = _trained(make_trainer, num_merges, progress, f"Training {variant} BPE", " merges")
+    tok = BPETokenizer.from_trainer(trainer)
+    _store().put(key, tok)
+    return tok
+
+
+def _trained(make_trainer, num_merges: int, progress: bool, doing: str, unit: str = "") -> BPETrainer:
+    """``make_trainer()``'s trainer after ``num_merges`` more merges, under a progress bar reading
+    "``doing``: done / total``unit``" when ``progress`` (gone once done, or on an error)."""
+    def says(done: int, total: int) -> str:
+        return f"{doing}: {done:,} / {total:,}{unit}"
+
+    bar = st.progress(0.0, text=says(0, num_merges)) if progress else None
 
     def report(done: int, total: int) -> None:
         if bar is not None:
-            bar.progress(done / max(total, 1), text=f"Training {variant} BPE: {done:,} / {total:,} merges")
+            bar.progress(done / max(total, 1), text=says(done, total))
 
     try:
-        limits = server_settings()  # a corpus too big to train, a split pattern too slow: refused
-        trainer = BPETrainer(text, variant=variant, end_of_word=end_of_word or "</w>", pattern=pattern,
-                             regex_timeout=limits.regex_timeout_s, max_memory=limits.max_train_memory)
+        trainer = make_trainer()
         for _ in trainer.run(num_merges, progress=report):
             pass
-        tok = BPETokenizer.from_trainer(trainer)
+        return trainer
     finally:
         if bar is not None:
             bar.empty()
-    _store().put(key, tok)
-    return tok
 
 
 def _prefix(key: tuple, tok: BPETokenizer, num_merges: int) -> BPETokenizer:
@@ -203,21 +222,10 @@ def extended_tokenizer(text: str, start: str, num_merges: int, progress: bool = 
             short = from_steps(base, tok.trace[:num_merges], tok.initial_length)
             _extended().put((*key, num_merges), short)
         return short
-    label = PRETRAINED_LABELS.get(start, start).split(" (")[0]
-    bar = st.progress(0.0, text=f"Learning {label}'s new merges: 0 / {num_merges}") if progress else None
-
-    def report(done: int, total: int) -> None:
-        if bar is not None:
-            bar.progress(done / max(total, 1), text=f"Learning {label}'s new merges: {done:,} / {total:,}")
-
-    try:
-        trainer = extension_trainer(base, text, max_memory=server_settings().max_train_memory)
-        for _ in trainer.run(num_merges, progress=report):
-            pass
-        tok = from_trainer(base, trainer)
-    finally:
-        if bar is not None:
-            bar.empty()
+    limit = server_settings().max_train_memory
+    trainer = _trained(lambda: extension_trainer(base, text, max_memory=limit), num_merges, progress,
+                       f"Learning {short_label(start)}'s new merges")
+    tok = from_trainer(base, trainer)
     _extended().put(key, tok)
     return tok
 

@@ -12,7 +12,7 @@ from core.bpe import PRETRAINED_NAMES, VARIANTS, PatternError, PatternTimeoutErr
 from core.bpe.pretokenize import resolve_pattern
 
 from . import state
-from .cache import PRETRAINED_LABELS
+from .cache import short_label
 from .corpus import require_corpus
 from .render import show_error
 
@@ -46,7 +46,7 @@ STARTS = (state.FROM_SCRATCH, *PRETRAINED_NAMES)
 
 def start_label(start: str) -> str:
     """The radio's label: characters / bytes, or a real tokenizer's short name (GPT-4)."""
-    return "characters / bytes" if start == state.FROM_SCRATCH else PRETRAINED_LABELS[start].split(" (")[0]
+    return "characters / bytes" if start == state.FROM_SCRATCH else short_label(start)
 
 
 def _start_input() -> str:

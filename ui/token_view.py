@@ -70,9 +70,12 @@ def clicked_token(view: str, scope: str) -> int | None:
 
 
 def tokenizer_scope(tok: BPETokenizer) -> str:
-    """A name for one tokenizer's vocabulary: a click made on another is not carried over."""
+    """A name for one tokenizer's vocabulary: a click made on another is not carried over.  An
+    extension is named by its new merges (hashing a real tokenizer's 100k-200k on every rerun
+    would cost more), so which real tokenizer it extends must be named beside it."""
     alphabet = tuple(tok.chars) if tok.variant_rules.has_alphabet else tok.pattern
-    return f"{tok.variant}-{abs(hash((alphabet, tuple(tok.merge_triples)))) % 10**12}"
+    merges = tuple(s.pair for s in tok.trace) if tok.extends is not None else tuple(tok.merge_triples)
+    return f"{tok.variant}-{abs(hash((alphabet, merges))) % 10**12}"
 
 
 def show_clicked_tree(tok: BPETokenizer, view: str) -> None:
