@@ -12,5 +12,5 @@
 - ``render``: token spans as escaped HTML (every user string goes through ``html.escape``).
 - ``charts``: Vega-Lite specs built with Altair once and refilled per step.
 - ``identity``: who is at this browser (owner id in the URL, instructor mode).
-- ``runs``: the Train a GPT page's helpers: runs folder, device bounds, step-time probe, charts.
+- ``run_view``: the Train a GPT page's helpers: runs folder, device bounds, step-time probe, charts.
 """

@@ -8,7 +8,7 @@ per script as an Altair chart.
 - ``spans_html(result, marked)``: escaped HTML; hovering a token shows its id and bytes.
 - ``cost_frame(results)`` / ``cost_chart(frame)``: tokens per character, per tokenizer and script.
 
-Leaves out: the rules (``core.bpe.compare``), the page layout (``pages/compare_tokenizers.py``).
+Leaves out: the rules (``core.bpe.compare``), the page layout (``app_pages/compare_tokenizers.py``).
 """
 
 from __future__ import annotations

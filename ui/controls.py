@@ -102,12 +102,12 @@ def use_byte_variant() -> None:
 
 def default_test_text(corpus: str) -> None:
     """Char vs BPE's test text is :func:`example_test_text` until the person types their own."""
-    if not state.get(state.COMPARE_TEST_EDITED):
+    if not state.get(state.CHARBPE_TEST_EDITED):
         state.put("kept_test_text", example_test_text(corpus))
 
 
 def mark_test_text_edited() -> None:
-    state.put(state.COMPARE_TEST_EDITED, True)
+    state.put(state.CHARBPE_TEST_EDITED, True)
 
 
 def example_test_text(corpus: str, limit: int = 100) -> str:

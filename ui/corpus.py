@@ -24,7 +24,7 @@ from . import samples, state
 from .cache import corpus_statistics, server_settings
 from .identity import owner_id
 from .render import md_safe
-from .runs import runs_dir
+from .run_view import runs_dir
 from .state import (CORPUS_ERROR, CORPUS_PASTE, CORPUS_PATH, CORPUS_REPLACEABLE, CORPUS_SAMPLE,
                     CORPUS_UPLOADS)
 

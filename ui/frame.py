@@ -1,15 +1,14 @@
 """The frame every page sits in: page config, the page list, the corpus sidebar.
 
-``streamlit_app.py`` calls :func:`run_app`.  Each page starts with :func:`require_frame`, because
-Streamlit can run a page without its frame: a fresh server whose first visitor opens a page's URL
-(a bookmark, or a tab reconnecting after ``streamlit run`` restarts) treats the ``pages/`` folder
-the old way and runs that page file alone, with no corpus sidebar and a navigation of file names,
-for every visitor until the frame runs once.
+``streamlit_app.py`` calls :func:`run_app`.  The page files live in ``app_pages/``, not
+``pages/``: Streamlit treats a ``pages/`` folder beside the main script the old way on a fresh
+server, and ran a page file alone (no corpus sidebar, file names for a navigation) when the first
+visitor opened a page's URL.  With no such folder, every URL runs ``streamlit_app.py`` and its
+``st.navigation`` picks the page (``test_a_fresh_server_opened_at_a_page_url`` in
+``tests/app/test_browser.py`` opens a fresh server at a page's URL to show it).
 """
 
 from __future__ import annotations
-
-import threading
 
 import streamlit as st
 
@@ -18,18 +17,16 @@ from .controls import restore_settings, sync_settings_url
 from .corpus import corpus_sidebar, restore_corpus, start_trainable
 from .identity import owner_id
 
-_inside = threading.local()  # set while run_app runs a page (each session's script has a thread)
-
 
 def run_app() -> None:
     """Set up the page, the navigation and the corpus sidebar, then run the page the URL names."""
     memory.start()  # once per process: the malloc arena cap, the housekeeper (``ui.memory``)
     st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")
     page = st.navigation([
-        st.Page("pages/learn_bpe.py", title="Learn BPE", icon="🎞️", default=True),
-        st.Page("pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
-        st.Page("pages/compare_tokenizers.py", title="Compare tokenizers", icon="🔍"),
-        st.Page("pages/train_gpt.py", title="Train a GPT", icon="🧠"),
+        st.Page("app_pages/learn_bpe.py", title="Learn BPE", icon="🎞️", default=True),
+        st.Page("app_pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
+        st.Page("app_pages/compare_tokenizers.py", title="Compare tokenizers", icon="🔍"),
+        st.Page("app_pages/train_gpt.py", title="Train a GPT", icon="🧠"),
     ])
     owner_id()  # keeps ?u= in the URL on every page, so a reload anywhere keeps the same owner
     params = state.opening_params()
@@ -41,18 +38,4 @@ def run_app() -> None:
         start_trainable()
     corpus_sidebar()
     sync_settings_url()
-    _inside.active = True
-    try:
-        page.run()
-    finally:
-        _inside.active = False
-
-
-def require_frame() -> None:
-    """Run the whole app instead when this page was started without its frame, then end this
-    run.  The app's ``st.navigation`` picks the same page from the URL, and from then on
-    Streamlit runs ``streamlit_app.py`` for every visitor."""
-    if getattr(_inside, "active", False):
-        return
-    run_app()
-    st.stop()
+    page.run()

@@ -1,17 +1,18 @@
 """Every session-state key the app reads or writes, and typed accessors for them: no other module
 indexes ``st.session_state`` with a key of its own.
 
-Naming: lowercase ``<area>_<name>``, the area being ``corpus``, ``learn``, ``compare`` (Char vs
-BPE), ``gpt`` (Train a GPT), ``owner`` or ``instructor``.  A widget whose value outlives its page
-(Streamlit forgets a widget's key on a page that does not draw it) has the key ``w_<name>`` and
-its value is kept at ``kept_<name>``: :func:`keep` is the one way to do that.  Keys that only name
+Naming: lowercase ``<area>_<name>``, the area being ``corpus``, ``learn``, ``charbpe`` (Char vs
+BPE), ``compare`` (Compare tokenizers), ``gpt`` (Train a GPT), ``owner`` or ``instructor``.  A
+widget whose value outlives its page (Streamlit forgets a widget's key on a page that does not
+draw it) has the key ``w_<name>`` and its value is kept at ``kept_<name>``: :func:`keep` is the
+one way to do that.  Keys that only name
 a widget, never read here, follow the same ``<area>_<name>`` style in their page.
 
 - ``corpus() -> (name, text)``, ``corpus_digest()``, ``set_corpus(name, text)``: the shared corpus.
 - ``tokenizer_settings(variant=None) -> TokenizerSettings``: the BPE pages' settings, the split
   pattern resolved here once.
 - ``learn_step()`` / ``set_learn_step(k)``, ``playing()`` / ``set_playing(on)``: the animation.
-- runs (``runs_dir_override``, ``selected_run``, ``suggest_run_name``, ``sync_comparison``,
+- runs (``runs_dir_override``, ``selected_run``, ``suggest_run_name``, ``sync_bpc_runs``,
   ``estimate_text``) and identity (``stored_owner``, ``is_instructor``, ...) for Train a GPT.
 """
 
@@ -27,30 +28,59 @@ from core.bpe.variants import variant_rules
 
 from .samples import DEFAULT_SAMPLE, label, load_sample
 
-CORPUS_NAME, CORPUS_TEXT = "corpus_name", "corpus_text"
-CORPUS_DIGEST, CORPUS_DIGEST_OF = "corpus_digest", "corpus_digest_of"  # the hash, and of which text
-CORPUS_PASTE, CORPUS_SAMPLE, CORPUS_PATH = "corpus_paste", "corpus_sample", "corpus_path"
-CORPUS_ERROR, CORPUS_UPLOADS = "corpus_error", "corpus_uploads"
-LEARN_STEP, LEARN_PLAYING, LEARN_STEP_MS = "learn_step", "learn_playing", "learn_step_ms"
-LEARN_PLAY, LEARN_ANIMATION = "learn_play", "learn_animation"  # plays counted; the browser's animation
-GPT_RUNS_DIR, GPT_SELECTED_RUN, GPT_ESTIMATE = "gpt_runs_dir", "gpt_selected_run", "gpt_estimate_text"
-GPT_RUN_NAME, GPT_SUGGESTED_NAME = "gpt_run_name", "gpt_suggested_run_name"
-GPT_COMPARE, GPT_COMPARE_SEEN = "gpt_compare", "gpt_compare_seen"
-GPT_TOKENIZER, GPT_PROMPT = "gpt_tokenizer", "gpt_prompt"
-OWNER_ID, INSTRUCTOR_MODE = "owner_id", "instructor_mode"
-CORPUS_SOURCE, URL_RESTORED = "corpus_source", "url_restored"  # where the corpus came from; done once
-COMPARE_TEST_EDITED = "compare_test_edited"  # the person typed their own test text
+# the shared corpus (``ui.corpus``)
+CORPUS_NAME = "corpus_name"
+CORPUS_TEXT = "corpus_text"
+CORPUS_DIGEST = "corpus_digest"  # the corpus's hash ...
+CORPUS_DIGEST_OF = "corpus_digest_of"  # ... and the text it is the hash of
+CORPUS_SOURCE = "corpus_source"  # where the corpus came from, for the URL
+CORPUS_PASTE = "corpus_paste"
+CORPUS_SAMPLE = "corpus_sample"
+CORPUS_PATH = "corpus_path"
+CORPUS_ERROR = "corpus_error"
+CORPUS_UPLOADS = "corpus_uploads"
 CORPUS_REPLACEABLE = "corpus_replaceable"  # an upload refused as not UTF-8: its uploader key
-INSTRUCTOR_KEY_INPUT, INSTRUCTOR_MESSAGE = "instructor_key_input", "instructor_message"
+URL_RESTORED = "url_restored"  # the URL's corpus and settings were read, once a session
+# Learn BPE
+LEARN_STEP = "learn_step"
+LEARN_PLAYING = "learn_playing"
+LEARN_STEP_MS = "learn_step_ms"  # the server's time for the last step, read by bench/bench_app.py
+LEARN_PLAY = "learn_play"  # how many plays were started
+LEARN_ANIMATION = "learn_animation"  # the browser's animation
+# Char vs BPE
+CHARBPE_TEST_EDITED = "charbpe_test_edited"  # the person typed their own test text
+# Train a GPT
+GPT_RUNS_DIR = "gpt_runs_dir"
+GPT_SELECTED_RUN = "gpt_selected_run"
+GPT_ESTIMATE = "gpt_estimate_text"
+GPT_RUN_NAME = "gpt_run_name"
+GPT_SUGGESTED_NAME = "gpt_suggested_run_name"
+GPT_BPC_RUNS = "gpt_bpc_runs"  # the runs on the bits-per-character chart
+GPT_BPC_SEEN = "gpt_bpc_seen"  # the runs that chart has offered already
+GPT_TOKENIZER = "gpt_tokenizer"
+GPT_PROMPT = "gpt_prompt"
+# who is at this browser (``ui.identity``)
+OWNER_ID = "owner_id"
+INSTRUCTOR_MODE = "instructor_mode"
+INSTRUCTOR_KEY_INPUT = "instructor_key_input"
+INSTRUCTOR_MESSAGE = "instructor_message"
 
 PATTERNS = {"none": None, "gpt2": "gpt2", "gpt4": "gpt4", "custom": None}
 MAX_MERGES = 5000  # the Merges box's maximum
 # the URL keeps what a reload must restore: ?corpus=<source>, the settings below, ?step=, ?run=
-CORPUS_PARAM, STEP_PARAM, RUN_PARAM = "corpus", "step", "run"
-URL_SETTINGS = {"variant": "variant", "merges": "num_merges", "split": "pattern_choice",
-                "marker": "end_of_word", "regex": "custom_pattern", "start": "start"}  # URL name: kept name
+CORPUS_PARAM = "corpus"
+STEP_PARAM = "step"
+RUN_PARAM = "run"
+URL_SETTINGS = {  # URL name: kept name
+    "variant": "variant",
+    "merges": "num_merges",
+    "split": "pattern_choice",
+    "marker": "end_of_word",
+    "regex": "custom_pattern",
+    "start": "start",
+}
 FROM_SCRATCH = "chars"  # Learn BPE's "start from" choice for characters or bytes; else a real tokenizer
-COMPARE_AT_FIRST = 6  # runs on the comparison chart when the page opens (newest first)
+BPC_RUNS_AT_FIRST = 6  # runs on the comparison chart when the page opens (newest first)
 KEPT_DEFAULTS = {  # the values kept by :func:`keep`, by name
     "variant": "char",
     "end_of_word": "</w>",
@@ -112,8 +142,11 @@ def set_corpus(name: str, text: str, source: str | None = None) -> None:
     """Make ``text`` the shared corpus; the step resets and merges get a default that fits.
     ``source`` (see ``ui.corpus``) is what the URL keeps so that a reload finds it again."""
     ss = st.session_state
-    ss[CORPUS_NAME], ss[CORPUS_TEXT], ss[CORPUS_SOURCE] = name, text, source
-    ss[CORPUS_DIGEST], ss[CORPUS_DIGEST_OF] = text_digest(text), text
+    ss[CORPUS_NAME] = name
+    ss[CORPUS_TEXT] = text
+    ss[CORPUS_SOURCE] = source
+    ss[CORPUS_DIGEST] = text_digest(text)
+    ss[CORPUS_DIGEST_OF] = text
     ss["kept_num_merges"] = default_merges(text)
     reset_animation()
 
@@ -128,7 +161,8 @@ def corpus_digest() -> str:
     ss = st.session_state
     text = corpus()[1]
     if ss.get(CORPUS_DIGEST_OF) is not text:
-        ss[CORPUS_DIGEST], ss[CORPUS_DIGEST_OF] = text_digest(text), text
+        ss[CORPUS_DIGEST] = text_digest(text)
+        ss[CORPUS_DIGEST_OF] = text
     return ss[CORPUS_DIGEST]
 
 
@@ -194,12 +228,13 @@ def reset_animation() -> None:
 
 
 # -- the token a visitor clicked (ui.token_view) ---------------------------------------------------
-def clicked_token(view: str) -> tuple[str, int] | None:
-    """``(tokenizer, id)`` last clicked in the token text ``view`` ("learn", "compare"), or ``None``."""
+def last_click(view: str) -> tuple[str, int] | None:
+    """``(tokenizer, id)`` last clicked in the token text ``view`` ("learn", "charbpe",
+    "compare"), or ``None``."""
     return st.session_state.get(f"{view}_clicked_token")
 
 
-def set_clicked_token(view: str, clicked: tuple[str, int] | None) -> None:
+def set_last_click(view: str, clicked: tuple[str, int] | None) -> None:
     st.session_state[f"{view}_clicked_token"] = clicked
 
 
@@ -258,16 +293,16 @@ def suggest_run_name(name: str) -> None:
     ss[GPT_SUGGESTED_NAME] = name
 
 
-def sync_comparison(names: list[str]) -> None:
+def sync_bpc_runs(names: list[str]) -> None:
     """Keep the comparison's selection in step with the runs folder: a run launched (here or
     elsewhere) joins the chart, a deleted one leaves it, and runs the person removed stay out."""
     ss = st.session_state
-    if GPT_COMPARE not in ss:
-        ss[GPT_COMPARE] = names[:COMPARE_AT_FIRST]
+    if GPT_BPC_RUNS not in ss:
+        ss[GPT_BPC_RUNS] = names[:BPC_RUNS_AT_FIRST]
     else:
-        seen = ss.get(GPT_COMPARE_SEEN, set())
-        ss[GPT_COMPARE] = [n for n in ss[GPT_COMPARE] if n in names] + [n for n in names if n not in seen]
-    ss[GPT_COMPARE_SEEN] = set(names)
+        seen = ss.get(GPT_BPC_SEEN, set())
+        ss[GPT_BPC_RUNS] = [n for n in ss[GPT_BPC_RUNS] if n in names] + [n for n in names if n not in seen]
+    ss[GPT_BPC_SEEN] = set(names)
 
 
 # -- identity ---------------------------------------------------------------------------------------

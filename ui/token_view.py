@@ -64,8 +64,8 @@ def clicked_token(view: str, scope: str) -> int | None:
                      height=0)
     clicked = getattr(result, "clicked", None)
     if clicked is not None:
-        state.set_clicked_token(view, (scope, int(clicked)))
-    kept = state.clicked_token(view)
+        state.set_last_click(view, (scope, int(clicked)))
+    kept = state.last_click(view)
     return kept[1] if kept is not None and kept[0] == scope else None
 
 
@@ -90,7 +90,7 @@ def show_clicked_tree(tok: BPETokenizer, view: str) -> None:
 
 def forget_click(view: str) -> None:
     """Back to the dropdown's token (its ``on_change``)."""
-    state.set_clicked_token(view, None)
+    state.set_last_click(view, None)
 
 
 def show_merge_graph(tok: BPETokenizer, token_id: int) -> None:

@@ -9,10 +9,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def open_page(page: str, key: str | None = None, text: str | None = None,
               timeout: int = 60) -> AppTest:
-    """The app run at ``pages/<page>.py`` (inside its frame), with ``text`` typed into the text
+    """The app run at ``app_pages/<page>.py`` (inside its frame), with ``text`` typed into the text
     area ``key`` when given; fails on any exception the page raised."""
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=timeout).run()
-    at.switch_page(f"pages/{page}.py").run()
+    at.switch_page(f"app_pages/{page}.py").run()
     if text is not None:
         at.text_area(key=key).set_value(text).run()
     assert not at.exception, [e.message for e in at.exception]

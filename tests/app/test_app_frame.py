@@ -1,9 +1,9 @@
 """The frame around every page: whichever URL a visitor opens first, the page has its navigation
 and corpus sidebar.
 
-A fresh Streamlit server treats a ``pages/`` folder the old way until ``streamlit_app.py`` has run
-once: a first visit straight to a page's URL ran that page alone (no corpus sidebar, file names
-for a navigation).  AppTest starts each test as such a fresh server.
+AppTest starts each test as a fresh server, so a first run that asks for a page's URL is the case
+where Streamlit used to run a page file alone (a ``pages/`` folder, which the app no longer has);
+``test_browser.py`` checks the same in a real browser.
 """
 
 from pathlib import Path
@@ -12,8 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[2] / "streamlit_app.py"
-PAGES = {"pages/learn_bpe.py": "🎞️ Learn BPE", "pages/char_vs_bpe.py": "⚖️ Char vs BPE",
-         "pages/train_gpt.py": "🧠 Train a GPT"}
+PAGES = {"app_pages/learn_bpe.py": "🎞️ Learn BPE", "app_pages/char_vs_bpe.py": "⚖️ Char vs BPE",
+         "app_pages/train_gpt.py": "🧠 Train a GPT"}
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -32,5 +32,5 @@ def test_a_first_visit_to_a_page_url_gets_the_whole_app(page, tmp_path, monkeypa
 def test_the_main_url_opens_learn_bpe_with_the_sidebar():
     at = AppTest.from_file(str(APP), default_timeout=60).run()
     assert not at.exception
-    assert [t.value for t in at.title] == [PAGES["pages/learn_bpe.py"]]
+    assert [t.value for t in at.title] == [PAGES["app_pages/learn_bpe.py"]]
     assert [h.value for h in at.sidebar.header] == ["Corpus"]

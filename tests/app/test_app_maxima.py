@@ -69,7 +69,7 @@ def test_learn_bpe_other_variants_at_5000_merges(tmp_path, variant):
 
 
 def test_char_vs_bpe_at_5000_merges(tmp_path):
-    at = open_page("pages/char_vs_bpe.py", tmp_path)
+    at = open_page("app_pages/char_vs_bpe.py", tmp_path)
     for widget in list(at.number_input) + list(at.slider):
         to_max(at, widget)
     assert at.number_input(key="w_num_merges").value == MAX_MERGES
@@ -77,7 +77,7 @@ def test_char_vs_bpe_at_5000_merges(tmp_path):
 
 
 def test_train_a_gpt_at_every_maximum_refuses_or_accepts_without_launching(tmp_path):
-    at = open_page("pages/train_gpt.py", tmp_path)
+    at = open_page("app_pages/train_gpt.py", tmp_path)
     ok(at.selectbox(key="gpt_preset").set_value("custom").run())
     labels = []
     for key in [ni.key for ni in at.number_input]:  # each size, steps, dropout and lr at its maximum

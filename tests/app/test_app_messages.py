@@ -30,7 +30,7 @@ def test_char_vs_bpe_opens_on_an_example_without_warning(tmp_path, sample):
     at = open_app(tmp_path)
     if sample:
         at.sidebar.selectbox(key="corpus_sample").set_value(sample).run()
-    at.switch_page("pages/char_vs_bpe.py").run()
+    at.switch_page("app_pages/char_vs_bpe.py").run()
     assert not at.exception and not at.warning, [w.value for w in at.warning]
     test = at.text_area(key="w_test_text").value
     assert test and set(test) <= set(at.session_state["corpus_text"])
@@ -38,7 +38,7 @@ def test_char_vs_bpe_opens_on_an_example_without_warning(tmp_path, sample):
     assert not any("still splits them into known pieces" in m.value for m in at.markdown)
     at.text_area(key="w_test_text").input("my own text ☃").run()
     assert "☃" in at.warning[0].value and "Python" not in at.warning[0].value
-    at.button(key="compare_use_bytes").click().run()
+    at.button(key="charbpe_use_bytes").click().run()
     assert at.radio(key="w_variant").value == "byte" and not at.warning
 
 
@@ -61,7 +61,7 @@ def test_generate_offers_actions_for_unseen_characters(tmp_path):
     (run / "metrics.jsonl").write_text("")
     (run / CHECKPOINT_FILE).write_bytes(b"not read by this test")
     CharTokenizer.from_text("hello world").save(run / "tokenizer.json")
-    at = open_app(tmp_path, "pages/train_gpt.py")
+    at = open_app(tmp_path, "app_pages/train_gpt.py")
     if not at.text_input(key="gpt_prompt"):
         pytest.skip("the run is not offered for generation (checkpoint name)")
     at.text_input(key="gpt_prompt").input("hello Zoë").run()

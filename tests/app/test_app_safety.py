@@ -176,7 +176,7 @@ def no_shared_gpt2(tmp_path, server_env):
 
 
 def test_gpt2_uploads_of_two_sessions_do_not_mix(no_shared_gpt2):
-    a, b = app("pages/char_vs_bpe.py"), app("pages/char_vs_bpe.py")
+    a, b = app("app_pages/char_vs_bpe.py"), app("app_pages/char_vs_bpe.py")
     for at in (a, b):
         at.text_area(key="w_test_text").set_value(" the the").run()
     upload_gpt2(a, *gpt2_files([("Ġ", "t"), ("h", "e"), ("Ġt", "he")]))
@@ -189,7 +189,7 @@ def test_gpt2_uploads_of_two_sessions_do_not_mix(no_shared_gpt2):
 
 
 def test_a_broken_gpt2_upload_is_a_message_with_its_name_as_text(no_shared_gpt2):
-    at = app("pages/char_vs_bpe.py")
+    at = app("app_pages/char_vs_bpe.py")
     vocab, encoder = gpt2_files([("h", "e")])
     upload_gpt2(at, vocab + b"h e x\n", encoder, vocab_name=EVIL_NAME + ".bpe")
     [error] = [e.value for e in at.error]
@@ -201,7 +201,7 @@ def test_a_broken_gpt2_upload_is_a_message_with_its_name_as_text(no_shared_gpt2)
 def test_a_loaded_tokenizer_whose_pattern_backtracks_is_a_message(server_env):
     server_env.setenv("BPE_EXPLORER_REGEX_TIMEOUT_S", "0.2")
     tok = BPETokenizer.from_text("xyz", 0, variant="byte", pattern=r"(a+)+$")
-    at = app("pages/char_vs_bpe.py")
+    at = app("app_pages/char_vs_bpe.py")
     at.text_area(key="w_test_text").set_value("a" * 5000 + "b").run()
     uploader = next(u for u in at.main.get("file_uploader") if u.proto.label.startswith("Load a tokenizer"))
     uploader.set_value((EVIL_NAME + ".json", json.dumps(tok.to_dict()).encode(), "application/json")).run()

@@ -43,7 +43,7 @@ def open_page(runs_dir, owner=ALICE) -> AppTest:
     at.session_state["gpt_runs_dir"] = str(runs_dir)
     at.session_state["corpus_name"] = "test corpus"
     at.session_state["corpus_text"] = TEXT
-    at.switch_page("pages/train_gpt.py")
+    at.switch_page("app_pages/train_gpt.py")
     return at
 
 
@@ -116,7 +116,7 @@ def test_launch_watch_stop_and_generate(app, tmp_path):
 def test_page_in_the_app_navigation(tmp_path, monkeypatch):
     monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path))
     at = AppTest.from_file(str(APP), default_timeout=60).run()
-    at.switch_page("pages/train_gpt.py").run()
+    at.switch_page("app_pages/train_gpt.py").run()
     assert not at.exception and at.title[0].value == "🧠 Train a GPT"
     assert list_runs(tmp_path) == []
 
@@ -178,14 +178,14 @@ def test_new_runs_join_the_comparison_and_removed_ones_stay_out(app, tmp_path):
     _finished_run(tmp_path, "char-a", "2026-01-01T00:00:01", 3.1)
     _finished_run(tmp_path, "bpe-b", "2026-01-01T00:00:02", 2.9)
     at = app.run()
-    assert at.multiselect(key="gpt_compare").value == ["bpe-b", "char-a"]
+    assert at.multiselect(key="gpt_bpc_runs").value == ["bpe-b", "char-a"]
     _finished_run(tmp_path, "bpe-c", "2026-01-01T00:00:03", 2.7)  # e.g. launched from another tab
     at.run()
-    assert at.multiselect(key="gpt_compare").value == ["bpe-b", "char-a", "bpe-c"]
-    at.multiselect(key="gpt_compare").unselect("char-a").run()
+    assert at.multiselect(key="gpt_bpc_runs").value == ["bpe-b", "char-a", "bpe-c"]
+    at.multiselect(key="gpt_bpc_runs").unselect("char-a").run()
     _finished_run(tmp_path, "char-d", "2026-01-01T00:00:04", 3.0)
     at.run()
-    assert at.multiselect(key="gpt_compare").value == ["bpe-b", "bpe-c", "char-d"]
+    assert at.multiselect(key="gpt_bpc_runs").value == ["bpe-b", "bpe-c", "char-d"]
     spec = json.loads(at.get("vega_lite_chart")[-1].proto.spec)
     assert spec["encoding"]["y"]["field"] == "bits per character"
 

@@ -16,7 +16,7 @@ def fresh_visit(runs_dir, params: dict) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update(params)
     at.session_state["gpt_runs_dir"] = str(runs_dir)
-    at.switch_page("pages/train_gpt.py").run()  # the first run opens the page, as a URL does
+    at.switch_page("app_pages/train_gpt.py").run()  # the first run opens the page, as a URL does
     assert not at.exception, [e.value for e in at.exception]
     return at
 

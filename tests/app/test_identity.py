@@ -23,22 +23,22 @@ def open_app(tmp_path, monkeypatch, owner=None) -> AppTest:
 
 def test_a_first_visit_gets_an_id_that_survives_page_switches(tmp_path, monkeypatch):
     at = open_app(tmp_path, monkeypatch)
-    at.switch_page("pages/train_gpt.py").run()
+    at.switch_page("app_pages/train_gpt.py").run()
     owner = at.query_params["u"]
     assert TOKEN.fullmatch(owner)
-    for page in ("pages/learn_bpe.py", "pages/train_gpt.py"):
+    for page in ("app_pages/learn_bpe.py", "app_pages/train_gpt.py"):
         at.switch_page(page).run()
         assert not at.exception
     assert at.query_params["u"] == owner
     again = open_app(tmp_path, monkeypatch, owner)  # a reload: a new session, the same URL
-    again.switch_page("pages/train_gpt.py").run()
+    again.switch_page("app_pages/train_gpt.py").run()
     assert again.query_params["u"] == owner
 
 
 @pytest.mark.parametrize("crafted", ["../x", "admin", "a/b/c/d/e/f/g/h/i", "x" * 65, "ab cd ef gh ij kl"])
 def test_a_crafted_id_is_replaced(tmp_path, monkeypatch, crafted):
     at = open_app(tmp_path, monkeypatch, crafted)
-    at.switch_page("pages/train_gpt.py").run()
+    at.switch_page("app_pages/train_gpt.py").run()
     assert not at.exception and at.query_params["u"] != crafted and TOKEN.fullmatch(at.query_params["u"])
     assert [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")] == []
 

@@ -13,7 +13,6 @@ from core.bpe.explain import (explain_step, merge_tree, occurrence_indices, segm
 from core.bpe.interop import hf_tokenizer_json
 from ui.charts import curves_spec, pair_frequency_spec
 from ui.controls import corpus_and_settings, start_label
-from ui.frame import require_frame
 from core.bpe import PatternTimeoutError
 from ui import animation, state
 from ui.cache import START_ERRORS, learn_tokenizers
@@ -23,7 +22,6 @@ from ui.token_view import clicked_token, forget_click, show_merge_graph, tokeniz
 WINDOW = 2000
 SPEEDS = [1, 2, 5, 10, 20]
 
-require_frame()
 st.title("🎞️ Learn BPE")
 st.caption("Byte-pair encoding starts from single characters (or bytes) and, again and again, glues "
            "together the pair of neighbouring tokens that occurs most often. Step through the merges "

@@ -11,7 +11,6 @@ from ui import state
 from ui.compare import (MAX_SHOWN, choices, cost_chart, cost_frame, encode_all, handle_timeouts,
                         korean_vs_latin, spans_html, token_options, unseen_html,
                         clicked_at, VIEW)
-from ui.frame import require_frame
 from ui.render import md_safe
 from ui.samples import label, load_sample, sample_names
 from ui.token_view import clicked_token, show_merge_graph
@@ -22,7 +21,6 @@ TREE_OF, TREE_TOKEN = "tokenizers_tree_of", "tokenizers_tree_token_"  # the tree
 TREE_FIRST = "o200k_base"  # whose merge tree the page shows first (GPT-4o's)
 CORPUS = "__corpus__"  # the pick that means the sidebar's corpus
 
-require_frame()
 st.title("🔍 Compare tokenizers")
 st.caption("The same text under the tokenizers real models use, and yours. Every vocabulary ships "
            "with the app: nothing is downloaded.")
@@ -84,7 +82,7 @@ def draw_spans() -> None:
 
 def take_click() -> None:
     """Mount the texts' click listener; a token just clicked picks the tree below."""
-    before = state.clicked_token(VIEW)
+    before = state.last_click(VIEW)
     scope = f"{','.join(shown)}:{state.text_digest(text)}"
     now = clicked_token(VIEW, scope)
     if now is not None and before != (scope, now):

@@ -16,17 +16,15 @@ from core.gpt.probe import ProbeError
 from core.settings import SettingsError
 from core.gpt.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples,
                            resume_run, sample_run, set_shared, stop_run, unique_run_name)
-from ui import runs as ui_runs
+from ui import run_view
 from ui import state
 from ui.cache import TRAINING_ERRORS, server_settings, train_tokenizer
 from ui.corpus import corpus_error_banner, load_tiny_shakespeare
-from ui.frame import require_frame
 from ui.identity import identity_sidebar, viewer
 from ui.render import md_safe, show_error
 
 SIZE_FIELDS = {"n_layer": 1, "n_head": 1, "n_embd": 16, "block_size": 8, "batch_size": 1}  # steps
 
-require_frame()
 identity_sidebar()
 st.title("🧠 Train a GPT")
 st.caption("Train a small decoder-only GPT on the corpus, once with single characters and once with "
@@ -35,8 +33,8 @@ st.caption("Train a small decoder-only GPT on the corpus, once with single chara
 
 corpus_error_banner()
 name, text = state.corpus()
-device, device_text = ui_runs.device_info()
-runs_dir = ui_runs.runs_dir()
+device, device_text = run_view.device_info()
+runs_dir = run_view.runs_dir()
 who = viewer()
 try:
     settings_server = server_settings()
@@ -66,14 +64,14 @@ def tokenizer_for(kind: str):
 
 
 def estimate(config, vocab: int) -> None:
-    """Time steps now in a child process, as the run will train them (``ui.runs.measure_step``)."""
+    """Time steps now in a child process, as the run will train them (``ui.run_view.measure_step``)."""
     with st.spinner("Timing training steps in a helper process (a few seconds)…"):
         try:
-            measured = ui_runs.measure_step(config, vocab, settings_server.max_running)
+            measured = run_view.measure_step(config, vocab, settings_server.max_running)
         except ProbeError as exc:
             show_error(exc, "Could not time a step: ")
             return
-    state.set_estimate_text(ui_runs.estimate_text(measured, config, vocab, ui_runs.training_now(runs_dir)))
+    state.set_estimate_text(run_view.estimate_text(measured, config, vocab, run_view.training_now(runs_dir)))
 
 
 def launch(config, kind: str, run_name: str) -> None:
@@ -103,10 +101,10 @@ with st.container(border=True):
     device_choice = c2.selectbox("Device", ["auto", "cpu", "cuda", "mps"], key="gpt_device", bind="query-params",
                                  help=f"auto picks {device} here.")
     try:
-        limits, device_ok = ui_runs.device_limits(device_choice), True
+        limits, device_ok = run_view.device_limits(device_choice), True
     except ValueError as exc:  # e.g. cuda asked for on a machine without one (core.gpt.device)
         show_error(exc)
-        limits, device_ok = ui_runs.device_limits("auto"), False
+        limits, device_ok = run_view.device_limits("auto"), False
     base = PRESETS["tiny" if preset == "custom" else preset]
     max_steps = c3.number_input("Steps", 1, limits.max_steps, min(base["max_steps"], limits.max_steps),
                                 step=100, key="gpt_steps", bind="query-params")
@@ -128,7 +126,7 @@ with st.container(border=True):
     except TRAINING_ERRORS as exc:
         show_error(exc)
         too_big, tok = True, None
-    too_short = tok is not None and not too_big and ui_runs.too_short(
+    too_short = tok is not None and not too_big and run_view.too_short(
         state.corpus_digest(), (kind, *astuple(settings)), config.block_size, text, tok)
     if too_short:
         st.warning(f"This corpus is too short to train on with a context of {config.block_size} tokens: "
@@ -215,24 +213,24 @@ def live_run() -> None:
     current = list_runs(runs_dir, who)
     if not current or {(r.owner, r.name, r.status) for r in current if r.active} != active_state:
         st.rerun()  # a run queued, started, ended or was deleted: the whole page follows
-    all_runs = {ui_runs.run_label(r, who): r for r in current}
+    all_runs = {run_view.run_label(r, who): r for r in current}
     if state.selected_run() not in all_runs:
         state.select_run(next(iter(all_runs)))
     # plain labels: Streamlit keeps showing the label a selected option had when it was picked
     chosen = st.selectbox("Run", list(all_runs), key=state.GPT_SELECTED_RUN)
     state.url_put(state.RUN_PARAM, chosen)  # a reload shows this run again
     run = all_runs[chosen]
-    st.caption(ui_runs.describe_run(run))
+    st.caption(run_view.describe_run(run))
     metrics = read_metrics(run.path)
-    fraction, eta = ui_runs.progress_and_eta(run, metrics)
+    fraction, eta = run_view.progress_and_eta(run, metrics)
     st.progress(fraction, text=f"step {run.step:,} / {run.max_steps or 0:,} · {eta}")
     if run.status == "queued":
-        st.info(f"Waiting for a free slot: {ui_runs.queue_text(run)}.")
+        st.info(f"Waiting for a free slot: {run_view.queue_text(run)}.")
     if run.status == "failed":
         st.error(f"Run failed: {md_safe(run.error or 'no reason recorded')}")
     run_controls(run)
     run_metrics(run, metrics)
-    chart = ui_runs.loss_chart(metrics)
+    chart = run_view.loss_chart(metrics)
     if chart is not None:
         st.altair_chart(chart, width="stretch")
     samples = read_samples(run.path)
@@ -246,24 +244,24 @@ live_run()
 
 # -- comparison ----------------------------------------------------------------------------------
 @st.fragment(run_every=5 if active_state else None)
-def compare_runs() -> None:
+def bpc_chart_section() -> None:
     """Bits per character puts char and BPE runs on one scale; it redraws while runs train."""
     st.subheader("Compare runs: validation bits per character")
-    current = {ui_runs.run_label(r, who): r for r in list_runs(runs_dir, who)}
-    state.sync_comparison(list(current))
-    chosen = st.multiselect("Runs", list(current), key=state.GPT_COMPARE)
-    chart = ui_runs.bpc_chart({label: current[label] for label in chosen})
+    current = {run_view.run_label(r, who): r for r in list_runs(runs_dir, who)}
+    state.sync_bpc_runs(list(current))
+    chosen = st.multiselect("Runs", list(current), key=state.GPT_BPC_RUNS)
+    chart = run_view.bpc_chart({label: current[label] for label in chosen})
     if chart is None:
         st.caption("No evaluations yet.")
     else:
         st.altair_chart(chart, width="stretch")
 
 
-compare_runs()
+bpc_chart_section()
 
 # -- generation ----------------------------------------------------------------------------------
 st.subheader("Generate")
-ready = {ui_runs.run_label(r, who): r for r in runs if r.has_checkpoint and not r.active}
+ready = {run_view.run_label(r, who): r for r in runs if r.has_checkpoint and not r.active}
 if not ready:
     st.caption("A run's checkpoint can be sampled once it has finished or been stopped.")
     st.stop()
@@ -273,14 +271,14 @@ temperature = g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature
 top_k = g3.number_input("Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")
 n_tokens = g4.number_input("Tokens", 1, 2000, 200, key="gpt_gen_tokens")
 prompt = st.text_input("Prompt", "\n", key=state.GPT_PROMPT)
-unseen = ui_runs.unseen_in_prompt(ready[gen_label].path, prompt)
+unseen = run_view.unseen_in_prompt(ready[gen_label].path, prompt)
 if unseen:
     st.warning("This run's tokenizer never saw " + ", ".join(md_safe(repr(c)) for c in unseen)
                + " in its corpus, so it cannot read this prompt. Drop those characters, or train "
                "your next run with a byte-level tokenizer, which reads any text.", icon="🔤")
     actions = st.container(horizontal=True)
-    actions.button("Drop unseen characters", key="gpt_drop_unseen", on_click=ui_runs.drop_unseen, args=(prompt, unseen))
-    actions.button("Use a byte-level tokenizer", key="gpt_use_bytes", on_click=ui_runs.use_byte_tokenizer)
+    actions.button("Drop unseen characters", key="gpt_drop_unseen", on_click=run_view.drop_unseen, args=(prompt, unseen))
+    actions.button("Use a byte-level tokenizer", key="gpt_use_bytes", on_click=run_view.use_byte_tokenizer)
 generate = st.button("Generate", key="gpt_generate")
 if generate and unseen:
     st.error("The prompt cannot be encoded with this run's tokenizer: drop the unseen characters first.")

@@ -20,14 +20,12 @@ from core.corpus import shared_file
 from ui import state
 from ui.cache import TRAINING_ERRORS, gpt2_tokenizer, session_tokenizer, train_tokenizer
 from ui.controls import corpus_and_settings, default_test_text, mark_test_text_edited, use_byte_variant
-from ui.frame import require_frame
 from ui.render import md_safe, show_error, show_tokens, string_tokens_html
 from ui.token_view import show_clicked_tree
 
 MAX_TEST_CHARS = 20_000
 MAX_TOKENIZER_FILE_BYTES = 16 * 2**20  # a 5,000-merge tokenizer file is ~0.3 MB
 
-require_frame()
 st.title("⚖️ Char vs BPE")
 st.caption("A character tokenizer spends one token per character. BPE spends fewer on text like its "
            "corpus: the ratio *characters per token* says how much it compresses.")
@@ -85,11 +83,11 @@ def show_test_tokens() -> None:
                    for c in chars) + ", so this tokenizer has no token for them (shown in red, one "
                    "each). A byte-level tokenizer can encode any text.", icon="🔤")
         if tok.variant != "byte":
-            st.button("Use a byte-level tokenizer", key="compare_use_bytes", on_click=use_byte_variant)
+            st.button("Use a byte-level tokenizer", key="charbpe_use_bytes", on_click=use_byte_variant)
         st.html(string_tokens_html(tok.tokenize(test), set(chars)))
     elif test:
-        show_tokens(tok, test, tok.encode_tokens(test), show_ids=show_ids, height=300, view="compare")
-        show_clicked_tree(tok, "compare")
+        show_tokens(tok, test, tok.encode_tokens(test), show_ids=show_ids, height=300, view="charbpe")
+        show_clicked_tree(tok, "charbpe")
     st.caption("Hover a token to see its id and bytes. Byte tokens that split a character sit under that "
                "character in one purple outline.")
     words = unseen_words(text, test)
@@ -136,8 +134,8 @@ def gpt2_files() -> tuple[bytes, bytes, str, str] | None:
         return vocab_path.read_bytes(), encoder_path.read_bytes(), "vocab.bpe", "encoder.json"
     up = st.columns(2)
     limit = MAX_FILE_BYTES // 2**20
-    vocab_up = up[0].file_uploader("GPT-2 vocab.bpe", type=["bpe"], key="compare_gpt2_vocab", max_upload_size=limit)
-    enc_up = up[1].file_uploader("GPT-2 encoder.json", type=["json"], key="compare_gpt2_encoder",
+    vocab_up = up[0].file_uploader("GPT-2 vocab.bpe", type=["bpe"], key="charbpe_gpt2_vocab", max_upload_size=limit)
+    enc_up = up[1].file_uploader("GPT-2 encoder.json", type=["json"], key="charbpe_gpt2_encoder",
                                  max_upload_size=limit)
     if not (vocab_up and enc_up):
         st.caption("GPT-2's files (vocab.bpe and encoder.json) are not on this machine: upload both to "
@@ -181,7 +179,7 @@ def show_downloads() -> None:
 
 def show_loaded_tokenizer() -> None:
     uploaded = st.file_uploader("Load a tokenizer file (ours, or the book's {chars, merges} JSON)",
-                                type=["json"], key="compare_tokenizer_upload",
+                                type=["json"], key="charbpe_tokenizer_upload",
                                 max_upload_size=MAX_TOKENIZER_FILE_BYTES // 2**20)
     if uploaded is None:
         return
@@ -215,7 +213,7 @@ def section(draw, title: str | None = None) -> None:
 
 section(show_counts)
 st.subheader("The test text, token by token")
-show_ids = st.toggle("Show ids and bytes", key="compare_show_ids")
+show_ids = st.toggle("Show ids and bytes", key="charbpe_show_ids")
 section(show_test_tokens)
 section(show_curves, "Compression vs number of merges")
 section(show_gpt2, "GPT-2's tokenizer on the same text")
