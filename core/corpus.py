@@ -21,7 +21,7 @@ from pathlib import Path
 
 import regex
 
-from .bpe.files import atomic_write
+from .atomic import atomic_write
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "sample_corpora"

@@ -17,7 +17,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.corpus import (CorpusError, check_corpus_size, decode_corpus, download_tiny_shakespeare,
                          read_corpus, read_corpus_under)
-from core.bpe.files import atomic_write
+from core.atomic import atomic_write
 from core.settings import ServerSettings
 
 from . import samples, state

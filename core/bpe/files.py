@@ -21,12 +21,10 @@ cannot make the program build something huge.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from ..atomic import atomic_write
 from .errors import MAX_ID, MAX_SPECIAL_CHARS, token_lengths
 from .pretokenize import resolve_pattern
 from .variants import VARIANTS, variant_rules
@@ -190,27 +188,6 @@ def _from_book(data: dict, source: str) -> tuple[str, dict]:
     fields = dict(variant="char", base=chars, merges=triples, end_of_word=None, pattern=None,
                   special_tokens={}, byte_ids=None)
     return ("bpe" if pairs else "char"), fields
-
-
-@contextlib.contextmanager
-def atomic_write(path, mode: str = "w"):
-    """Open a temporary file beside ``path`` for writing; on a clean exit it is flushed, synced to
-    disk and renamed over ``path``; on an error it is removed and ``path`` is left as it was.
-
-    The project's one atomic writer (tokenizer files, run folders, caches, saved corpora): a
-    reader in another process sees the old file or the new one, never half of it.  It lives in
-    the tokenizer library because that is the lowest layer that writes files."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_json(data: dict, path) -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from .encoding import RankEncoder
-from .files import atomic_write
+from ..atomic import atomic_write
 from .gpt2 import GPT2FileError
 from .pretokenize import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, QWEN3_PATTERN
 from .ranks import pair_table, recover_merges

@@ -2,7 +2,7 @@
 
 A checkpoint holds only plain dicts, lists, numbers, strings and tensors, so loading uses
 ``torch.load(weights_only=True)``: opening a file never runs code from it.  Writing is atomic
-(``core.bpe.files.atomic_write``), so a crash mid-write leaves the previous checkpoint.
+(``core.atomic.atomic_write``), so a crash mid-write leaves the previous checkpoint.
 Every problem becomes a :class:`CheckpointError` (a ``ValueError``) naming the file.
 
 Version 2 files carry a SHA-256 of every tensor they hold (weights and optimizer state, walked in
@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from ..bpe import TokenizerFileError, tokenizer_from_dict
-from ..bpe.files import atomic_write
+from ..atomic import atomic_write
 from .model import GPT, GPTConfig
 from .rundir import CHECKPOINT_FILE
 

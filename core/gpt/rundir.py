@@ -6,7 +6,7 @@ Shared by the trainer (``core.gpt.loop``), the checkpoint writer, the run manage
 scheduler process stays small.  Leaves out what the files mean to a run's life (queueing,
 permissions: ``core.gpt.runs``) and what a checkpoint holds (``core.gpt.checkpoint``).
 
-Every write goes through the project's one atomic writer, ``core.bpe.files.atomic_write``: a
+Every write goes through the project's one atomic writer, ``core.atomic.atomic_write``: a
 temporary file beside the target, flushed and ``fsync``-ed, then ``os.replace``-d over it; a reader
 in another process sees the old file or the new one, never half of it.
 
@@ -22,7 +22,7 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..bpe.files import atomic_write
+from ..atomic import atomic_write
 
 # written by the trainer
 CONFIG_FILE = "config.json"            # the training and model config, device, data statistics
