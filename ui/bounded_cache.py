@@ -6,6 +6,7 @@ room's leftovers (its tokenizers, its charts) leave after the room rather than a
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import weakref
@@ -41,6 +42,18 @@ class BoundedCache:
             self._items.move_to_end(key)
             return entry[0]
 
+    def made_for(self, owner, key, make):
+        """``make()``, made once for ``owner`` (an object every session shares, such as a trained
+        tokenizer) and ``key``: cached by ``owner``'s id, with a weak reference proving that the
+        id still means ``owner`` (so a new object at a freed address is never served another's
+        value).  The cache's ``cost`` sees ``(reference, value)``."""
+        full = (id(owner), key)
+        entry = self.get(full)
+        if entry is None or entry[0]() is not owner:
+            entry = (weakref.ref(owner), make())
+            self.put(full, entry)
+        return entry[1]
+
     def put(self, key, value) -> None:
         size = self.cost(value)
         with self._lock:
@@ -71,3 +84,38 @@ class BoundedCache:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+class KeyLocks:
+    """One lock per key, so that a value a room asks for at once is computed once: the first
+    session computes it while the others wait for it and then read it from the cache (thirty
+    attendees opening the same sample train its tokenizer once, not thirty times).  A key's lock
+    exists only while someone holds it or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict = {}  # key -> (lock, how many hold it or wait for it)
+        self._guard = threading.Lock()
+
+    @contextlib.contextmanager
+    def hold(self, key, on_wait=None):
+        """Hold ``key``'s lock; ``on_wait()`` is entered (a context manager, e.g. a spinner)
+        while another thread holds it."""
+        with self._guard:
+            lock, users = self._locks.get(key, (None, 0))
+            lock = lock or threading.Lock()
+            self._locks[key] = (lock, users + 1)
+        try:
+            if not lock.acquire(blocking=False):
+                with on_wait() if on_wait else contextlib.nullcontext():
+                    lock.acquire()
+            try:
+                yield
+            finally:
+                lock.release()
+        finally:
+            with self._guard:
+                lock, users = self._locks[key]
+                if users == 1:
+                    del self._locks[key]
+                else:
+                    self._locks[key] = (lock, users - 1)

@@ -35,23 +35,36 @@ from core.corpus import CorpusStats, corpus_stats
 from core.settings import PREFIX, ServerSettings
 
 from . import state
-from .bounded_cache import BoundedCache
+from .bounded_cache import BoundedCache, KeyLocks
 
 # Shared caches, bounded: a 5,000-merge tokenizer is ~10 MB, GPT-2's ~35 MB once it has encoded.
-STORE_ENTRIES, STORE_BYTES = 16, 96 * 2**20
-PREFIX_ENTRIES, PREFIX_BYTES = 32, 32 * 2**20
+STORE_ENTRIES = 16
+STORE_BYTES = 96 * 2**20
+PREFIX_ENTRIES = 32
+PREFIX_BYTES = 32 * 2**20
 GPT2_ENTRIES = 3
 # An extended real tokenizer holds its own copy of the real one's 100k-200k tokens: measured 61 MB
 # for GPT-4's (tracemalloc), ~600 bytes a token.
-EXTENDED_ENTRIES, EXTENDED_BYTES, EXTENDED_TOKEN_BYTES = 4, 400 * 2**20, 640
-PRETRAINED_LABELS = {"gpt2": "GPT-2", "cl100k_base": "GPT-4 (cl100k_base)", "o200k_base": "GPT-4o (o200k_base)",
-                     "llama3": "Llama 3", "qwen3": "Qwen 3"}
+EXTENDED_ENTRIES = 4
+EXTENDED_BYTES = 400 * 2**20
+EXTENDED_TOKEN_BYTES = 640
+PRETRAINED_LABELS = {
+    "gpt2": "GPT-2",
+    "cl100k_base": "GPT-4 (cl100k_base)",
+    "o200k_base": "GPT-4o (o200k_base)",
+    "llama3": "Llama 3",
+    "qwen3": "Qwen 3",
+}
 # What training a tokenizer on the session's corpus may refuse with: a bad or too slow split
 # pattern, a corpus over the server's training-memory limit.
 TRAINING_ERRORS = (PatternError, PatternTimeoutError, CorpusTooLargeError)
 # What loading a real tokenizer may fail with: GPT-2's files or the quicktok package missing.
 PRETRAINED_ERRORS = (GPT2FileError, ImportError, OSError)
 START_ERRORS = TRAINING_ERRORS + PRETRAINED_ERRORS
+# a tokenizer the room asks for at once is trained by the first session; the others wait for it
+_training = KeyLocks()
+SHARED_WAIT = ("Someone in the room is training this same tokenizer: it is shared, so it is yours in a "
+               "moment…")
 
 
 def short_label(name: str) -> str:
@@ -114,19 +127,20 @@ def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str |
 
     One run with more merges serves every smaller request through ``truncated``."""
     key = (digest or state.text_digest(text), variant, end_of_word or "", pattern or "")
-    tok = _store().get(key)
-    if tok is not None and (len(tok.merge_triples) >= num_merges or tok.exhausted):
-        return _prefix(key, tok, num_merges)
-    limits = server_settings()  # a corpus too big to train, a split pattern too slow: refused
+    with _training.hold(key, on_wait=lambda: st.spinner(SHARED_WAIT)):
+        tok = _store().get(key)
+        if tok is not None and (len(tok.merge_triples) >= num_merges or tok.exhausted):
+            return _prefix(key, tok, num_merges)
+        limits = server_settings()  # a corpus too big to train, a split pattern too slow: refused
 
-    def make_trainer() -> BPETrainer:
-        return BPETrainer(text, variant=variant, end_of_word=end_of_word or "</w>", pattern=pattern,
-                          regex_timeout=limits.regex_timeout_s, max_memory=limits.max_train_memory)
+        def make_trainer() -> BPETrainer:
+            return BPETrainer(text, variant=variant, end_of_word=end_of_word or "</w>", pattern=pattern,
+                              regex_timeout=limits.regex_timeout_s, max_memory=limits.max_train_memory)
 
-    trainer = _trained(make_trainer, num_merges, progress, f"Training {variant} BPE", " merges")
-    tok = BPETokenizer.from_trainer(trainer)
-    _store().put(key, tok)
-    return tok
+        trainer = _trained(make_trainer, num_merges, progress, f"Training {variant} BPE", " merges")
+        tok = BPETokenizer.from_trainer(trainer)
+        _store().put(key, tok)
+        return tok
 
 
 def _trained(make_trainer, num_merges: int, progress: bool, doing: str, unit: str = "") -> BPETrainer:
@@ -213,21 +227,26 @@ def extended_tokenizer(text: str, start: str, num_merges: int, progress: bool = 
     """``pretrained(start)`` extended with ``num_merges`` merges learned from ``text``, learned at
     most once per corpus and start (fewer merges: a prefix of a longer run's steps)."""
     key = (digest or state.text_digest(text), start)
-    base, tok = pretrained(start), _extended().get(key)
-    if tok is not None and (len(tok.trace) >= num_merges or tok.exhausted):
-        if len(tok.trace) <= num_merges:
-            return tok
-        short = _extended().get((*key, num_merges))
-        if short is None:
-            short = from_steps(base, tok.trace[:num_merges], tok.initial_length)
-            _extended().put((*key, num_merges), short)
-        return short
-    limit = server_settings().max_train_memory
-    trainer = _trained(lambda: extension_trainer(base, text, max_memory=limit), num_merges, progress,
-                       f"Learning {short_label(start)}'s new merges")
-    tok = from_trainer(base, trainer)
-    _extended().put(key, tok)
-    return tok
+    with _training.hold(key, on_wait=lambda: st.spinner(SHARED_WAIT)):
+        base, tok = pretrained(start), _extended().get(key)
+        if tok is not None and (len(tok.trace) >= num_merges or tok.exhausted):
+            return _extension_prefix(key, base, tok, num_merges)
+        limit = server_settings().max_train_memory
+        trainer = _trained(lambda: extension_trainer(base, text, max_memory=limit), num_merges, progress,
+                           f"Learning {short_label(start)}'s new merges")
+        tok = from_trainer(base, trainer)
+        _extended().put(key, tok)
+        return tok
+
+
+def _extension_prefix(key: tuple, base: BPETokenizer, tok: BPETokenizer, num_merges: int) -> BPETokenizer:
+    if len(tok.trace) <= num_merges:
+        return tok
+    short = _extended().get((*key, num_merges))
+    if short is None:
+        short = from_steps(base, tok.trace[:num_merges], tok.initial_length)
+        _extended().put((*key, num_merges), short)
+    return short
 
 
 def learn_tokenizers(progress: bool = True) -> tuple[BPETokenizer, BPETokenizer | None]:

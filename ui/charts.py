@@ -1,63 +1,55 @@
-"""Altair charts of a training trace: pair frequencies at a step, vocabulary and length curves.
+"""Vega-Lite specs of a training trace, built with Altair and drawn by Vega in the browser's step
+view (``ui.step_view``): the top pairs counted before a merge, and the vocabulary and corpus
+length after each merge with a cursor at the step shown.
 
-Altair spends ~70 ms turning a chart into Vega-Lite, too slow for 5+ steps a second, so each chart
-is built with Altair once as a template (the pair chart once per process, the curves once per
-tokenizer, in a bounded cache shared by all sessions) and each step only fills in its data and the
-current-step rule.
+Each spec is built once (the pairs chart once per process, the curves once per tokenizer, inside
+the step view's cached payload) and holds no step: its named data sets ``pairs`` and ``cursor``
+are refilled by the browser at every step (``assets/step_view.js``), from the rows
+:func:`pair_rows` describes.
 """
 
 from __future__ import annotations
 
-import copy
-import weakref
+import functools
 
 import altair as alt
-import pandas as pd
-import streamlit as st
 
 from core import BPETokenizer
 from core.bpe.explain import compression_curve, quoted
 
-from .cache import BoundedCache
-
 STATUS = ["winner", "tie (lost on order)", "other"]
-MAX_CURVE_POINTS = 1000  # a longer curve is thinned evenly (altair refuses more than 5,000 rows)
-_STEP = -987654  # placeholder for the current step in a cached template
+STATUS_COLOURS = ["#ca8a04", "#f97316", "#93c5fd"]
+MAX_CURVE_POINTS = 1000  # a longer curve is thinned evenly: the browser draws it at every step
+CURVES = {"vocabulary size": "#6d4aff", "corpus tokens": "#0891b2"}
+# as wide as the page gives, axis labels included, laid out again when a step brings longer labels
+FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding", resize=True)
 
 
-@st.cache_resource(show_spinner=False)
-def _curve_templates() -> BoundedCache:
-    """Curve templates by (id of the tokenizer, corpus characters), each with a weak reference
-    that proves the id still means that tokenizer; ~250 bytes a point."""
-    return BoundedCache(16, 32 * 2**20,
-                        cost=lambda entry: 250 * sum(map(len, entry[1].get("datasets", {}).values())))
-
-
-@st.cache_resource(show_spinner=False)
-def _pair_template() -> dict:
-    bars = alt.Chart(alt.Data(name="pairs")).mark_bar().encode(
-        x=alt.X("count:Q", title="occurrences in the corpus"),
-        y=alt.Y("pair:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"), title=None,
-                axis=alt.Axis(labelOverlap=False, labelLimit=220, labelFontSize=12)),
-        color=alt.Color("status:N", scale=alt.Scale(domain=STATUS, range=["#ca8a04", "#f97316", "#93c5fd"]),
-                        legend=alt.Legend(orient="bottom", title=None)),
-        tooltip=["pair:N", "count:Q", "status:N"])
-    return bars.properties(title="Top pairs").to_dict()
-
-
-def pair_frequency_spec(tok: BPETokenizer, k: int) -> dict:
-    """Vega-Lite spec: the top pairs counted before merge ``k``; winner and ties coloured."""
+def pair_rows(tok: BPETokenizer, k: int, name=None) -> list[dict]:
+    """The rows of the pairs chart before merge ``k``: the competing pairs, winner first, each
+    with its count and whether it won, tied (same count, lost on order) or lost.  The browser
+    builds the same rows from the payload; ``name`` quotes a token (``quoted(token_str)``)."""
+    name = name or (lambda i: quoted(tok.token_str(i)))
     step = tok.trace[k]
     rows = []
     for rank, (a, b, c) in enumerate(step.competitors):
         status = STATUS[0] if rank == 0 else (STATUS[1] if c == step.count else STATUS[2])
-        rows.append({"pair": f"{quoted(tok.token_str(a))} + {quoted(tok.token_str(b))}",
-                     "count": c, "status": status, "rank": rank})
-    spec = copy.deepcopy(_pair_template())
-    spec["datasets"] = {"pairs": rows}
-    spec["height"] = 26 * len(rows) + 20
-    spec["title"] = f"Top pairs before merge {k + 1}"
-    return spec
+        rows.append({"pair": f"{name(a)} + {name(b)}", "count": c, "status": status, "rank": rank})
+    return rows
+
+
+@functools.cache
+def pairs_spec() -> dict:
+    """Bars of the ``pairs`` rows, longest first, one 24-pixel band a pair."""
+    bars = alt.Chart(alt.Data(name="pairs")).mark_bar().encode(
+        x=alt.X("count:Q", title="occurrences in the corpus", axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("pair:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"),
+                title=None, axis=alt.Axis(labelOverlap=False, labelLimit=220, labelFontSize=12,
+                                          labelFont="monospace")),
+        color=alt.Color("status:N", scale=alt.Scale(domain=STATUS, range=STATUS_COLOURS),
+                        legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["pair:N", "count:Q", "status:N"])
+    return bars.properties(width="container", height=alt.Step(24), autosize=FIT_WIDTH).to_dict()
 
 
 def thin(points: list, limit: int) -> list:
@@ -68,34 +60,23 @@ def thin(points: list, limit: int) -> list:
     return [points[round(i * last / (limit - 1))] for i in range(limit)]
 
 
-def _curves_template(tok: BPETokenizer, characters: int) -> dict:
-    key = (id(tok), characters)
-    entry = _curve_templates().get(key)
-    if entry is not None and entry[0]() is tok:
-        return entry[1]
-    pts = thin(compression_curve(tok, characters), MAX_CURVE_POINTS)
-    df = pd.DataFrame([{"merges": p.merges, "vocabulary size": p.vocab_size, "corpus tokens": p.tokens}
-                       for p in pts])
-    rule = alt.Chart(df.head(1)).mark_rule(color="#dc2626", strokeWidth=2).encode(x=alt.datum(_STEP))
-
-    def one(measure: str, colour: str) -> alt.LayerChart:
-        line = alt.Chart(df).mark_line(color=colour, point=len(pts) < 60).encode(
-            x=alt.X("merges:Q", title="merges done"),
-            y=alt.Y(f"{measure}:Q", title=measure, scale=alt.Scale(zero=False)),
-            tooltip=["merges", measure])
-        return alt.layer(line, rule).properties(height=200, width=330)
-
-    template = alt.hconcat(one("vocabulary size", "#6d4aff"), one("corpus tokens", "#0891b2")).to_dict()
-    _curve_templates().put(key, (weakref.ref(tok), template))
-    return template
+def curves_spec(tok: BPETokenizer, characters: int) -> dict[str, dict]:
+    """One spec per curve (vocabulary size, corpus tokens after each merge of ``tok``'s trace, for
+    a corpus of ``characters``), each with a red rule at the ``cursor`` data set's step."""
+    points = thin(compression_curve(tok, characters), MAX_CURVE_POINTS)
+    rows = [{"merges": p.merges, "vocabulary size": p.vocab_size, "corpus tokens": p.tokens}
+            for p in points]
+    dots = len(points) < 60
+    # the data go in beside a template: Altair checks a spec's inline data row by row (1 s here)
+    return {measure: {**_curve_template(measure, dots), "datasets": {"curve": rows}} for measure in CURVES}
 
 
-def curves_spec(tok: BPETokenizer, characters: int, k: int) -> dict:
-    """Vega-Lite spec: vocabulary size and corpus tokens after each merge, a red rule at ``k``."""
-    spec = copy.deepcopy(_curves_template(tok, characters))
-    for part in spec["hconcat"]:
-        for layer in part["layer"]:
-            x = layer.get("encoding", {}).get("x", {})
-            if x.get("datum") == _STEP:
-                x["datum"] = k
-    return spec
+@functools.cache
+def _curve_template(measure: str, dots: bool) -> dict:
+    line = alt.Chart(alt.Data(name="curve")).mark_line(color=CURVES[measure], point=dots).encode(
+        x=alt.X("merges:Q", title="merges done"),
+        y=alt.Y(f"{measure}:Q", title=measure, scale=alt.Scale(zero=False)),
+        tooltip=["merges:Q", f"{measure}:Q"])
+    cursor = alt.Chart(alt.Data(name="cursor")).mark_rule(color="#dc2626", strokeWidth=2).encode(
+        x="merges:Q")
+    return alt.layer(line, cursor).properties(width="container", height=200, autosize=FIT_WIDTH).to_dict()

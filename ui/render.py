@@ -160,7 +160,7 @@ def _marker_html(tok: BPETokenizer, token_id: int) -> str:
 
 
 def token_face(tok: BPETokenizer, token_id: int) -> tuple[str, bool, bool]:
-    """A token drawn wherever it stands, for a renderer in the browser (``ui.animation``): its
+    """A token drawn wherever it stands, for a renderer in the browser (``ui.step_view``): its
     escaped inner HTML, whether it is bytes short of a character, whether a line break follows.
     The same pieces ``token_spans_html`` draws, read from the vocabulary instead of the text."""
     text = tok.token_str(token_id)

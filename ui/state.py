@@ -11,7 +11,8 @@ a widget, never read here, follow the same ``<area>_<name>`` style in their page
 - ``corpus() -> (name, text)``, ``corpus_digest()``, ``set_corpus(name, text)``: the shared corpus.
 - ``tokenizer_settings(variant=None) -> TokenizerSettings``: the BPE pages' settings, the split
   pattern resolved here once.
-- ``learn_step()`` / ``set_learn_step(k)``, ``playing()`` / ``set_playing(on)``: the animation.
+- ``learn_step()`` / ``set_learn_step(k)``, ``learn_epoch()``, ``reset_animation()``: where Learn
+  BPE's step view opens.
 - runs (``runs_dir_override``, ``selected_run``, ``suggest_run_name``, ``sync_bpc_runs``,
   ``estimate_text``) and identity (``stored_owner``, ``is_instructor``, ...) for Train a GPT.
 """
@@ -42,11 +43,9 @@ CORPUS_UPLOADS = "corpus_uploads"
 CORPUS_REPLACEABLE = "corpus_replaceable"  # an upload refused as not UTF-8: its uploader key
 URL_RESTORED = "url_restored"  # the URL's corpus and settings were read, once a session
 # Learn BPE
-LEARN_STEP = "learn_step"
-LEARN_PLAYING = "learn_playing"
-LEARN_STEP_MS = "learn_step_ms"  # the server's time for the last step, read by bench/bench_app.py
-LEARN_PLAY = "learn_play"  # how many plays were started
-LEARN_ANIMATION = "learn_animation"  # the browser's animation
+LEARN_STEP = "learn_step"  # the step the page opens at (the browser steps from there)
+LEARN_EPOCH = "learn_epoch"  # how many times the step was reset (a new corpus or new settings)
+LEARN_RUN_MS = "learn_run_ms"  # the server's time for the page's last run, read by bench/bench_app.py
 # Char vs BPE
 CHARBPE_TEST_EDITED = "charbpe_test_edited"  # the person typed their own test text
 # Train a GPT
@@ -111,7 +110,7 @@ def init_state() -> None:
     for name, value in KEPT_DEFAULTS.items():
         ss.setdefault("kept_" + name, value)
     ss.setdefault(LEARN_STEP, 0)
-    ss.setdefault(LEARN_PLAYING, False)
+    ss.setdefault(LEARN_EPOCH, 0)
 
 
 def get(key: str, default=None):
@@ -199,32 +198,26 @@ def tokenizer_settings(variant: str | None = None) -> TokenizerSettings:
                              rules.split_pattern(pattern))
 
 
-# -- the merge animation ---------------------------------------------------------------------------
+# -- where Learn BPE's step view opens ---------------------------------------------------------------
 def learn_step() -> int:
-    """The merges shown; read on every run of the stepper, so the URL's ``?step=`` follows it
-    (a slider moved inside a fragment included)."""
-    k = int(st.session_state.get(LEARN_STEP, 0))
-    url_put(STEP_PARAM, k or None)
-    return k
+    """The step Learn BPE opens at: ``?step=`` when the session opened, or 0 after a reset.  The
+    browser steps from there (``ui.step_view``) and keeps the URL's ``?step=`` itself."""
+    return int(st.session_state.get(LEARN_STEP, 0))
 
 
 def set_learn_step(k: int) -> None:
     st.session_state[LEARN_STEP] = k
-    url_put(STEP_PARAM, k or None)
 
 
-def playing() -> bool:
-    return bool(st.session_state.get(LEARN_PLAYING))
-
-
-def set_playing(on: bool) -> None:
-    st.session_state[LEARN_PLAYING] = on
+def learn_epoch() -> int:
+    """Changes when the step is reset, so the browser drops the step it shows for the new one."""
+    return int(st.session_state.get(LEARN_EPOCH, 0))
 
 
 def reset_animation() -> None:
-    """Back to merge 0, paused: the corpus or a setting changed."""
+    """Back to merge 0: the corpus or a setting changed."""
     set_learn_step(0)
-    set_playing(False)
+    st.session_state[LEARN_EPOCH] = learn_epoch() + 1
 
 
 # -- the token a visitor clicked (ui.token_view) ---------------------------------------------------

@@ -22,6 +22,7 @@ from core.bpe.display import visible
 from core.bpe.explain import DagNode, merge_dag
 
 from . import state
+from .bounded_cache import BoundedCache
 from .graph_layout import Layout, layout
 
 _JS = """
@@ -94,7 +95,18 @@ def forget_click(view: str) -> None:
 
 
 def show_merge_graph(tok: BPETokenizer, token_id: int) -> None:
-    _GRAPH(data={"svg": merge_graph_svg(tok, token_id)}, key=f"merge_graph_{id(tok)}_{token_id}")
+    _GRAPH(data={"svg": _cached_svg(tok, token_id)}, key=f"merge_graph_{id(tok)}_{token_id}")
+
+
+@st.cache_resource(show_spinner=False)
+def _drawn() -> BoundedCache:
+    """Drawn merge graphs by tokenizer and token: laying out a 500-merge token takes ~0.3 s, and
+    a page that shows one draws it again at every rerun."""
+    return BoundedCache(64, 16 * 2**20, cost=lambda entry: len(entry[1]))
+
+
+def _cached_svg(tok: BPETokenizer, token_id: int) -> str:
+    return _drawn().made_for(tok, token_id, lambda: merge_graph_svg(tok, token_id))
 
 
 def _label(node: DagNode) -> str:

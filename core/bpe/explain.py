@@ -1,4 +1,6 @@
 """What the BPE animation shows, computed from a trained tokenizer and its trace: no Streamlit here.
+The browser's step view (``ui/assets/step_view.js``) applies the same rule; a browser test checks
+the two agree at every step.
 
 Step ``k`` (0-based) is the merge *about to happen*: ``segment(tok, text, k)`` is the text after
 the first ``k`` merges, and ``occurrences(tok, text, k)`` are the places where merge ``k`` fires.

@@ -17,3 +17,15 @@ def open_page(page: str, key: str | None = None, text: str | None = None,
         at.text_area(key=key).set_value(text).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
+
+
+def step_view(at: AppTest) -> tuple[int, int, dict]:
+    """What Learn BPE sends its step view (``ui.step_view``): ``(epoch, opening step, payload)``."""
+    import json
+
+    from ui.step_view import NAME
+
+    [view] = [e for e in at.get("bidi_component") if e.proto.component_name == NAME]
+    opening, _key, body = view.proto.bytes.split(b"\n", 2)
+    epoch, step = map(int, opening.split())
+    return epoch, step, json.loads(body)

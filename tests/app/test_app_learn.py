@@ -1,17 +1,14 @@
 """AppTest: the corpus sidebar and the Learn BPE page show exactly what ``core`` computes."""
 
-import io
-import json
 from pathlib import Path
 
-import pandas as pd
-import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import step_view
 from core import BPETokenizer
-from core.bpe.explain import explain_step, quoted, segment
-from ui.render import md_safe
+from core.bpe.explain import quoted, segment
+from ui import step_view as view
 
 ROOT = Path(__file__).resolve().parents[2]
 SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")
@@ -23,10 +20,6 @@ def app() -> AppTest:
     return at
 
 
-def button(at: AppTest, label: str):
-    return next(b for b in at.button if b.label == label)
-
-
 def sidebar_stats(at: AppTest) -> dict[str, str]:
     """The corpus statistics table in the sidebar, as {label: shown value}."""
     [table] = [m.value for m in at.sidebar.markdown if "| Characters |" in m.value]
@@ -34,8 +27,9 @@ def sidebar_stats(at: AppTest) -> dict[str, str]:
     return {label.strip(): value.strip() for label, value in rows}
 
 
-def bold_lines(at: AppTest) -> list[str]:
-    return [m.value for m in at.markdown if m.value.startswith("**")]
+def merges_of(tok: BPETokenizer) -> list[list[int]]:
+    """Each merge as the step view receives it: pair, new id, count, corpus length after, ties."""
+    return [[s.left, s.right, s.new_id, s.count, s.length_after, s.ties] for s in tok.trace]
 
 
 def paste(at: AppTest, text: str) -> AppTest:
@@ -44,59 +38,38 @@ def paste(at: AppTest, text: str) -> AppTest:
     return at
 
 
-def test_first_open_shows_sennrich_and_the_first_merge():
+def test_first_open_shows_sennrich_and_its_merges():
     at = app()
     tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")
     assert at.session_state["corpus_text"] == SENNRICH
-    assert f"**{md_safe(explain_step(tok, 0))}**" in bold_lines(at)
+    _, step, data = step_view(at)
+    assert step == 0 and data["merges"] == merges_of(tok)
     assert sidebar_stats(at) == {"Characters": f"{len(SENNRICH):,}",
                                  "Bytes (UTF-8)": f"{len(SENNRICH.encode()):,}", "Words": "11",
                                  "Unique characters": f"{len(set(SENNRICH))}"}
     # the tree of the last token goes down to characters
-    assert at.code[0].value.splitlines()[0] == f"{quoted(tok.token_str(tok.vocab_size - 1))}  (id {tok.vocab_size - 1})"
+    last = tok.vocab_size - 1
+    assert at.code[0].value.splitlines()[0] == f"{quoted(tok.token_str(last))}  (id {last})"
 
 
-def test_next_previous_and_merge_table_follow_the_trace():
+def test_the_step_view_gets_every_step_once():
+    """Every step is drawn in the browser from one payload: the window before the first merge,
+    every merge with the pairs it beat, each token's name; a rerun sends the same bytes again
+    without building them (``tests/app/test_browser_step_view.py`` checks the drawing)."""
     at = app()
     tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")
-    button(at, "Next ▶").click().run()
-    button(at, "Next ▶").click().run()
-    assert at.session_state["learn_step"] == 2
-    assert f"**{md_safe(explain_step(tok, 2))}**" in bold_lines(at)
-    table = at.dataframe[0].value
-    assert list(table["step"]) == [1, 2]
-    assert list(table["count"]) == [s.count for s in tok.trace[:2]]
-    assert list(table["new token"]) == [quoted(tok.token_str(s.new_id)) for s in tok.trace[:2]]
-    button(at, "◀ Previous").click().run()
-    assert at.session_state["learn_step"] == 1
-    at.slider(key="learn_step").set_value(10).run()
-    assert any(v.startswith("**All 10 merges done**") for v in bold_lines(at))
-
-
-def test_pair_chart_data_are_the_step_competitors():
-    at = app()
-    tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")
-    chart = at.get("vega_lite_chart")[0]
-    data = [pa.ipc.open_stream(io.BytesIO(d.data.data)).read_pandas() if hasattr(d, "data") else None
-            for d in chart.proto.datasets]
-    spec = json.loads(chart.proto.spec)
-    frames = [f for f in data if f is not None and "count" in getattr(f, "columns", [])]
-    if not frames:  # altair may inline the data in the spec
-        frames = [pd.DataFrame(v) for v in spec.get("datasets", {}).values()]
-    counts = sorted(frames[0]["count"].tolist(), reverse=True)
-    assert counts == sorted((c for _, _, c in tok.trace[0].competitors), reverse=True)
-
-
-def test_play_advances_without_retraining():
-    at = app()
-    button(at, "▶ Play").click().run()
-    assert at.session_state["learn_playing"] is True
-    step = at.session_state["learn_step"]
-    at.run()  # run_every fragments do not fire by themselves in AppTest
-    assert at.session_state["learn_step"] >= step
-    assert any(b.label == "⏸ Pause" for b in at.button)
-    button(at, "⏸ Pause").click().run()
-    assert at.session_state["learn_playing"] is False
+    _, _, data = step_view(at)
+    assert data["n"] == 10 and data["base_vocab"] == tok.vocab_size - 10
+    assert data["ids"] == [t.id for t in segment(tok, SENNRICH, 0)]
+    assert data["length0"] == tok.initial_length == len(SENNRICH)
+    assert data["pairs"] == [[x for pair in s.competitors for x in pair] for s in tok.trace]
+    assert all(data["names"][str(i)] == quoted(tok.token_str(i)) for m in data["merges"] for i in m[:3])
+    assert set(data["charts"]) == {"pairs", "curves"}
+    assert data["charts"]["pairs"]["data"] == {"name": "pairs"}  # filled in by the browser
+    first = next(e for e in at.get("bidi_component") if e.proto.component_name == view.NAME)
+    at.run()
+    again = next(e for e in at.get("bidi_component") if e.proto.component_name == view.NAME)
+    assert again.proto.bytes == first.proto.bytes
 
 
 @pytest.mark.parametrize("variant", ["word", "byte"])
@@ -106,7 +79,7 @@ def test_other_variants(variant):
     assert not at.exception
     pattern = "gpt2" if variant == "byte" else None
     tok = BPETokenizer.from_text(SENNRICH, 10, variant=variant, pattern=pattern)
-    assert f"**{md_safe(explain_step(tok, 0))}**" in bold_lines(at)
+    assert step_view(at)[2]["merges"] == merges_of(tok)
 
 
 def test_custom_regex_error_is_a_message():
@@ -128,8 +101,8 @@ def test_pasted_corpus_and_merges_setting_are_used():
     at = paste(app(), text)
     at.number_input(key="w_num_merges").set_value(4).run()
     tok = BPETokenizer.from_text(text, 4, variant="char")
-    assert f"**{md_safe(explain_step(tok, 0))}**" in bold_lines(at)
-    assert at.slider(key="learn_step").max == 4
+    _, _, data = step_view(at)
+    assert data["n"] == 4 and data["merges"] == merges_of(tok)
 
 
 def test_non_utf8_upload_keeps_the_corpus_and_names_the_byte():
@@ -155,58 +128,12 @@ def test_shared_state_for_other_pages():
     assert at.session_state["kept_num_merges"] == 10
 
 
-def animation_data(at: AppTest) -> dict:
-    [anim] = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_explorer.merge_animation"]
-    return json.loads(anim.proto.json)
-
-
-def report_from_browser(at: AppTest, report: dict) -> AppTest:
-    """What the browser sends when its animation stops: the component's "report" trigger.  AppTest
-    has no setter for a component's trigger, so the rerun's widget states are built as the browser
-    builds them (the page's widgets, plus the trigger)."""
-    from streamlit.components.v2.bidi_component.main import _make_trigger_id
-    from streamlit.proto.WidgetStates_pb2 import WidgetState
-
-    [anim] = [e for e in at.get("bidi_component") if e.proto.component_name == "bpe_explorer.merge_animation"]
-    states = at._tree.get_widget_states()
-    trigger = WidgetState(id=_make_trigger_id(anim.proto.id, "events"),
-                          json_trigger_value=json.dumps([{"event": "report", "value": report}]))
-    states.widgets.append(trigger)
-    at._run(states)
+def test_the_view_opens_at_the_url_step_until_a_new_corpus_resets_it():
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
+    at.query_params["step"] = "7"
+    at.run()
     assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def test_play_sends_the_animation_once_and_pause_lands_on_the_step_the_browser_shows():
-    at = app()
-    tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")
-    button(at, "Next ▶").click().run()
-    button(at, "▶ Play").click().run()
-    data = animation_data(at)
-    tokens = segment(tok, SENNRICH, 1)
-    # the window's tokens after the merge already done, and every merge still to come
-    assert (data["start"], data["n"]) == (1, 10)
-    assert data["ids"] == [t.id for t in tokens]
-    assert data["merges"] == [[s.left, s.right, s.new_id, s.count, s.length_after] for s in tok.trace[1:]]
-    assert data["rate"] == 5.0 and all(str(s.new_id) in data["faces"] for s in tok.trace[1:])
-    assert not at.get("vega_lite_chart") and not at.dataframe  # the heavy parts wait for the pause
-    assert at.slider(key="learn_step").disabled
-    report_from_browser(at, {"play": data["play"] - 1, "step": 7})  # an older play's report: ignored
-    assert at.session_state["learn_playing"] is True
-    report_from_browser(at, {"play": data["play"], "step": 7})
-    assert at.session_state["learn_playing"] is False and at.session_state["learn_step"] == 7
-    assert f"**{md_safe(explain_step(tok, 7))}**" in bold_lines(at)
-    assert list(at.dataframe[0].value["step"]) == list(range(1, 8))
-    # a second play is a new animation, from the step shown
-    button(at, "▶ Play").click().run()
-    assert animation_data(at)["play"] == data["play"] + 1 and animation_data(at)["start"] == 7
-    report_from_browser(at, {"play": data["play"] + 1, "step": 3})  # never backwards
-    assert at.session_state["learn_step"] == 7
-
-
-@pytest.mark.parametrize("report", [None, "7", {"play": 1}, {"play": 1, "step": "7"}, {"play": 1, "step": True}])
-def test_a_report_that_is_not_a_step_is_ignored(report):
-    from ui.animation import reported_step
-
-    assert reported_step(report, 1, 2, 10) is None
-    assert reported_step({"play": 1, "step": 99}, 1, 2, 10) == 10
+    epoch, step, _ = step_view(at)
+    assert step == 7
+    paste(at, "the cat sat on the mat the cat ran")
+    assert step_view(at)[:2] == (epoch + 1, 0)  # a new epoch: the browser drops the step it shows

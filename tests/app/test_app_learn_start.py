@@ -8,12 +8,9 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import open_page, step_view
 from core import BPETokenizer
-from core.bpe.explain import explain_step, quoted, text_window
-from ui.animation import play_payload
-from ui.render import md_safe
-
-from app_helpers import open_page
+from core.bpe.explain import quoted, text_window
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_corpora"
@@ -52,14 +49,6 @@ def from_gpt4(merges: int = MERGES) -> AppTest:
     return at
 
 
-def bold_lines(at: AppTest) -> list[str]:
-    return [m.value for m in at.markdown if m.value.startswith("**")]
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
 def test_gpt4_shows_the_merges_it_would_add(gpt4, downloads):
     at = from_gpt4()
     expected = gpt4.extended(TEXT, MERGES)
@@ -68,18 +57,14 @@ def test_gpt4_shows_the_merges_it_would_add(gpt4, downloads):
     assert "BPE variant" not in labels and "Pre-split regex" not in labels  # GPT-4 fixes both
     assert any(c.value.startswith(f"GPT-4 already has 100,256 tokens (and 5 special ones); these are the "
                                   f"{MERGES} merges it would add") for c in at.caption)
-    # merge 0: the corpus as GPT-4 itself cuts it
-    assert metrics(at)["Corpus tokens"] == f"{len(gpt4.encode(TEXT)):,}"
-    assert metrics(at)["Vocabulary size"] == f"{gpt4.vocab_size:,}"
-    assert f"**{md_safe(explain_step(expected, 0))}**" in bold_lines(at)
-    assert f"token {first}," in explain_step(expected, 0)
-    next(b for b in at.button if b.label == "Next ▶").click().run()
-    next(b for b in at.button if b.label == "Next ▶").click().run()
-    assert f"**{md_safe(explain_step(expected, 2))}**" in bold_lines(at)
-    table = at.dataframe[0].value
-    assert list(table["id"]) == [first, first + 1]
-    assert list(table["new token"]) == [quoted(expected.token_str(s.new_id)) for s in expected.trace[:2]]
-    assert metrics(at)["Corpus tokens"] == f"{expected.trace[1].length_after:,}"
+    # merge 0: the corpus as GPT-4 itself cuts it; then the new merges only, ids from `first`
+    _, _, data = step_view(at)
+    assert data["length0"] == len(gpt4.encode(TEXT)) and data["base_vocab"] == gpt4.vocab_size
+    assert data["ids"] == [t.id for t in gpt4.encode_tokens(text_window(TEXT, 0, 2000))]
+    assert [m[2] for m in data["merges"]] == list(range(first, first + MERGES))
+    assert [m[4] for m in data["merges"]] == [s.length_after for s in expected.trace]
+    assert [data["names"][str(m[2])] for m in data["merges"]] == [
+        quoted(expected.token_str(s.new_id)) for s in expected.trace]
     assert at.query_params["start"] == "cl100k_base"  # a reload keeps it
     # the tree of the last new token goes down through GPT-4's own merges to single bytes
     tree = at.code[0].value.splitlines()
@@ -126,16 +111,3 @@ def test_gpt2_missing_is_a_plain_message(tmp_path, monkeypatch):
         assert "characters / bytes always works" in at.info[0].value
     finally:
         cached.clear()
-
-
-def test_play_from_gpt4_runs_in_the_browser_over_the_new_merges(gpt4):
-    at = from_gpt4()
-    next(b for b in at.button if b.label == "▶ Play").click().run()
-    assert not at.exception, [e.message for e in at.exception]
-    assert at.session_state["learn_playing"]
-    # what the browser is sent: GPT-4's cut of the window, then the new merges only
-    expected = gpt4.extended(TEXT, MERGES)
-    payload = play_payload(expected, text_window(TEXT, 0, 2000), 0, 5.0, 1)
-    assert payload["n"] == MERGES and payload["base_vocab"] == gpt4.vocab_size
-    assert [m[2] for m in payload["merges"]] == [s.new_id for s in expected.trace]
-    assert payload["ids"] == [t.id for t in gpt4.encode_tokens(text_window(TEXT, 0, 2000))]

@@ -9,11 +9,14 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import step_view
+from ui.charts import MAX_CURVE_POINTS
 from ui.controls import MAX_MERGES
 from ui.samples import python_docs_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = python_docs_corpus(118_000)  # the 118 KB text of the issue
+MAX_VIEW_BYTES = 4 * 2**20  # every step of 5,000 merges, sent once
 
 
 def ok(at: AppTest) -> AppTest:
@@ -42,21 +45,27 @@ def to_max(at: AppTest, widget) -> AppTest:
     return ok(widget.set_value(widget.max).run())
 
 
+def learn_view(at: AppTest) -> dict:
+    """The step view's payload, its size checked: the browser gets every step of 5,000 merges."""
+    from ui.step_view import NAME
+
+    [view] = [e for e in at.get("bidi_component") if e.proto.component_name == NAME]
+    assert len(view.proto.bytes) < MAX_VIEW_BYTES
+    return step_view(at)[2]
+
+
 def test_learn_bpe_at_5000_merges_and_every_control_at_its_maximum(tmp_path):
     at = open_page(None, tmp_path)
     to_max(at, at.number_input(key="w_num_merges"))
-    n = int(at.slider(key="learn_step").max)
+    data = learn_view(at)
+    n = data["n"]
     assert n == MAX_MERGES or any("ran out of pairs" in i.value for i in at.info)
-    charts = at.get("vega_lite_chart")
-    assert charts and all(max(chart_rows(c), default=0) <= 5000 for c in charts)
-    assert any(m.value.startswith("**Merge 1:") for m in at.markdown)
-    # the window of text at its last start, then the step at its maximum
+    assert len(data["merges"]) == len(data["pairs"]) == n
+    assert all(len(c["datasets"]["curve"]) <= MAX_CURVE_POINTS for c in data["charts"]["curves"].values())
+    # the window of text at its last start
     to_max(at, at.number_input(key="learn_window_start"))
     assert at.number_input(key="learn_window_start").value == at.number_input(key="learn_window_start").max
-    to_max(at, at.slider(key="learn_step"))
-    assert any(m.value.startswith(f"**All {n:,} merges done**") or m.value.startswith(f"**All {n} merges done**")
-               for m in at.markdown)
-    assert len(at.dataframe[0].value) == n  # the merge table holds every merge
+    assert learn_view(at)["n"] == n
 
 
 @pytest.mark.parametrize("variant", ["word", "byte"])
@@ -64,8 +73,7 @@ def test_learn_bpe_other_variants_at_5000_merges(tmp_path, variant):
     at = open_page(None, tmp_path)
     ok(at.radio(key="w_variant").set_value(variant).run())
     to_max(at, at.number_input(key="w_num_merges"))
-    to_max(at, at.slider(key="learn_step"))
-    assert any("merges done**" in m.value for m in at.markdown)
+    assert learn_view(at)["n"] > 0
 
 
 def test_char_vs_bpe_at_5000_merges(tmp_path):

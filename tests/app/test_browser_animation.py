@@ -1,8 +1,8 @@
 """A real Chromium plays the Learn BPE animation on a 100 KB corpus: the merges shown per second
-reach the chosen rate, Pause stops on the merge shown when it was clicked, and the step shown
-never runs backwards or skips a merge.
+reach the chosen rate, Pause stops on the merge shown when it was clicked (and the text then is
+``core``'s at that step), and the step shown never runs backwards or skips a merge.
 
-The browser plays the merges itself (``ui/animation.py``); its step counter is watched from inside
+The browser plays the merges itself (``ui/step_view.py``); its step counter is watched from inside
 the page (a ``MutationObserver``: every change, timed when it happens), so the rate is what a
 person sees.  The bound comes from the frames measured in the same interval: a merge due at time t
 is drawn at the first frame after t, one merge a frame, so the last merge may be as late as the
@@ -12,14 +12,16 @@ frames it waited for make it (``soonest_shown``), plus one frame gap for the tim
 
 import pytest
 
+from core import BPETokenizer
+from core.bpe.explain import segment, text_window
 from test_browser import chromium_page, idle, paste_corpus, serve
 from ui.samples import python_docs_corpus
 
 pytestmark = pytest.mark.browser
 
 SLIDER = 'input[type="range"][aria-label="Merges done"]'
-COUNTER = ".bpe-anim .bpe-anim-step"
-PAUSE = ".st-key-learn_pause button"
+COUNTER = ".bpe-step"  # the step view, whose data-step is the step shown
+PAUSE = '.bpe-step button[data-do="pause"]'
 # Records (time in ms, step) at every change of the animation's step counter from the step at
 # Play, the times of animation frames, and at a click on Pause (window capture: before the page's
 # own listeners) the step and the token ids the animation shows.
@@ -41,11 +43,15 @@ RECORDER = """(before) => {
   const click = (e) => {
     if (!e.target.closest || !e.target.closest('%(pause)s')) return;
     window.__paused = {step: Number(document.querySelector('%(counter)s').dataset.step),
-      rate: document.querySelector('.bpe-anim').dataset.rate,
-      ids: [...document.querySelectorAll('.bpe-anim .bpe-text .tok')].map((t) => t.dataset.id)};
+      rate: document.querySelector('.bpe-step').dataset.rate,
+      ids: [...document.querySelectorAll('.bpe-step .bpe-text .tok')].map((t) => Number(t.dataset.id))};
   };
   window.addEventListener('click', click, true);
-  window.__recorder = () => { on = false; watch.disconnect(); window.removeEventListener('click', click, true); };
+  window.__recorder = () => {
+    on = false;
+    watch.disconnect();
+    window.removeEventListener('click', click, true);
+  };
 }""" % {"counter": COUNTER, "pause": PAUSE}
 
 
@@ -61,30 +67,23 @@ def paste_long(pg, text: str) -> None:
 
 
 def choose_speed(pg, speed: int) -> None:
-    from playwright.sync_api import expect
-
-    thumb = pg.get_by_role("slider", name="Play speed (merges per second)")
-    for _ in range(10):
-        # while a rerun redraws the page, the old slider can still be there beside the new one
-        expect(thumb).to_have_count(1, timeout=60_000)
-        shown = int(thumb.get_attribute("aria-valuetext"))
-        if shown == speed:
-            return
-        thumb.press("ArrowRight" if shown < speed else "ArrowLeft")
-        idle(pg)
-    raise AssertionError(f"could not choose play speed {speed}")
+    pg.get_by_role("combobox", name="Play speed (merges per second)").select_option(str(speed))
 
 
-def static_ids(pg) -> list[str]:
-    return pg.eval_on_selector_all('.bpe-text[data-view="learn"]:not(.bpe-anim .bpe-text) .tok',
-                                   "ts => ts.map(t => t.dataset.id)")
+def core_ids(text: str, merges: int, k: int, **settings) -> list[int]:
+    """The ids ``core`` gives the page's window of ``text`` after ``k`` of ``merges`` merges."""
+    tok = BPETokenizer.from_text(text, merges, **settings)
+    return [t.id for t in segment(tok, text_window(text, 0, 2000), k)]
+
+
+LONG = python_docs_corpus(100_000)
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     with serve(tmp_path_factory.mktemp("runs")) as url, chromium_page(url) as pg:
         pg.get_by_role("heading", name="Learn BPE").wait_for(timeout=60_000)
-        paste_long(pg, python_docs_corpus(100_000))
+        paste_long(pg, LONG)
         # the 100 KB corpus gets 300 merges by default: wait until the slider reaches that far
         pg.wait_for_function(f"document.querySelector('{SLIDER}')?.max === '300'", timeout=120_000)
         idle(pg)
@@ -106,15 +105,15 @@ def test_play_reaches_the_chosen_rate_and_pause_is_exact(page, shots_dir, speed)
     pg.locator(PAUSE).click()
     paused = pg.evaluate("window.__paused")
     assert paused is not None, "the click on Pause was not seen"
-    # the server jumps to exactly the step shown when Pause was clicked, and draws that step
+    # the view stays on exactly the step shown when Pause was clicked, as core computes it
     expect(pg.locator(SLIDER)).to_have_value(str(paused["step"]), timeout=60_000)
     expect(pg.get_by_text(f"Merge {paused['step'] + 1}:", exact=False).first).to_be_visible(timeout=30_000)
-    idle(pg)
-    assert static_ids(pg) == paused["ids"], "the browser's merges differ from the engine's at that step"
+    assert paused["ids"] == core_ids(LONG, 300, paused["step"]), "the browser's merges differ from core's"
     pg.screenshot(path=str(shots_dir / f"learn_play_{speed}.png"))
     steps, frames = pg.evaluate("window.__steps"), pg.evaluate("window.__frames")
     shown = [s for _, s in steps]
-    assert shown == list(range(before + 1, paused["step"] + 1)), f"a step ran backwards or was skipped: {shown}"
+    assert shown == list(range(before + 1, paused["step"] + 1)), \
+        f"a step ran backwards or was skipped: {shown}"
     (t0, s0), (t1, s1) = steps[0], next(p for p in steps if p[1] >= before + want)
     gaps = [b - a for a, b in zip(frames, frames[1:]) if t0 <= b <= t1]  # frames up to s1's
     late_ms = max(gaps)
@@ -148,19 +147,20 @@ def test_byte_tokens_of_one_character_play_under_that_character(page):
 
     pg = page
     pg.get_by_role("radio", name="byte", exact=True).check(force=True)
-    paste_corpus(pg, "Γειά σου κόσμε. नमस्ते दुनिया. 🙂👍 Γειά नमस्ते 🙂👍 " * 3)
-    expect(pg.locator('.bpe-text[data-view="learn"] .bpe-char').first).to_be_visible(timeout=60_000)
-    idle(pg)
-    pg.get_by_role("button", name="⏮ Reset").click()
+    text = "Γειά σου κόσμε. नमस्ते दुनिया. 🙂👍 Γειά नमस्ते 🙂👍 " * 3
+    paste_corpus(pg, text)
+    # the step view of the new text, at its first step (an earlier page can still be on screen)
+    expect(pg.locator(".bpe-step .bpe-glyph").first).to_have_text("Γ", timeout=60_000)
+    expect(pg.locator(SLIDER)).to_have_value("0", timeout=60_000)
     idle(pg)
     choose_speed(pg, 5)
     pg.evaluate(RECORDER, 0)
     pg.get_by_role("button", name="▶ Play").click()
     pg.wait_for_function("window.__steps.length && window.__steps.at(-1)[1] >= 3", timeout=120_000)
-    groups = pg.eval_on_selector_all(".bpe-anim .bpe-char .bpe-glyph", "gs => gs.map(g => g.textContent)")
+    groups = pg.eval_on_selector_all(".bpe-step .bpe-char .bpe-glyph", "gs => gs.map(g => g.textContent)")
     assert "Γ" in groups and "🙂" in groups
     pg.locator(PAUSE).click()
     paused = pg.evaluate("window.__paused")
     expect(pg.locator(SLIDER)).to_have_value(str(paused["step"]), timeout=60_000)
-    idle(pg)
-    assert static_ids(pg) == paused["ids"]
+    merges = int(pg.locator(SLIDER).get_attribute("max"))
+    assert paused["ids"] == core_ids(text, merges, paused["step"], variant="byte", pattern="gpt2")

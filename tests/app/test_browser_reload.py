@@ -8,10 +8,11 @@ from test_browser import chromium_context, idle, paste_corpus, serve
 CORPUS = ("the lowest newer wider tokens were lower than the newest widest ones, and the low "
           "ones were newer still.\n") * 30
 CUT = """() => [...document.querySelectorAll(
-    '[data-testid="stButton"] button, [data-testid="stMetricLabel"], [data-testid="stMetricValue"]')]
+    '[data-testid="stButton"] button, [data-testid="stMetricLabel"], [data-testid="stMetricValue"], ' +
+    '.bpe-step button, .bpe-metric-label, .bpe-metric-value')]
   .flatMap(el => [el, ...el.querySelectorAll('*')])
   .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
-  .map(el => (el.closest('button, [data-testid="stMetric"]') || el).innerText.trim())"""
+  .map(el => (el.closest('button, [data-testid="stMetric"], .bpe-metric') || el).innerText.trim())"""
 
 
 @pytest.fixture

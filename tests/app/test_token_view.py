@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import step_view
 from core import BPETokenizer
 from core.bpe.explain import merge_dag
 from ui.samples import python_docs_corpus
@@ -23,12 +24,14 @@ def learn(corpus: str) -> AppTest:
 
 
 def test_a_space_pair_is_announced_and_drawn_visibly():
-    at = learn("a  b  c  d\n\te  f  g")
-    heads = [m.value for m in at.markdown if m.value.startswith("**Merge 1:")]
-    assert heads and "'␣' \\+ '␣'" in heads[0]
-    body = " ".join(h.proto.body for h in at.get("html"))
-    assert 'class="ws"' in body and "␣" in body and "↵" in body and "⇥" in body
-    assert "␣ space · ↵ new line · ⇥ tab" in body
+    """What the step view is sent (it draws the tokens in the browser): the first merge's pair
+    named with visible spaces, invisible characters drawn as faint symbols, and the legend."""
+    _, _, data = step_view(learn("a  b  c  d\n\te  f  g"))
+    left, right = data["merges"][0][:2]
+    assert data["names"][str(left)] == data["names"][str(right)] == "'␣'"
+    faces = " ".join(face for face, _, _ in data["faces"].values())
+    assert 'class="ws"' in faces and "␣" in faces and "↵" in faces and "⇥" in faces
+    assert "␣ space · ↵ new line · ⇥ tab" in data["legend"]
 
 
 def test_merge_graph_draws_a_shared_token_once_with_step_and_count():

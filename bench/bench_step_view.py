@@ -1,13 +1,14 @@
-"""Learn BPE's Play in a real Chromium: merges shown per second at each speed on a 100 KB corpus,
-against the server's own step (a "Next" click: a rerun that redraws the step, as Play did before
-the browser played the merges itself), timed in the same run; and the size of what Play sends.
+"""Learn BPE's step view in a real Chromium, on a 100 KB corpus (300 merges): a click on Next,
+Previous or the slider to the step drawn (the browser computes every step), merges shown per
+second at each Play speed; and the size and build time of what the server sends once per
+tokenizer and window.
 
-    python bench/bench_animation.py [--chars 100000] [--seconds 4]
+    python bench/bench_step_view.py [--chars 100000] [--seconds 4] [--clicks 60]
 """
 
 import argparse
-import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -21,19 +22,41 @@ from core import BPETokenizer  # noqa: E402
 from core.bpe.explain import text_window  # noqa: E402
 from test_browser import ARGS, CHROMIUM, idle  # noqa: E402
 from test_browser_animation import PAUSE, RECORDER, SLIDER, choose_speed, paste_long  # noqa: E402
-from ui.animation import play_payload  # noqa: E402
 from ui.samples import python_docs_corpus  # noqa: E402
+from ui.step_view import encoded_payload, payload  # noqa: E402
 
 SPEEDS = [1, 2, 5, 10, 20]
+# click a button of the step view, then wait for the frame that shows the new step: the time a
+# person waits, the browser's layout and paint included
+CLICKS = """async ([what, n]) => {
+  const root = document.querySelector('.bpe-step'), times = [];
+  for (let i = 0; i < n; i++) {
+    const before = root.dataset.step, began = performance.now();
+    root.querySelector(`button[data-do="${what}"]`).click();
+    await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+    if (root.dataset.step === before) throw new Error(`${what} did not move the step`);
+    times.push(performance.now() - began);
+  }
+  return times;
+}"""
 
 
 def payload_sizes(text: str) -> None:
-    for merges in (300, 5000):
-        tok = BPETokenizer.from_text(text, merges, variant="byte")
-        start = time.perf_counter()
-        size = len(json.dumps(play_payload(tok, text_window(text, 0, 2000), 0, 20.0, 1)))
-        print(f"payload, byte variant, {merges} merges: {size / 1024:.0f} KiB, built in "
-              f"{(time.perf_counter() - start) * 1000:.0f} ms")
+    window = text_window(text, 0, 2000)
+    for variant in ("char", "byte"):
+        for merges in (300, 5000):
+            tok = BPETokenizer.from_text(text, merges, variant=variant)
+            start = time.perf_counter()
+            payload(tok, window, len(text))
+            built = time.perf_counter() - start
+            size = len(encoded_payload(tok, window, len(text)))
+            print(f"payload, {variant}, {len(tok.trace)} merges: {size / 1024:.0f} KiB, built in "
+                  f"{built * 1000:.0f} ms (once per tokenizer and window)")
+
+
+def clicks(pg, what: str, n: int) -> str:
+    times = sorted(pg.evaluate(CLICKS, [what, n]))
+    return f"p50 {statistics.median(times):.0f} ms, p95 {times[int(0.95 * (len(times) - 1))]:.0f} ms"
 
 
 def played(pg, speed: int, seconds: float) -> float:
@@ -45,25 +68,15 @@ def played(pg, speed: int, seconds: float) -> float:
     pg.wait_for_function(f"window.__steps.length > {int(speed * seconds)}", timeout=120_000)
     pg.locator(PAUSE).click()
     steps = pg.evaluate("window.__steps")[:int(speed * seconds) + 1]
-    idle(pg)
     pg.get_by_role("button", name="⏮ Reset").click()
-    idle(pg)
     return (steps[-1][1] - steps[0][1]) / ((steps[-1][0] - steps[0][0]) / 1000)
-
-
-def server_steps(pg, clicks: int) -> float:
-    """Steps per second drawn by the server: "Next" clicked as soon as the last step is shown."""
-    start = time.perf_counter()
-    for k in range(1, clicks + 1):
-        pg.get_by_role("button", name="Next ▶").click()
-        pg.get_by_text(f"Merge {k + 1}:", exact=False).first.wait_for(timeout=60_000)
-    return clicks / (time.perf_counter() - start)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chars", type=int, default=100_000)
     parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--clicks", type=int, default=60)
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -80,9 +93,11 @@ def main() -> None:
             paste_long(pg, text)
             pg.wait_for_function(f"document.querySelector('{SLIDER}')?.max === '300'", timeout=120_000)
             idle(pg)
-            print(f"server step (Next, the step redrawn): {server_steps(pg, 10):.1f} steps/s")
-            pg.get_by_role("button", name="⏮ Reset").click()
-            idle(pg)
+            pg.wait_for_function("document.querySelector('.bpe-pairs-chart')?.dataset.rows", timeout=60_000)
+            print(f"Next, click to step drawn: {clicks(pg, 'next', args.clicks)}")
+            print(f"Previous, click to step drawn: {clicks(pg, 'previous', args.clicks)}")
+            print(f"All merges (0 to 300), click to step drawn: {clicks(pg, 'all', 1)}")
+            print(f"Reset (300 to 0), click to step drawn: {clicks(pg, 'reset', 1)}")
             for speed in SPEEDS:
                 print(f"Play at {speed:>2} merges/s: {played(pg, speed, args.seconds):.2f} merges shown/s")
             browser.close()

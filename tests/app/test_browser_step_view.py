@@ -1,0 +1,150 @@
+"""A real Chromium steps through Learn BPE's step view (``ui/step_view.py``, computed in the
+browser): at every step of a held sample, forwards and backwards, what the page shows equals what
+``core`` computes (the token ids, the highlighted pair's positions, the sentence, the pairs chart's
+rows, the merge table, the counts); stepping and playing send nothing to the server; a reload opens
+at the step shown.
+"""
+
+from urllib.parse import quote
+
+import pytest
+
+from core import BPETokenizer
+from core.bpe.explain import explain_step, occurrence_indices, segment
+from test_browser import chromium_context, idle, serve
+from ui.charts import pair_rows
+from ui.samples import load_sample
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# what the page shows, read from the view (its data-step and data-hits are set for tests)
+SHOWN = """() => {
+  const r = document.querySelector('.bpe-step');
+  const chart = r.querySelector('.bpe-pairs-chart');
+  return {
+    step: Number(r.dataset.step),
+    hits: r.dataset.hits ? r.dataset.hits.split(',').map(Number) : [],
+    ids: [...r.querySelectorAll('.bpe-text .tok')].map((t) => Number(t.dataset.id)),
+    yellow: [...r.querySelectorAll('.bpe-text .tok')]
+      .flatMap((t, i) => t.classList.contains('tok-hit') ? [i] : []),
+    head: r.querySelector('.bpe-head').innerText,
+    rows: chart.dataset.rows ? JSON.parse(chart.dataset.rows) : null,
+    table: [...r.querySelectorAll('.bpe-table tbody tr:not([hidden])')].map((tr) => Number(tr.dataset.step)),
+    current: r.querySelector('.bpe-table tr.current')?.dataset.step ?? null,
+    metrics: [...r.querySelectorAll('.bpe-metric-value')].map((m) => m.innerText),
+    slider: r.querySelector('input[type=range]').value,
+  };
+}"""
+# samples held for the check: characters, and bytes (emoji and accents split into byte tokens)
+CASES = {
+    "char": ("sennrich", "variant=char&merges=12", dict(variant="char"), 12),
+    "byte": ("multilingual and emoji", "variant=byte&split=gpt4&merges=40",
+             dict(variant="byte", pattern="gpt4"), 40),
+    "gpt4": ("python source", "start=cl100k_base&merges=15", "cl100k_base", 15),  # GPT-4's new merges
+}
+
+
+def trained(text: str, settings, merges: int) -> BPETokenizer:
+    """The tokenizer the page learns for ``settings`` (a real tokenizer's name: its extension)."""
+    if isinstance(settings, str):
+        return BPETokenizer.from_pretrained(settings).extended(text, merges)
+    return BPETokenizer.from_text(text, merges, **settings)
+
+
+def expected(tok: BPETokenizer, text: str, k: int) -> dict:
+    """What the step view must show at step ``k``, from ``core`` alone."""
+    n = len(tok.trace)
+    tokens = segment(tok, text, k)
+    hits = occurrence_indices(tok, tokens, k) if k < n else []
+    if k < n:
+        head = explain_step(tok, k)
+    else:
+        head = (f"All {n} merges done: the vocabulary has {tok.vocab_size} tokens and the corpus is "
+                f"{tok.trace[-1].length_after:,} tokens long (from {tok.initial_length:,}).")
+    corpus = tok.trace[k - 1].length_after if k else tok.initial_length
+    return {
+        "step": k,
+        "hits": hits,
+        "ids": [t.id for t in tokens],
+        "yellow": sorted({i for h in hits for i in (h, h + 1)}),
+        "head": head,
+        "rows": pair_rows(tok, k) if k < n else None,
+        "table": list(range(1, k + 1)),
+        "current": str(k) if k else None,
+        "metrics": [f"{tok.vocab_size - n + k:,}", f"{corpus:,}", f"{len(tokens):,}"],
+        "slider": str(k),
+    }
+
+
+def shown(pg, k: int, n: int) -> dict:
+    """What the view shows once it shows step ``k`` of ``n``."""
+    pg.wait_for_function(f"document.querySelector('.bpe-step')?.dataset.step === '{k}'", timeout=30_000)
+    got = pg.evaluate(SHOWN)
+    if got["rows"] is None and k < n:  # Vega draws the chart once it has loaded
+        pg.wait_for_function("document.querySelector('.bpe-pairs-chart')?.dataset.rows", timeout=30_000)
+        got = pg.evaluate(SHOWN)
+    return got
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("runs")) as url, chromium_context() as new_context:
+        yield url, new_context
+
+
+def open_learn(browser, query: str, sent: list):
+    """A tab on Learn BPE at ``?query``, recording every websocket frame it sends in ``sent``."""
+    url, new_context = browser
+    pg = new_context().new_page()
+    pg.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
+    pg.goto(f"{url}/?{query}")
+    pg.get_by_role("button", name="Next ▶").wait_for(timeout=120_000)
+    idle(pg)
+    return pg
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_step_shows_what_core_computes(browser, case):
+    sample, query, settings, merges = CASES[case]
+    text = load_sample(sample)
+    tok = trained(text, settings, merges)
+    n = len(tok.trace)
+    sent: list = []
+    pg = open_learn(browser, f"corpus=sample:{quote(sample)}&{query}", sent)
+    assert shown(pg, 0, n) == expected(tok, text, 0)
+    before = len(sent)
+    assert before > 0, "the recorder saw none of the page's own messages"
+    for k in range(1, n + 1):
+        pg.get_by_role("button", name="Next ▶").click()
+        assert shown(pg, k, n) == expected(tok, text, k), f"step {k}"
+    for k in range(n - 1, -1, -1):
+        pg.get_by_role("button", name="◀ Previous").click()
+        assert shown(pg, k, n) == expected(tok, text, k), f"back to step {k}"
+    slider = pg.get_by_role("slider", name="Merges done")
+    slider.fill(str(n // 2))
+    assert shown(pg, n // 2, n) == expected(tok, text, n // 2)
+    pg.get_by_role("button", name="All merges ⏭").click()
+    assert shown(pg, n, n) == expected(tok, text, n)
+    pg.get_by_role("button", name="⏮ Reset").click()
+    assert shown(pg, 0, n) == expected(tok, text, 0)
+    assert len(sent) == before, "stepping sent messages to the server"
+    assert pg.dialogs == []
+
+
+def test_play_and_pause_send_nothing_and_a_reload_opens_at_the_step_shown(browser):
+    text = load_sample("sennrich")
+    tok = BPETokenizer.from_text(text, 12, variant="char")
+    n = len(tok.trace)
+    sent: list = []
+    pg = open_learn(browser, "corpus=sample:sennrich&merges=12", sent)
+    before = len(sent)
+    assert before > 0, "the recorder saw none of the page's own messages"
+    pg.get_by_role("button", name="▶ Play").click()
+    pg.wait_for_function("Number(document.querySelector('.bpe-step').dataset.step) >= 3", timeout=30_000)
+    pg.get_by_role("button", name="⏸ Pause").click()
+    k = int(pg.locator(".bpe-step").get_attribute("data-step"))
+    assert 3 <= k <= 12 and len(sent) == before
+    assert shown(pg, k, n) == expected(tok, text, k)
+    pg.wait_for_function(f"new URL(location.href).searchParams.get('step') === '{k}'", timeout=30_000)
+    pg.reload()
+    assert shown(pg, k, n) == expected(tok, text, k)
