@@ -9,6 +9,7 @@ app or the command reports; the only processes killed are those this test starte
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -218,7 +219,7 @@ def test_two_tabs_spread_over_two_processes_and_survive_one_dying(tmp_path):
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) == 0
         assert all(_gone(pid) for pid in pids), "a process outlived the command"
-        assert not status_path.exists()
+        assert not status_path.exists() and not Path(status["stats_socket"]).parent.exists()
 
 
 @pytest.mark.slow
@@ -232,3 +233,4 @@ def test_killed_outright_the_command_takes_its_processes_along(tmp_path):
         proc.kill()
         proc.wait()
         _wait(lambda: all(_gone(pid) for pid in pids), 60, "every child gone")
+        shutil.rmtree(Path(status["stats_socket"]).parent)  # what the command had no chance to remove
