@@ -42,7 +42,10 @@ HOUSEKEEPING_S = 10   # two rounds of the app's housekeeper (ui.memory.PERIOD_S)
 STEADY_S = 8          # RSS that has not fallen for this long has settled
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int | list[int]) -> float:
+    """VmRSS of a process, or the sum over several (``bench_room.py``: every app process)."""
+    if isinstance(pid, list):
+        return sum(rss_mb(p) for p in pid)
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024

@@ -4,8 +4,10 @@ tabs would measure Chromium.
 
 Speaks Streamlit's protocol (``BackMsg`` / ``ForwardMsg`` protobufs from the installed package):
 a rerun carries the query string, the page, and the widget triggers; the run is done when the
-server sends ``script_finished``.  Only what the benchmark needs: find a button by its label in
-the elements the server sent, click it, time the rerun.
+server sends ``script_finished``.  Only what the benchmarks need: find a button by its label in
+the elements the server sent, click it, time the rerun; keep the URL the app writes (as the
+browser's address bar does) and reload from it; keep the cookies a proxy sets (``ui.serve`` pins
+a tab to its app process by one) and count the exceptions the app showed.
 """
 
 from __future__ import annotations
@@ -34,12 +36,29 @@ class Session:
     elements: list[Element] = field(default_factory=list)
     page_hash: str = ""
     kept: dict[str, dict] = field(default_factory=dict)   # widget id -> value, sent every rerun
+    cookies: dict[str, str] = field(default_factory=dict)  # set by a proxy, sent back on reconnect
+    exceptions: int = 0                                    # exception elements the server sent
     _ws: object = None
 
     async def connect(self) -> None:
         ws_url = self.url.replace("http://", "ws://") + "/_stcore/stream"
+        cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         self._ws = await websockets.connect(ws_url, subprotocols=["streamlit"], max_size=2**26,
-                                            open_timeout=60)
+                                            open_timeout=60,
+                                            additional_headers={"Cookie": cookie} if cookie else None)
+        for header in self._ws.response.headers.get_all("Set-Cookie"):
+            name, _, value = header.split(";", 1)[0].partition("=")
+            self.cookies[name.strip()] = value.strip()
+
+    async def reload(self, timeout: float = 300.0) -> float:
+        """What a browser's reload does: a new session from the URL alone (no widget values);
+        the seconds from closing the old websocket to the new run's ``script_finished``."""
+        start = time.perf_counter()
+        await self.close()
+        self.kept, self.elements = {}, []
+        await self.connect()
+        await self.rerun(timeout=timeout)
+        return time.perf_counter() - start
 
     async def close(self) -> None:
         if self._ws is not None:
@@ -82,10 +101,13 @@ class Session:
             elif kind == "navigation":
                 self.page_hash = fwd.navigation.page_script_hash
                 self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
+            elif kind == "page_info_changed":
+                self.query = fwd.page_info_changed.query_string
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 element = fwd.delta.new_element
                 which = element.WhichOneof("type")
                 self.elements.append(Element(which, getattr(element, which), fwd.delta.fragment_id))
+                self.exceptions += which == "exception"
             elif kind == "script_finished":
                 return
 
@@ -104,7 +126,8 @@ class Session:
         for e in self.elements:
             if e.kind == "button" and e.proto.label == label:
                 return e
-        raise LookupError(f"no button {label!r} among {[e.proto.label for e in self.elements if e.kind == 'button']}")
+        labels = [e.proto.label for e in self.elements if e.kind == "button"]
+        raise LookupError(f"no button {label!r} among {labels}")
 
     def texts(self) -> list[str]:
         """Markdown, captions and alerts the last runs drew (to read a page's messages)."""

@@ -13,4 +13,5 @@
 - ``charts``: Vega-Lite specs built with Altair once and refilled per step.
 - ``identity``: who is at this browser (owner id in the URL, instructor mode).
 - ``run_view``: the Train a GPT page's helpers: runs folder, device bounds, step-time probe, charts.
+- ``serve``: ``python -m ui.serve``, the app as N processes behind HAProxy for a workshop room.
 """

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import memory, state
+from . import memory, serve, state
 from .controls import restore_settings, sync_settings_url
 from .corpus import corpus_sidebar, restore_corpus, start_trainable
 from .identity import owner_id
@@ -37,5 +37,7 @@ def run_app() -> None:
     if page.url_path == "train_gpt":
         start_trainable()
     corpus_sidebar()
+    with st.sidebar:
+        serve.rerun_on_reconnect()  # a tab whose app process died comes back at once (``ui.serve``)
     sync_settings_url()
     page.run()

@@ -132,6 +132,16 @@ def paste_corpus(pg, text: str) -> None:
     box.press("Control+Enter")
 
 
+def choose_settings(pg, variant: str, merges: int) -> None:
+    """Learn BPE's BPE variant and number of merges, set as a person sets them (both go in the URL)."""
+    pg.locator("[data-testid=stRadio] label").filter(has=pg.get_by_text(variant, exact=True)).first.click()
+    idle(pg)
+    box = pg.get_by_label("Merges", exact=True)
+    box.fill(str(merges))
+    box.press("Enter")
+    idle(pg)
+
+
 def idle(pg) -> None:
     """Wait until the app is not running a script (the status widget goes away)."""
     pg.wait_for_timeout(300)

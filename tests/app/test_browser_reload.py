@@ -3,7 +3,7 @@ at 800 px wide no button label or metric label is cut."""
 
 import pytest
 
-from test_browser import chromium_context, idle, paste_corpus, serve
+from test_browser import choose_settings, chromium_context, idle, paste_corpus, serve
 
 CORPUS = ("the lowest newer wider tokens were lower than the newest widest ones, and the low "
           "ones were newer still.\n") * 30
@@ -41,12 +41,7 @@ def test_reload_keeps_corpus_and_settings(browser):
     paste_corpus(pg, CORPUS)
     expect(pg.get_by_text("Pasted text")).to_be_visible(timeout=30_000)
     idle(pg)
-    pg.locator("[data-testid=stRadio] label").filter(has=pg.get_by_text("word", exact=True)).first.click()
-    idle(pg)
-    merges = pg.get_by_label("Merges", exact=True)
-    merges.fill("12")
-    merges.press("Enter")
-    idle(pg)
+    choose_settings(pg, "word", 12)
     slider = pg.locator("input[type=range][aria-label=\"Merges done\"]")
     for k in (1, 2):
         pg.get_by_role("button", name="Next ▶", exact=True).first.click()
