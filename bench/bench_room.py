@@ -8,22 +8,24 @@ real Chromium tabs timing a click to the updated view, against one ``streamlit r
 
 Each websocket tab (``streamlit_client.py``) has its own owner id and acts every ``--every``
 seconds on a fixed schedule (a random phase each; an action due while the last still runs starts
-as soon as it ends, counted as *late*): a *step* (Next, or Previous back from the last merge: today a
-server rerun of the stepper) with probability ``--step-share``, else a *whole-page run* taken in
-turn from ``--page-runs`` (``rerun``: the page run again, as a settings change or a page switch
-costs; ``reload``: a new session from the URL alone, as a browser's reload).  Latencies are the
-server's: from the request to its ``script_finished``.  Each Chromium tab (its own browser context,
-so its own proxy pin) steps at the same rate and times, inside the page, the click to the view
-showing the next step (:func:`click_step`).  A tab whose step comes back at a step it did not
-ask for, whose connection drops or whose action times out is a *lost session*; *exceptions* are
-the exception elements the app sent (and, in Chromium, showed).
+as soon as it ends, counted as *late*): a *step* (Next, or Previous back from the last merge) with
+probability ``--step-share``, else a *whole-page run* taken in turn from ``--page-runs``
+(``rerun``: the page run again, as a settings change, a click on a token or a page switch costs;
+``reload``: a new session from the URL alone, at the step the browser wrote there).  A step is
+drawn by the attendee's browser (``ui/step_view.py``) and sends the server nothing, so a websocket
+tab only counts it.  Latencies are the server's: from the request to its ``script_finished``.  Each
+Chromium tab (its own browser context, so its own proxy pin) steps at the same rate and times,
+inside the page, the click to the frame showing the next step (:func:`click_step`).  A tab whose
+page comes back at a step or tokenizer it did not ask for, whose connection drops or whose action
+times out is a *lost session*; *exceptions* are the exception elements the app sent (and, in
+Chromium, showed).
 
 Each ``--processes`` value gets a fresh server (1: ``streamlit run``; 2 or more: the serve
 command), sessions kept 10 s after they leave, warmed by one tab per process; then each ``--tabs``
 value is a phase: the room arrives at once, acts for ``--duration`` seconds and leaves.  RSS is the
 sum over the app processes (``bench_server.py``'s baseline and ``settle``); the spread is the
 tabs per process, by the pin the proxy set.  The last table says, per process count, the most
-tabs whose step and page-run p95 stayed within ``--target-p95-ms``.  Timings depend on what else
+tabs whose page-run p95 stayed within ``--target-p95-ms``.  Timings depend on what else
 runs on the machine: the header prints the machine and the load, each row the load at its end.
 """
 
@@ -61,53 +63,46 @@ SHOWN = re.compile(r"\*\*(?:Merge (\d+):|All (\d+) merges done)")
 PASTE_LABEL = "Or paste your own text"
 
 
-# -- a step as a real tab shows it: the one place to adapt when stepping moves into the browser ----------
-NEXT, PREVIOUS = "Next ▶", "◀ Previous"
-SLIDER = 'input[type=range][aria-label="Merges done"]'
-SHOWS = """marker => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] strong')]
-    .some(s => s.textContent.startsWith(marker))"""
-CLICK_AND_WAIT = f"""async ([label, marker, boundMs]) => {{
-  const shows = {SHOWS};
-  const button = [...document.querySelectorAll('button')].find(b => b.innerText.trim() === label);
+# -- a step as a real tab shows it: Learn BPE's step view computes it in the browser ---------------------
+NEXT, PREVIOUS = "next", "previous"  # the step view's buttons (their data-do)
+VIEW = ".bpe-step"  # the step view, whose data-step is the step it shows
+CLICK_AND_WAIT = f"""async ([what, want, boundMs]) => {{
+  const root = document.querySelector('{VIEW}');
+  const button = root && root.querySelector(`button[data-do="${{what}}"]`);
   if (!button || button.disabled) return -1;
   const start = performance.now();
   button.click();
-  while (!shows(marker)) {{
+  while (root.dataset.step !== String(want)) {{
     if (performance.now() - start > boundMs) return -2;
     await new Promise(r => setTimeout(r, 4));
   }}
+  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));  // the frame that shows it
   return performance.now() - start;
 }}"""
 
 
-def step_marker(k: int, n: int) -> str:
-    """The text that says the view shows ``k`` merges done (the explanation line above the text)."""
-    return f"All {n} merges done" if k >= n else f"Merge {k + 1}:"
-
-
 async def click_step(page, k: int, n: int, forward: bool) -> float:
     """Click Next (``forward``) or Previous on a tab showing step ``k`` of ``n`` and wait until the
-    view shows the step after it; the milliseconds from the click to the changed view, timed in the
-    page (negative: the button was missing (-1) or the view did not change in time (-2))."""
-    marker = step_marker(k + 1 if forward else k - 1, n)
-    label = NEXT if forward else PREVIOUS
-    return await page.evaluate(CLICK_AND_WAIT, [label, marker, ACTION_TIMEOUT_S * 1000])
+    view shows the step after it, drawn; the milliseconds from the click, timed in the page
+    (negative: the button was missing or disabled (-1) or the view did not change in time (-2))."""
+    return await page.evaluate(CLICK_AND_WAIT, [NEXT if forward else PREVIOUS, k + (1 if forward else -1),
+                                                ACTION_TIMEOUT_S * 1000])
 
 
 async def steps_in_view(page) -> int:
-    """How many merges the tab steps through (waits for its first view)."""
-    slider = page.locator(SLIDER)
+    """How many merges the tab steps through (waits for its first view, at step 0)."""
+    slider = page.locator(f"{VIEW} input[type=range]")
     await slider.wait_for(state="attached", timeout=ACTION_TIMEOUT_S * 1000)
-    n = int(await slider.get_attribute("max") or await slider.get_attribute("aria-valuemax"))
-    await page.wait_for_function(SHOWS, arg=step_marker(0, n), timeout=ACTION_TIMEOUT_S * 1000)
-    return n
+    await page.wait_for_function(f"document.querySelector('{VIEW}')?.dataset.step === '0'",
+                                 timeout=ACTION_TIMEOUT_S * 1000)
+    return int(await slider.get_attribute("max"))
 # -----------------------------------------------------------------------------------------------------
 
 
 @dataclass
 class Tally:
     """What a phase measured, in milliseconds."""
-    step: list[float] = field(default_factory=list)
+    steps: int = 0  # steps the websocket tabs' browsers drew: nothing reaches the server
     page: list[float] = field(default_factory=list)
     click: list[float] = field(default_factory=list)
     opened: list[float] = field(default_factory=list)
@@ -128,27 +123,25 @@ def p95(values: list[float]) -> float:
     return sorted(values)[int(0.95 * (len(values) - 1))] if values else float("nan")
 
 
-def shown_step(s: Session) -> int | None:
-    """The step a websocket tab's page shows (None: no explanation line drawn)."""
-    for text in s.texts():
-        m = SHOWN.match(text)
-        if m:
-            return int(m.group(1)) - 1 if m.group(1) else int(m.group(2))
-    return None
+def step_view(s: Session) -> tuple[int, int]:
+    """What a websocket tab's page sent its step view: ``(the step it opens at, merges)``."""
+    from ui.step_view import NAME
 
-
-def merges_in_view(s: Session) -> int:
-    return next(int(e.proto.max) for e in s.elements if e.kind == "slider" and e.proto.label == "Merges done")
+    view = next(e.proto for e in s.elements if e.kind == "bidi_component" and e.proto.component_name == NAME)
+    opening, _key, body = view.bytes.split(b"\n", 2)
+    return int(opening.split()[1]), json.loads(body)["n"]
 
 
 class WsTab:
-    """One attendee as a websocket session: steps and whole-page runs at the room's rate."""
+    """One attendee as a websocket session.  A step is drawn by their browser and sends nothing, so
+    here it only moves the step the tab's URL would hold; a whole-page run is a rerun (a settings
+    change, a click on a token, a page switch) or a reload (a new session from the URL, at its step)."""
 
     def __init__(self, url: str, owner: str, corpus: str, args: argparse.Namespace, tally: Tally):
         query = f"u={owner}" + ("" if corpus == "own" else f"&corpus={quote('sample:' + corpus)}")
         self.s, self.args, self.tally = Session(url, query=query), args, tally
         self.own_text = f"{owner}\n" + python_docs_corpus(args.chars) if corpus == "own" else None
-        self.k, self.n, self.forward, self.turn, self.alive = 0, 0, True, 0, True
+        self.k, self.n, self.opened_at, self.forward, self.turn = 0, 0, 0, True, 0
 
     async def open(self) -> None:
         start = time.perf_counter()
@@ -158,25 +151,28 @@ class WsTab:
             self.s.keep(PASTE_LABEL, string_value=self.own_text)
             await self.s.rerun(timeout=ACTION_TIMEOUT_S)
         self.tally.opened.append(1000 * (time.perf_counter() - start))
-        self.n, self.k = merges_in_view(self.s), shown_step(self.s) or 0
+        self.opened_at, self.n = step_view(self.s)
+        self.k = self.opened_at
 
     async def act(self) -> None:
         if random.random() < self.args.step_share:
             if not 0 <= self.k + (1 if self.forward else -1) <= self.n:
                 self.forward = not self.forward
-            expected = self.k + (1 if self.forward else -1)
-            seconds = await self.s.rerun(trigger=self.s.button(NEXT if self.forward else PREVIOUS),
-                                         timeout=ACTION_TIMEOUT_S)
-            self.tally.step.append(1000 * seconds)
+            self.k += 1 if self.forward else -1
+            self.tally.steps += 1
+            return
+        kind = self.args.page_runs[self.turn % len(self.args.page_runs)]
+        self.turn += 1
+        if kind == "reload":  # the browser wrote the step it shows into the URL
+            self.s.query = re.sub(r"&?step=\d+", "", self.s.query) + (f"&step={self.k}" if self.k else "")
+            self.tally.page.append(1000 * await self.s.reload(timeout=ACTION_TIMEOUT_S))
+            self.opened_at = self.k
         else:
-            kind = self.args.page_runs[self.turn % len(self.args.page_runs)]
-            self.turn += 1
-            expected = self.k
-            run = self.s.reload if kind == "reload" else self.s.rerun
-            self.tally.page.append(1000 * await run(timeout=ACTION_TIMEOUT_S))
-        self.k = shown_step(self.s)
-        if self.k != expected:
-            raise RuntimeError(f"showed step {self.k}, not {expected}")
+            self.tally.page.append(1000 * await self.s.rerun(timeout=ACTION_TIMEOUT_S))
+        shown = step_view(self.s)
+        if shown != (self.opened_at, self.n):
+            raise RuntimeError(f"the view opens at step {shown[0]} of {shown[1]}, "
+                               f"not {self.opened_at} of {self.n}")
 
     async def close(self) -> None:
         self.tally.exceptions += self.s.exceptions
@@ -347,8 +343,8 @@ async def phase(server: Server, processes: int, tabs: int, baseline: float, args
     return row
 
 
-HEADER = ("| processes | tabs + Chromium | steps: n, p50 / p95 / max ms | page runs: n, p50 / p95 / max ms | "
-          "click to view: n, p50 / p95 / max ms | open p95 ms | exceptions / lost / late | spread | "
+HEADER = ("| processes | tabs + Chromium | websocket tabs' steps (in their browsers) | "
+          "page runs: n, p50 / p95 / max ms | click to view: n, p50 / p95 / max ms | open p95 ms | exceptions / lost / late | spread | "
           "RSS before / peak / after (vs baseline) | load 1 min |\n" + "|---" * 10 + "|")
 
 
@@ -364,13 +360,13 @@ class Row:
     def line(self) -> str:
         t = self.tally
         spread = ", ".join(f"{name} {n}" for name, n in sorted(t.spread.items()))
-        return (f"| {self.processes} | {self.tabs} + {self.chromium} | {len(t.step)}, {percentiles(t.step)} "
+        return (f"| {self.processes} | {self.tabs} + {self.chromium} | {t.steps}, 0 messages "
                 f"| {len(t.page)}, {percentiles(t.page)} | {len(t.click)}, {percentiles(t.click)} | "
                 f"{p95(t.opened):,.0f} | {t.exceptions} / {t.lost} / {t.late} | {spread} | {self.rss} | "
                 f"{self.load:.1f} |")
 
     def held(self, target: float) -> bool:
-        return max(p95(self.tally.step), p95(self.tally.page)) <= target and not self.tally.lost
+        return p95(self.tally.page) <= target and not self.tally.lost
 
 
 def held(rows: list[Row], target: float) -> str:
@@ -378,7 +374,7 @@ def held(rows: list[Row], target: float) -> str:
     for processes in sorted({r.processes for r in rows}):
         ok = [r.tabs for r in rows if r.processes == processes and r.held(target)]
         lines.append(f"{processes} process(es): {max(ok) if ok else 'none'} of the tab counts tried "
-                     f"held step and page-run p95 within {target:,.0f} ms with no lost session")
+                     f"held page-run p95 within {target:,.0f} ms with no lost session")
     return "\n".join(lines)
 
 

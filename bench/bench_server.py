@@ -1,9 +1,15 @@
-"""A workshop room against one server: N sessions step Learn BPE at once, then N sessions launch
-GPT runs at once.  Reports step latency (p50/p95), the server's memory before, during and after,
-and how many runs trained at once against the cap.
+"""A workshop room against one server, as fast as it can go: N sessions run Learn BPE's whole page
+again and again at once (a closed loop), then N sessions launch GPT runs at once.  Reports the
+page runs' latency (p50/p95), the server's memory before, during and after, and how many runs
+trained at once against the cap.
 
     python bench/bench_server.py [--sessions 10 30] [--clicks 10] [--chars 100000] [--launchers 10]
                                  [--steps 30]
+
+A step on Learn BPE (Next, Previous, the slider, Play) is drawn by the browser and reaches no
+server (``ui/step_view.py``), so what a room makes the server do there is whole-page runs: a click
+on a token, a page switch, a settings change.  Each "click" here is one: the page run again with
+the session's widgets, timed from the request to the server's ``script_finished``.
 
 Each session is a websocket client speaking Streamlit's own protocol (``streamlit_client.py``),
 with its own owner id in the URL, pasting its own corpus (so nothing is shared between sessions by
@@ -103,11 +109,9 @@ async def open_session(url: str, owner: str, text: str) -> Session:
     return s
 
 
-async def step_learn_bpe(s: Session, clicks: int) -> list[float]:
-    times = []
-    for _ in range(clicks):
-        times.append(await s.rerun(trigger=s.button("Next ▶")))
-    return times
+async def run_learn_bpe(s: Session, clicks: int) -> list[float]:
+    """``clicks`` whole-page runs of Learn BPE, one after the other, as fast as the server answers."""
+    return [await s.rerun() for _ in range(clicks)]
 
 
 def owner_id(i: int) -> str:
@@ -120,7 +124,7 @@ async def learn_phase(url: str, pid: int, n: int, clicks: int, chars: int) -> di
     sampler.start()
     sessions = await asyncio.gather(*(open_session(url, owner_id(i), f"session {i}\n" + base)
                                       for i in range(n)))
-    latencies = await asyncio.gather(*(step_learn_bpe(s, clicks) for s in sessions))
+    latencies = await asyncio.gather(*(run_learn_bpe(s, clicks) for s in sessions))
     during = sampler.stop()
     await asyncio.gather(*(s.close() for s in sessions))
     flat = sorted(t for ts in latencies for t in ts)
@@ -193,7 +197,7 @@ def main() -> None:
             baseline = settle(proc.pid)
             print(f"server warmed by one session (p50 {warm['p50_ms']:.0f} ms); baseline RSS "
                   f"{baseline:.0f} MB")
-            print("| sessions | clicks | step p50 | step p95 | RSS before | RSS peak | RSS after |")
+            print("| sessions | page runs | p50 | p95 | RSS before | RSS peak | RSS after |")
             print("|---|---|---|---|---|---|---|")
             for n in args.sessions:
                 before = rss_mb(proc.pid)
