@@ -18,7 +18,8 @@ SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8"
 
 
 def app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
+    at.switch_page("app_pages/learn_bpe.py").run()  # the root opens Start here
     assert not at.exception, [e.message for e in at.exception]
     return at
 
