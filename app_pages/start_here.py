@@ -4,7 +4,6 @@ the drawing is ``ui.lesson_view``'s."""
 
 import streamlit as st
 
-from core.lessons import StationProgress
 from ui import lesson_view
 from ui.identity import identity_sidebar, is_instructor
 from ui.render import md_safe
@@ -18,9 +17,9 @@ if not path.stations:
     st.info("There are no stations to show yet: the instructor can check them with "
             "`python -m core.lessons check`.")
     st.stop()
+if is_instructor():  # first, where the instructor looks during a workshop
+    lesson_view.room_view(path)
 st.markdown(path.intro)
 progress = lesson_view.my_progress()
 station = lesson_view.path_picker(path, progress)
-lesson_view.show_station(path, station, progress.get(station.id, StationProgress()))
-if is_instructor():
-    lesson_view.room_view(path)
+lesson_view.show_station(path, station, progress)

@@ -125,10 +125,12 @@ def _done(progress: dict[str, StationProgress], station_id: str) -> bool:
 
 
 # -- one station -----------------------------------------------------------------------------------
-def show_station(path: LessonPath, station: Station, progress: StationProgress) -> None:
+def show_station(path: LessonPath, station: Station, everything: dict[str, StationProgress]) -> None:
+    """The station in its box; ``everything``: this attendee's progress at every station."""
     store().open_station(owner_id(), station.id)
+    progress = everything.get(station.id, StationProgress())
     q = station.question
-    with st.container(border=True):
+    with st.container(border=True, key="lesson_station_box"):
         st.subheader(f"{station.number}. {station.title}")
         st.markdown(station.text)
         if q.compute == "room_bpc":
@@ -140,7 +142,7 @@ def show_station(path: LessonPath, station: Station, progress: StationProgress) 
         st.markdown(f"**Then see it.** {station.tool.do}")
         tool_button(station)
         if progress.done:
-            next_station(path, station)
+            next_station(path, station, everything)
 
 
 def prediction(station: Station) -> None:
@@ -228,11 +230,15 @@ def follow_tool() -> None:
         st.switch_page(f"app_pages/{page}.py")
 
 
-def next_station(path: LessonPath, station: Station) -> None:
-    later = [s for s in path.stations if s.number > station.number] or list(path.stations)
-    if later[0].id != station.id:
-        st.button(f"Next: {later[0].number}. {later[0].title} ▶", key=f"lesson_next_{station.id}",
-                  on_click=state.put, args=(state.LESSON_STATION, later[0].id))
+def next_station(path: LessonPath, station: Station, everything: dict[str, StationProgress]) -> None:
+    """A button to the next station not done (after this one, then from the start); none at the end."""
+    order = [s for s in path.stations if s.number > station.number] + list(path.stations)
+    todo = [s for s in order if s.id != station.id and not _done(everything, s.id)]
+    if todo:
+        st.button(f"Next: {todo[0].number}. {todo[0].title} ▶", key=f"lesson_next_{station.id}",
+                  on_click=state.put, args=(state.LESSON_STATION, todo[0].id))
+    else:
+        st.success("You have done every station of the path. 🎉")
 
 
 # -- the room's GPT runs (the char vs BPE station) ----------------------------------------------------
@@ -263,8 +269,8 @@ def room_runs_status(station: Station) -> None:
 # -- the instructor's view of the room ---------------------------------------------------------------
 def room_view(path: LessonPath) -> None:
     st.subheader("The room")
-    st.caption("Only you see this (instructor mode). Each attendee counts once per station; updated "
-               f"every {ROOM_EVERY_S} seconds.")
+    st.caption("Only you see this (instructor mode): how far the attendees are, each counted once per "
+               f"station (you too, if you follow the path below); updated every {ROOM_EVERY_S} seconds.")
     _room_table(path)
 
 
@@ -275,8 +281,10 @@ def _room_table(path: LessonPath) -> None:
         share = (f"{row.first_try_right} of {row.answered} ({row.first_try_share:.0%})" if row.answered
                  else "–")
         wrong = station.question.choices.get(row.common_wrong, row.common_wrong)
-        rows.append({"station": f"{station.number}. {station.short}", "reached": row.reached,
+        wrong = md_safe(f"{wrong} ({row.common_wrong_count})") if wrong else "–"
+        rows.append({"station": md_safe(f"{station.number}. {station.short}"), "reached": row.reached,
                      "answered": row.answered, "right at first try": share, "done": row.done,
-                     "most common wrong answer": f"{wrong} ({row.common_wrong_count})" if wrong else "–"})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+                     "most common wrong answer": wrong})
+    # a plain table (readable at 800 px, its text in the page); it draws cells as Markdown
+    st.table(pd.DataFrame(rows), hide_index=True)
     st.caption(f"As of {time.strftime('%H:%M:%S')}.")

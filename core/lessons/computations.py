@@ -183,7 +183,7 @@ def split_words(data: StationData) -> Answer:
     words = [str(w) for w in data.arg("words") or []]
     splits = "; ".join(f"{w} → {' · '.join(map(visible, tok.tokenize(w)))}" for w in words)
     unseen = dict.fromkeys(ch for w in words for _, ch in tok.unknown_characters(w))
-    learned = ", ".join(f"{_pair(tok, s.left, s.right)} → {visible(tok.token_str(s.new_id))}"
+    learned = "; ".join(f"{_pair(tok, s.left, s.right)} → {visible(tok.token_str(s.new_id))}"
                         for s in tok.trace)
     return Answer(splits, {"merges": learned, "splits": splits,
                            "unseen": ", ".join(unseen) or "no character of theirs"})
@@ -196,7 +196,7 @@ def compression(data: StationData) -> Answer:
     text = data.text()
     tok = data.tokenizer()
     tokens = tok.trace[-1].length_after if tok.trace else tok.initial_length
-    first = ", ".join(visible(tok.token_str(s.new_id)) for s in tok.trace[:8])
+    first = " · ".join(visible(tok.token_str(s.new_id)) for s in tok.trace[:8])
     return Answer(round(len(text) / tokens, 2), {
         "chars": f"{len(text):,}", "tokens": f"{tokens:,}", "vocab": f"{tok.vocab_size:,}",
         "first_merges": first})

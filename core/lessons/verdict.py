@@ -10,7 +10,7 @@ prediction matches it, the feedback that says why, and the record in their progr
 A choice is right when it is the computed value; a number when it is within the question's
 ``tolerance`` of it (relative; 0: exactly).  Feedback is the station's ``why`` (shown with a right
 answer, or when the attendee asks to see it) or, after a wrong one, its ``hint`` (a number also
-hears whether it was too high or too low), each with ``{facts}`` filled from the computation.
+hears whether the answer is higher or lower), each with ``{facts}`` filled from the computation.
 """
 
 from __future__ import annotations
@@ -88,11 +88,11 @@ def explanation(station: Station, answer: Answer, escape: Callable[[str], str] =
 
 
 def hint(station: Station, answer: Answer, given: Given, escape: Callable[[str], str] = str) -> str:
-    """What a wrong prediction hears: too high or too low (a number), then the station's hint."""
+    """What a wrong prediction hears: whether the answer is higher or lower (a number), then the
+    station's hint."""
     parts = []
     if given.number is not None:
-        side = "high" if given.number > float(answer.value) else "low"
-        parts.append(f"{escape(given.text)} is too {side}.")
+        parts.append(f"The answer is {'lower' if given.number > float(answer.value) else 'higher'}.")
     if station.question.hint:
         parts.append(fill(station.question.hint, station, answer, escape))
     return " ".join(parts)

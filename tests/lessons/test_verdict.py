@@ -46,11 +46,11 @@ def test_an_estimate_is_right_within_the_tolerance(given, right):
     assert is_right(SHAKESPEARE, read_given(SHAKESPEARE, given), Answer(2.29, {})) is right
 
 
-def test_a_wrong_number_hears_too_high_or_too_low_then_the_hint():
+def test_a_wrong_number_hears_higher_or_lower_then_the_hint():
     answer = Answer(17, {"text": "", "chars": "12", "bytes": "17", "wide": "", "gpt4_tokens": "6",
                          "gpt4_pieces": ""})
-    assert hint(BYTES, answer, read_given(BYTES, 30)).startswith("30 is too high. Count one byte")
-    assert hint(BYTES, answer, read_given(BYTES, 12)).startswith("12 is too low.")
+    assert hint(BYTES, answer, read_given(BYTES, 30)).startswith("The answer is lower. Count one byte")
+    assert hint(BYTES, answer, read_given(BYTES, 12)).startswith("The answer is higher.")
 
 
 def test_the_feedback_fills_the_station_s_text_from_core_s_facts(tmp_path):
