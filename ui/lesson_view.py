@@ -162,6 +162,11 @@ def prediction(station: Station) -> None:
 
 def check(station: Station, given) -> None:
     try:
+        read_given(station, given)  # a number out of bounds is the attendee's to fix, not the station's
+    except LessonError as exc:
+        st.warning(md_safe(str(exc)), icon="✍️")
+        return
+    try:
         answer = station_answer(station)
         answer_station(store(), owner_id(), station, given, answer)
     except AnswerNotReady as exc:

@@ -118,3 +118,34 @@ def test_nothing_to_merge_is_a_message():
     data = StationData(corpus="sample:the cat sat", start="cl100k_base", merges=5)
     with pytest.raises(LessonError, match="no pair to merge"):
         COMPUTATIONS["first_new_token"].run(data)
+
+
+SAMPLES = sorted(sample_corpora())
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+@pytest.mark.parametrize("compute", ["first_merge", "compression", "split_words"])
+@pytest.mark.parametrize("variant", ["char", "word", "byte"])
+def test_every_sample_s_script_gets_an_answer_or_a_plain_message(name, compute, variant):
+    """Every script the samples hold (accents, Cyrillic, Greek, Hangul, Han, Kana, Arabic, emoji,
+    code) goes through the computations a station may point at them."""
+    text = sample(name)
+    words = text.split()[:2] + ["👩‍💻", "세계"]
+    data = StationData(corpus=f"sample:{name}", variant=variant, merges=5, args={"words": words})
+    try:
+        answer = COMPUTATIONS[compute].run(data)
+    except LessonError as exc:  # e.g. a corpus with no pair to merge
+        assert "no pair to merge" in str(exc)
+        return
+    assert answer.shown and all(isinstance(v, str) for v in answer.facts.values())
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_every_sample_extends_gpt4_or_says_there_is_nothing_to_merge(name):
+    data = StationData(corpus=f"sample:{name}", start="cl100k_base", merges=3)
+    try:
+        answer = COMPUTATIONS["first_new_token"].run(data)
+    except LessonError as exc:
+        assert "no pair to merge" in str(exc)
+        return
+    assert answer.facts["example"] and answer.facts["example_cut"]

@@ -109,3 +109,18 @@ def test_bad_file_names_encodings_and_sizes(tmp_path):
 def test_a_missing_folder_is_a_problem_not_a_crash(tmp_path):
     path = load_path(tmp_path / "nowhere")
     assert not path.stations and "no such folder" in str(path.problems[0])
+
+
+def test_a_translated_station_reads_and_is_answered_in_its_own_script(tmp_path):
+    """A teacher translates the texts (any script; the values core compares stay as they are)."""
+    from core.lessons import compute_answer, explanation
+
+    korean = (GOOD.replace('"The BPE loop"', '"BPE 반복: 첫 번째 병합"')
+                  .replace('"Which pair first?"', '"어느 쌍이 먼저 병합될까요? 🤔"')
+                  .replace('["e + s", "l + o"]', '{ "e + s" = "e 와 s", "l + o" = "l 과 o" }')
+                  .replace('"{answer} occurs {count} times."', '"{answer} يظهر {count} مرات."'))
+    station = read_station(write(tmp_path, "02_loop.toml", korean))
+    assert station.title == "BPE 반복: 첫 번째 병합"
+    answer = compute_answer(station)
+    assert answer.value == "l + o"
+    assert explanation(station, answer) == "l 과 o يظهر 2 مرات."
