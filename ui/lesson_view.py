@@ -20,25 +20,9 @@ import pandas as pd
 import streamlit as st
 
 from core.corpus import CorpusError
-from core.lessons import (
-    Answer,
-    AnswerNotReady,
-    LessonError,
-    LessonPath,
-    ProgressStore,
-    Station,
-    StationProgress,
-    answer_station,
-    compute_answer,
-    default_lessons_dir,
-    explanation,
-    hint,
-    load_path,
-    progress_line,
-    read_given,
-    room_runs,
-    start_room_runs,
-)
+from core.lessons import (Answer, AnswerNotReady, Given, LessonError, LessonPath, ProgressStore, Station,
+                          StationProgress, answer_station, compute_answer, default_lessons_dir, explanation,
+                          hint, load_path, progress_line, read_given, room_runs, start_room_runs)
 from core.lessons.content import PATH_FILE, station_files
 
 from . import state
@@ -194,7 +178,10 @@ def feedback(station: Station, progress: StationProgress) -> None:
         st.success(f"**Right{first}.** {why}", icon="✅")
         return
     given_text, _ = progress.last
-    given = read_given(station, given_text if q.choices else given_text.replace(",", ""))
+    try:
+        given = read_given(station, given_text if q.choices else given_text.replace(",", ""))
+    except LessonError:  # the station file changed since: its choices no longer hold this answer
+        given, answer = Given(given_text), None
     said = md_safe(q.choices.get(given.text, given.text))
     more = hint(station, answer, given, md_safe) if answer else ""
     st.error(f"**Not quite:** you predicted {said}. {more}", icon="🤔")

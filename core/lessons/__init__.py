@@ -25,16 +25,7 @@ from .content import LessonPath, Station, default_lessons_dir, load_path, read_s
 from .errors import AnswerNotReady, LessonError, StationFileError
 from .progress import ProgressStore, RoomRow, StationProgress
 from .room_runs import ROOM_OWNER, progress_line, room_runs, start_room_runs
-from .verdict import (
-                      Given,
-                      Verdict,
-                      answer_station,
-                      compute_answer,
-                      explanation,
-                      hint,
-                      is_right,
-                      read_given,
-)
+from .verdict import Given, Verdict, answer_station, compute_answer, explanation, hint, is_right, read_given
 
 __all__ = [
     "COMPUTATIONS", "ROOM_OWNER", "Answer", "AnswerNotReady", "Given", "LessonError", "LessonPath",

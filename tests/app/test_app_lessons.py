@@ -166,3 +166,10 @@ def test_a_station_file_with_a_mistake_is_named_when_the_app_starts(runs_dir, tm
         "A station file has a mistake, so it is left out (tell the instructor): "
         f"{lessons / '03_typo.toml'}: question.compute = 'frist_merge' is not a computation core has")
     assert at.button_group(key="lesson_station").options == ["1 · First merge"]  # the good one still shows
+
+
+def test_an_answer_recorded_before_the_station_file_changed_still_shows(runs_dir):
+    ProgressStore(runs_dir).record_answer(OWNER, "02_first_merge", "a choice since removed", False)
+    at = open_start(station="02_first_merge")
+    [error] = at.error
+    assert plain(error.value).startswith("**Not quite:** you predicted a choice since removed.")

@@ -4,13 +4,7 @@ training a model."""
 
 from pathlib import Path
 
-from core.gpt.rundir import (
-    CONFIG_FILE,
-    METRICS_FILE,
-    append_jsonl,
-    write_json,
-    write_status,
-)
+from core.gpt.rundir import CONFIG_FILE, METRICS_FILE, append_jsonl, write_json, write_status
 from core.lessons import load_path
 from core.lessons.room_runs import run_paths
 

@@ -8,13 +8,7 @@ from core import BPETokenizer
 from core.bpe.compare import script_costs
 from core.bpe.display import visible
 from core.corpus import read_corpus, sample_corpora
-from core.lessons import (
-    AnswerNotReady,
-    LessonError,
-    StationData,
-    compute_answer,
-    load_path,
-)
+from core.lessons import AnswerNotReady, LessonError, StationData, compute_answer, load_path
 from core.lessons.computations import COMPUTATIONS
 from tests.conftest import shared_path
 from tests.lessons.room_fixtures import GPT_STATION, finished_room_runs

@@ -3,17 +3,8 @@ tolerance, recorded, and answered with the station's feedback filled from core's
 
 import pytest
 
-from core.lessons import (
-    Answer,
-    LessonError,
-    ProgressStore,
-    answer_station,
-    explanation,
-    hint,
-    is_right,
-    load_path,
-    read_given,
-)
+from core.lessons import (Answer, LessonError, ProgressStore, answer_station, explanation, hint, is_right,
+                          load_path, read_given)
 
 PATH = load_path()
 BYTES = PATH.station("01_characters_bytes_tokens")   # an exact count
