@@ -173,3 +173,27 @@ def test_an_answer_recorded_before_the_station_file_changed_still_shows(runs_dir
     at = open_start(station="02_first_merge")
     [error] = at.error
     assert plain(error.value).startswith("**Not quite:** you predicted a choice since removed.")
+
+
+@pytest.mark.slow
+def test_the_gpt_station_starts_the_room_s_runs_once(runs_dir):
+    from core.gpt.runs import SERVER, list_runs, stop_run
+
+    shared_path("corpora", "tinyshakespeare.txt")
+    at = open_start(station="07_char_vs_bpe_gpt")
+    try:
+        at.radio(key="lesson_answer_07_char_vs_bpe_gpt").set_value("bpe").run()  # before the runs exist
+        at.button(key="lesson_check_07_char_vs_bpe_gpt").click().run()
+        assert "not trained yet" in at.info[0].value  # checked when the runs have finished
+        at.button(key="lesson_start_runs").click().run()
+        assert not at.exception, [e.message for e in at.exception]
+        runs = list_runs(runs_dir)
+        assert sorted(r.name for r in runs) == ["07_char_vs_bpe_gpt-bpe", "07_char_vs_bpe_gpt-char"]
+        assert all(r.owner == "room" and r.shared for r in runs)
+        assert any("The room's models: characters:" in c.value for c in at.caption)
+        again = open_start(owner="bob-0123456789abcdef", station="07_char_vs_bpe_gpt")
+        assert not any(b.key == "lesson_start_runs" for b in again.button)  # nothing to start twice
+    finally:
+        for run in list_runs(runs_dir):
+            if run.active:
+                stop_run(run.path, SERVER, timeout=30)
