@@ -29,7 +29,8 @@ def main() -> None:
                         "tokenizer (gpt2, cl100k_base, o200k_base, llama3, qwen3)")
     args = parser.parse_args()
 
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.switch_page("app_pages/learn_bpe.py").run()
     start = time.perf_counter()
     at.text_area(key="corpus_paste").set_value(python_docs_corpus(args.chars)).run()
     at.radio(key="w_variant").set_value(args.variant).run()

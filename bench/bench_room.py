@@ -205,7 +205,7 @@ class ChromiumTab:
 
     def __init__(self, browser, url: str, owner: str, corpus: str, tally: Tally):
         self.browser, self.tally = browser, tally
-        self.url = f"{url}/?u={owner}" + ("" if corpus == "own" else f"&corpus={quote('sample:' + corpus)}")
+        self.url = f"{url}/learn_bpe?u={owner}" + ("" if corpus == "own" else f"&corpus={quote('sample:' + corpus)}")
         self.k, self.n, self.forward = 0, 0, True
 
     async def open(self) -> None:

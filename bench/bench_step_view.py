@@ -88,7 +88,7 @@ def main() -> None:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             pg = browser.new_page(viewport={"width": 1400, "height": 2200})
-            pg.goto(url)
+            pg.goto(url + "/learn_bpe")
             pg.get_by_role("heading", name="Learn BPE").wait_for(timeout=60_000)
             paste_long(pg, text)
             pg.wait_for_function(f"document.querySelector('{SLIDER}')?.max === '300'", timeout=120_000)

@@ -32,6 +32,7 @@ class Element:
 class Session:
     url: str                                   # http://127.0.0.1:PORT
     query: str = ""                            # e.g. "u=owner-token"
+    path: str = "learn_bpe"                    # the page the tab's URL opens (a browser's /learn_bpe)
     pages: dict[str, str] = field(default_factory=dict)   # url path -> page_script_hash
     elements: list[Element] = field(default_factory=list)
     page_hash: str = ""
@@ -72,6 +73,8 @@ class Session:
         state = msg.rerun_script
         state.query_string = self.query
         state.page_script_hash = self.pages.get(page, self.page_hash) if page else self.page_hash
+        if not state.page_script_hash:  # a first run: the page the URL names, as a browser opens it
+            state.page_name = self.path
         for widget_id, value in self.kept.items():
             widget = state.widget_states.widgets.add()
             widget.id = widget_id

@@ -26,6 +26,7 @@ from .atomic import atomic_write
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "sample_corpora"
 SHARED_DIR = ROOT.parent / "shared"
+CACHE_DIR = Path.home() / ".cache" / "bpe-explorer"  # downloads kept between runs (Tiny Shakespeare)
 TINY_SHAKESPEARE_URL = ("https://raw.githubusercontent.com/karpathy/char-rnn/master/data/"
                         "tinyshakespeare/input.txt")
 MAX_CORPUS_BYTES = 64 * 1024 * 1024  # larger corpora are refused with a message, not a crash

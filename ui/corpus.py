@@ -15,8 +15,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from core.corpus import (CorpusError, check_corpus_size, decode_corpus, download_tiny_shakespeare,
-                         read_corpus, read_corpus_under)
+from core.corpus import (CACHE_DIR, CorpusError, check_corpus_size, decode_corpus,
+                         download_tiny_shakespeare, read_corpus, read_corpus_under)
 from core.atomic import atomic_write
 from core.settings import ServerSettings
 
@@ -28,7 +28,6 @@ from .run_view import runs_dir
 from .state import (CORPUS_ERROR, CORPUS_PASTE, CORPUS_PATH, CORPUS_REPLACEABLE, CORPUS_SAMPLE,
                     CORPUS_UPLOADS)
 
-CACHE_DIR = Path.home() / ".cache" / "bpe-explorer"
 EDIT_LIMIT = 100_000  # larger corpora are not copied into the text box
 STORE_FOLDER = ".corpora"  # in the runs folder, never taken for an owner's folder of runs
 STORE_KEEP = 5  # pasted or uploaded corpora kept per owner, the newest, for reloads

@@ -23,7 +23,8 @@ def run_app() -> None:
     memory.start()  # once per process: the malloc arena cap, the housekeeper (``ui.memory``)
     st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")
     page = st.navigation([
-        st.Page("app_pages/learn_bpe.py", title="Learn BPE", icon="🎞️", default=True),
+        st.Page("app_pages/start_here.py", title="Start here", icon="🧭", default=True),
+        st.Page("app_pages/learn_bpe.py", title="Learn BPE", icon="🎞️"),
         st.Page("app_pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
         st.Page("app_pages/compare_tokenizers.py", title="Compare tokenizers", icon="🔍"),
         st.Page("app_pages/train_gpt.py", title="Train a GPT", icon="🧠"),

@@ -2,7 +2,8 @@
 indexes ``st.session_state`` with a key of its own.
 
 Naming: lowercase ``<area>_<name>``, the area being ``corpus``, ``learn``, ``charbpe`` (Char vs
-BPE), ``compare`` (Compare tokenizers), ``gpt`` (Train a GPT), ``owner`` or ``instructor``.  A
+BPE), ``compare`` (Compare tokenizers), ``gpt`` (Train a GPT), ``lesson`` (Start here), ``owner``
+or ``instructor``.  A
 widget whose value outlives its page (Streamlit forgets a widget's key on a page that does not
 draw it) has the key ``w_<name>`` and its value is kept at ``kept_<name>``: :func:`keep` is the
 one way to do that.  Keys that only name
@@ -58,6 +59,10 @@ GPT_BPC_RUNS = "gpt_bpc_runs"  # the runs on the bits-per-character chart
 GPT_BPC_SEEN = "gpt_bpc_seen"  # the runs that chart has offered already
 GPT_TOKENIZER = "gpt_tokenizer"
 GPT_PROMPT = "gpt_prompt"
+# Start here (``ui.lesson_view``)
+LESSON_STATION = "lesson_station"  # the station shown (the URL keeps it as ?station=)
+LESSON_REVEALED = "lesson_revealed"  # stations whose answer this session asked to see
+LESSON_OPENING = "lesson_opening"  # the tool page the Open button set up, switched to next run
 # who is at this browser (``ui.identity``)
 OWNER_ID = "owner_id"
 INSTRUCTOR_MODE = "instructor_mode"
@@ -70,6 +75,7 @@ MAX_MERGES = 5000  # the Merges box's maximum
 CORPUS_PARAM = "corpus"
 STEP_PARAM = "step"
 RUN_PARAM = "run"
+STATION_PARAM = "station"  # Start here's station
 URL_SETTINGS = {  # URL name: kept name
     "variant": "variant",
     "merges": "num_merges",

@@ -12,7 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parents[2] / "streamlit_app.py"
-PAGES = {"app_pages/learn_bpe.py": "🎞️ Learn BPE", "app_pages/char_vs_bpe.py": "⚖️ Char vs BPE",
+PAGES = {"app_pages/start_here.py": "🧭 Start here",
+         "app_pages/learn_bpe.py": "🎞️ Learn BPE", "app_pages/char_vs_bpe.py": "⚖️ Char vs BPE",
          "app_pages/train_gpt.py": "🧠 Train a GPT"}
 
 
@@ -29,8 +30,9 @@ def test_a_first_visit_to_a_page_url_gets_the_whole_app(page, tmp_path, monkeypa
         at.run()
 
 
-def test_the_main_url_opens_learn_bpe_with_the_sidebar():
+def test_the_main_url_opens_start_here_with_the_sidebar(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path))
     at = AppTest.from_file(str(APP), default_timeout=60).run()
     assert not at.exception
-    assert [t.value for t in at.title] == [PAGES["app_pages/learn_bpe.py"]]
+    assert [t.value for t in at.title] == [PAGES["app_pages/start_here.py"]]
     assert [h.value for h in at.sidebar.header] == ["Corpus"]

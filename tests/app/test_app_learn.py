@@ -15,7 +15,8 @@ SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8"
 
 
 def app() -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
+    at.switch_page("app_pages/learn_bpe.py").run()  # the root opens Start here
     assert not at.exception, [e.message for e in at.exception]
     return at
 
@@ -131,7 +132,7 @@ def test_shared_state_for_other_pages():
 def test_the_view_opens_at_the_url_step_until_a_new_corpus_resets_it():
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
     at.query_params["step"] = "7"
-    at.run()
+    at.switch_page("app_pages/learn_bpe.py").run()
     assert not at.exception, [e.message for e in at.exception]
     epoch, step, _ = step_view(at)
     assert step == 7

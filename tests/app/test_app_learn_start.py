@@ -82,7 +82,7 @@ def test_gpt4_shows_the_merges_it_would_add(gpt4, downloads):
 def test_a_reload_keeps_the_start_and_characters_come_back(gpt4):
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
     at.query_params.update({"start": "cl100k_base", "merges": "5"})
-    at.run()
+    at.switch_page("app_pages/learn_bpe.py").run()  # the root opens Start here
     assert not at.exception, [e.message for e in at.exception]
     assert at.radio(key="w_start").value == "cl100k_base"
     # the default corpus's words are GPT-4 tokens already
@@ -92,7 +92,7 @@ def test_a_reload_keeps_the_start_and_characters_come_back(gpt4):
     assert "start" not in at.query_params  # the default stays out of the URL
     bad = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
     bad.query_params.update({"start": "gpt5"})
-    bad.run()
+    bad.switch_page("app_pages/learn_bpe.py").run()
     assert not bad.exception and bad.radio(key="w_start").value == "chars"
 
 

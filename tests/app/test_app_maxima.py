@@ -29,8 +29,7 @@ def open_page(page: str | None, tmp_path: Path) -> AppTest:
     at.session_state["gpt_runs_dir"] = str(tmp_path)
     at.session_state["corpus_name"] = "Python docs, 118 KB"
     at.session_state["corpus_text"] = TEXT
-    if page:
-        at.switch_page(page)
+    at.switch_page(page or "app_pages/learn_bpe.py")  # the root opens Start here
     return ok(at.run())
 
 

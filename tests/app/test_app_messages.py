@@ -20,8 +20,7 @@ def open_app(tmp_path, page: str | None = None) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params["u"] = OWNER
     at.session_state["gpt_runs_dir"] = str(tmp_path / "runs")
-    if page:
-        at.switch_page(page)
+    at.switch_page(page or "app_pages/learn_bpe.py")  # the root opens Start here
     return at.run()
 
 

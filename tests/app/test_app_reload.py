@@ -17,6 +17,7 @@ def open_app(runs_dir: Path, params: dict) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.query_params.update(params)
     at.session_state["gpt_runs_dir"] = str(runs_dir)
+    at.switch_page("app_pages/learn_bpe.py")  # the root opens Start here
     return at.run()
 
 

@@ -32,9 +32,8 @@ def server_env(monkeypatch):
 
 
 def app(page: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
-    if page:
-        at.switch_page(page).run()
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
+    at.switch_page(page or "app_pages/learn_bpe.py").run()  # the root opens Start here
     assert not at.exception, [e.message for e in at.exception]
     return at
 

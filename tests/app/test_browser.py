@@ -122,7 +122,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def app_page(server):
-    with chromium_page(server) as pg:
+    with chromium_page(f"{server}/learn_bpe") as pg:  # the root opens Start here
         yield pg
 
 

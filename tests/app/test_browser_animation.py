@@ -81,7 +81,7 @@ LONG = python_docs_corpus(100_000)
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("runs")) as url, chromium_page(url) as pg:
+    with serve(tmp_path_factory.mktemp("runs")) as url, chromium_page(f"{url}/learn_bpe") as pg:
         pg.get_by_role("heading", name="Learn BPE").wait_for(timeout=60_000)
         paste_long(pg, LONG)
         # the 100 KB corpus gets 300 merges by default: wait until the slider reaches that far

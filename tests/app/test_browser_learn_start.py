@@ -21,7 +21,7 @@ def test_learn_bpe_from_gpt4_in_a_browser(tmp_path, shots_dir):
     # bounds: a cold server compiles its kernels (~15 s measured, x3 with both cores busy)
     with serve(tmp_path) as url, chromium_context() as new_context:
         pg = new_context().new_page()
-        pg.goto(url)
+        pg.goto(f"{url}/learn_bpe")
         pg.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
         expect(pg.get_by_role("heading", name="Learn BPE")).to_be_visible(timeout=60_000)
         expect(pg.get_by_text("Merge 1:", exact=False).first).to_be_visible(timeout=60_000)

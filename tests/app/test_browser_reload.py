@@ -36,7 +36,7 @@ def test_reload_keeps_corpus_and_settings(browser):
 
     url, new_context = browser
     pg = new_context().new_page()
-    _open(pg, url)
+    _open(pg, f"{url}/learn_bpe")
     expect(pg.get_by_role("heading", name="Learn BPE")).to_be_visible(timeout=60_000)
     paste_corpus(pg, CORPUS)
     expect(pg.get_by_text("Pasted text")).to_be_visible(timeout=30_000)
@@ -72,7 +72,7 @@ def test_reload_keeps_corpus_and_settings(browser):
     assert pg.dialogs == []
 
 
-PAGES = [("", "Learn BPE"), ("char_vs_bpe", "Char vs BPE"), ("train_gpt", "Train a GPT")]
+PAGES = [("learn_bpe", "Learn BPE"), ("char_vs_bpe", "Char vs BPE"), ("train_gpt", "Train a GPT")]
 
 
 @pytest.mark.parametrize("path, title", PAGES)

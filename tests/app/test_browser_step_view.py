@@ -97,7 +97,7 @@ def open_learn(browser, query: str, sent: list):
     url, new_context = browser
     pg = new_context().new_page()
     pg.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
-    pg.goto(f"{url}/?{query}")
+    pg.goto(f"{url}/learn_bpe?{query}")
     pg.get_by_role("button", name="Next ▶").wait_for(timeout=120_000)
     idle(pg)
     return pg

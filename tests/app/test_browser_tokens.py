@@ -14,7 +14,7 @@ PROSE = "the cat  sat\n\ton the mat  the cat  ran\n\ton the mat"
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("runs")) as url, chromium_page(url) as pg:
+    with serve(tmp_path_factory.mktemp("runs")) as url, chromium_page(f"{url}/learn_bpe") as pg:
         yield pg
 
 

@@ -71,6 +71,7 @@ def test_two_sessions_opening_one_corpus_train_it_once(monkeypatch):
     for at in sessions:
         at.session_state["corpus_name"] = "the room's sample"
         at.session_state["corpus_text"] = corpus
+        at.switch_page("app_pages/learn_bpe.py")
     threads = [threading.Thread(target=at.run) for at in sessions]
     for t in threads:
         t.start()

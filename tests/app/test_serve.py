@@ -181,7 +181,8 @@ def test_two_tabs_spread_over_two_processes_and_survive_one_dying(tmp_path):
     env = {"BPE_EXPLORER_RUNS_DIR": str(tmp_path / "runs"), "BPE_EXPLORER_INSTRUCTOR_KEY": KEY}
     with served(tmp_path, 2, env) as (proc, status_path), chromium_context() as new_context:
         status = json.loads(status_path.read_text())
-        a, b = Tab(new_context(), status["url"]), Tab(new_context(), status["url"])
+        learn = status["url"] + "/learn_bpe"
+        a, b = Tab(new_context(), learn), Tab(new_context(), learn)
         assert {a.pin, b.pin} == {"p1", "p2"}, "two tabs from one address share a process"
         assert all(n >= 1 for n in proxy_sessions(status["stats_socket"]).values())  # by HAProxy's count
 

@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def learn(corpus: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
+    at.switch_page("app_pages/learn_bpe.py").run()  # the root opens Start here
     at.text_area(key="corpus_paste").set_value(corpus).run()
     assert not at.exception, [e.message for e in at.exception]
     return at

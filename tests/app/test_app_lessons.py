@@ -1,0 +1,199 @@
+"""AppTest: Start here is the page a fresh visitor lands on; the whole path walked as an attendee
+would (a wrong prediction gets feedback, a right one marks the station done), progress kept for
+the owner across sessions, and the instructor's room view."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.lessons import ProgressStore, compute_answer, explanation, load_path
+from tests.conftest import shared_path
+from tests.lessons.room_fixtures import finished_room_runs
+from ui.render import md_safe
+
+ROOT = Path(__file__).resolve().parents[2]
+OWNER = "attendee-0123456789ab"
+KEY = "an-instructor-key-for-tests"
+
+
+@pytest.fixture
+def runs_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path))
+    monkeypatch.delenv("BPE_EXPLORER_INSTRUCTOR_KEY", raising=False)
+    return tmp_path
+
+
+def open_start(owner: str = OWNER, station: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.query_params["u"] = owner
+    if station:
+        at.query_params["station"] = station
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def choose(at: AppTest, station_id: str) -> None:
+    at.button_group(key="lesson_station").set_value(station_id).run()
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def predict(at: AppTest, station_id: str, value) -> None:
+    """Give ``value`` as the prediction and press Check."""
+    key = f"lesson_answer_{station_id}"
+    widget = at.radio(key=key) if any(r.key == key for r in at.radio) else at.number_input(key=key)
+    widget.set_value(value).run()
+    at.button(key=f"lesson_check_{station_id}").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def plain(markdown: str) -> str:
+    """Text as it reads on the page (the feedback escapes Markdown in what core computed)."""
+    return markdown.replace("\\", "")
+
+
+def wrong_value(station, answer):
+    if station.question.choices:
+        return next(v for v in station.question.choices if v != answer.value)
+    return float(answer.value) * 3 + 5
+
+
+def test_a_fresh_visitor_lands_on_start_here_with_the_first_station(runs_dir):
+    at = open_start()
+    assert [t.value for t in at.title] == ["🧭 Start here"]
+    path = load_path()
+    assert at.button_group(key="lesson_station").value == path.stations[0].id
+    assert [h.value for h in at.subheader] == [f"1. {path.stations[0].title}"]
+    assert any(m.value.startswith("**Predict first.**") for m in at.markdown)
+    assert at.button(key=f"lesson_check_{path.stations[0].id}").disabled  # nothing predicted yet
+    assert ProgressStore(runs_dir).of(OWNER)[path.stations[0].id].opened  # reached, for the room
+
+
+def test_a_wrong_prediction_gets_a_hint_and_the_answer_on_request(runs_dir):
+    at = open_start(station="02_first_merge")
+    predict(at, "02_first_merge", "e + s")
+    [error] = at.error
+    assert "Not quite" in error.value and "you predicted e + s" in plain(error.value)
+    assert not at.success
+    at.button(key="lesson_reveal_02_first_merge").click().run()
+    [info] = at.info
+    assert "first new token is lo" in plain(info.value)  # core's answer (the tie rule's), in the feedback
+    predict(at, "02_first_merge", "l + o")
+    [success] = at.success
+    assert success.value.startswith("**Right.**")  # not at the first try
+    progress = ProgressStore(runs_dir).of(OWNER)["02_first_merge"]
+    assert progress.answers == (("e + s", False), ("l + o", True)) and progress.done
+    at.button(key="lesson_next_02_first_merge").click().run()  # on to the next station not done
+    assert [h.value for h in at.subheader] == ["3. Words it never saw"]
+    assert at.query_params["station"] == "03_end_of_word"  # a reload comes back here
+
+
+@pytest.mark.slow
+def test_the_whole_path_walked_then_kept_for_the_owner(runs_dir):
+    shared_path("corpora", "tinyshakespeare.txt")  # station 4's corpus
+    finished_room_runs(runs_dir)  # station 7's two runs, as the room trained them
+    at = open_start()
+    path = load_path()
+    for station in path.stations:
+        choose(at, station.id)
+        answer = compute_answer(station, runs_dir)
+        predict(at, station.id, wrong_value(station, answer))
+        assert "Not quite" in at.error[0].value, station.id
+        predict(at, station.id, answer.value if station.question.choices else float(answer.value))
+        success = at.success[0]  # right, and why: the station's text filled from core's result
+        assert success.value == f"**Right.** {explanation(station, answer, md_safe)}", station.id
+        assert at.button_group(key="lesson_station").formatted_values  # the path redrawn
+    labels = at.button_group(key="lesson_station").options
+    assert all(label.startswith("✓") for label in labels), labels
+    assert at.success[-1].value.startswith("You have done every station")
+    again = open_start()  # a new session, the same personal link: a reload, or the next day
+    n = len(path.stations)
+    assert f"{n} of {n} stations done" in again.get("progress")[0].proto.text
+    assert all(label.startswith("✓") for label in again.button_group(key="lesson_station").options)
+
+
+def test_progress_survives_a_new_session_and_is_the_owner_s_own(runs_dir):
+    at = open_start()
+    predict(at, "01_characters_bytes_tokens", 17)
+    assert at.success
+    again = open_start()
+    assert again.button_group(key="lesson_station").options[0].startswith("✓")
+    assert again.button_group(key="lesson_station").value == "02_first_merge"  # the first not done
+    stranger = open_start(owner="someone-else-0123456")
+    assert not stranger.button_group(key="lesson_station").options[0].startswith("✓")
+
+
+def test_the_tool_button_opens_the_page_set_up_as_the_station_says(runs_dir):
+    at = open_start(station="03_end_of_word")
+    at.button(key="lesson_open_03_end_of_word").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert [t.value for t in at.title] == ["⚖️ Char vs BPE"]
+    assert at.session_state["corpus_name"] == "Sennrich: low lower newer wider"
+    assert at.session_state["kept_variant"] == "word" and at.session_state["kept_num_merges"] == 10
+
+
+def test_the_room_view_is_the_instructor_s_and_counts_two_owners(runs_dir, monkeypatch):
+    monkeypatch.setenv("BPE_EXPLORER_INSTRUCTOR_KEY", KEY)
+    store = ProgressStore(runs_dir)
+    store.record_answer("alice-0123456789ab", "02_first_merge", "e + s", False)
+    store.record_answer("alice-0123456789ab", "02_first_merge", "l + o", True)
+    store.record_answer("bob-0123456789abcd", "02_first_merge", "l + o", True)
+    store.open_station("bob-0123456789abcd", "03_end_of_word")
+    at = open_start()
+    assert not any(h.value == "The room" for h in at.subheader)  # attendees never see it
+    at.sidebar.text_input(key="instructor_key_input").input(KEY).run()
+    assert any(h.value == "The room" for h in at.subheader)
+    table = at.table[0].value.map(lambda v: plain(v) if isinstance(v, str) else v).set_index("station")
+    row = table.loc["2. First merge"]
+    assert (row["reached"], row["answered"], row["done"]) == (2, 2, 2)
+    assert row["right at first try"] == "1 of 2 (50%)"
+    assert row["most common wrong answer"] == "e + s (1)"
+    assert table.loc["3. New words", "reached"] == 1 and table.loc["3. New words", "answered"] == 0
+
+
+def test_a_station_file_with_a_mistake_is_named_when_the_app_starts(runs_dir, tmp_path, monkeypatch):
+    lessons = tmp_path / "lessons"
+    lessons.mkdir()
+    good = (ROOT / "lessons" / "02_first_merge.toml").read_text(encoding="utf-8")
+    (lessons / "02_first_merge.toml").write_text(good, encoding="utf-8")
+    (lessons / "03_typo.toml").write_text(good.replace('compute = "first_merge"', 'compute = "frist_merge"'),
+                                          encoding="utf-8")
+    monkeypatch.setenv("BPE_EXPLORER_LESSONS_DIR", str(lessons))
+    at = open_start()
+    [error] = at.error
+    assert plain(error.value).startswith(
+        "A station file has a mistake, so it is left out (tell the instructor): "
+        f"{lessons / '03_typo.toml'}: question.compute = 'frist_merge' is not a computation core has")
+    assert at.button_group(key="lesson_station").options == ["1 · First merge"]  # the good one still shows
+
+
+def test_an_answer_recorded_before_the_station_file_changed_still_shows(runs_dir):
+    ProgressStore(runs_dir).record_answer(OWNER, "02_first_merge", "a choice since removed", False)
+    at = open_start(station="02_first_merge")
+    [error] = at.error
+    assert plain(error.value).startswith("**Not quite:** you predicted a choice since removed.")
+
+
+@pytest.mark.slow
+def test_the_gpt_station_starts_the_room_s_runs_once(runs_dir):
+    from core.gpt.runs import SERVER, list_runs, stop_run
+
+    shared_path("corpora", "tinyshakespeare.txt")
+    at = open_start(station="07_char_vs_bpe_gpt")
+    try:
+        at.radio(key="lesson_answer_07_char_vs_bpe_gpt").set_value("bpe").run()  # before the runs exist
+        at.button(key="lesson_check_07_char_vs_bpe_gpt").click().run()
+        assert "not trained yet" in at.info[0].value  # checked when the runs have finished
+        at.button(key="lesson_start_runs").click().run()
+        assert not at.exception, [e.message for e in at.exception]
+        runs = list_runs(runs_dir)
+        assert sorted(r.name for r in runs) == ["07_char_vs_bpe_gpt-bpe", "07_char_vs_bpe_gpt-char"]
+        assert all(r.owner == "room" and r.shared for r in runs)
+        assert any("The room's models: characters:" in c.value for c in at.caption)
+        again = open_start(owner="bob-0123456789abcdef", station="07_char_vs_bpe_gpt")
+        assert not any(b.key == "lesson_start_runs" for b in again.button)  # nothing to start twice
+    finally:
+        for run in list_runs(runs_dir):
+            if run.active:
+                stop_run(run.path, SERVER, timeout=30)

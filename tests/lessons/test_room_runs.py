@@ -1,0 +1,57 @@
+"""core.lessons.room_runs: the char vs BPE station's two GPT runs are launched once for the whole
+room (shared, owned by the room), really trained by the scheduler, and the answer is read from
+their own metrics."""
+
+import time
+
+import pytest
+
+from core.gpt.registry import list_runs, pid_alive, read_metrics
+from core.gpt.runs import SERVER, Viewer, stop_run
+from core.lessons import ROOM_OWNER, StationData, room_runs, start_room_runs
+from core.lessons.computations import COMPUTATIONS
+from core.settings import ServerSettings
+
+ALICE = Viewer("alice-0123456789ab")
+
+
+@pytest.fixture
+def runs_dir(tmp_path):
+    yield tmp_path
+    for run in list_runs(tmp_path):
+        if run.status == "queued":
+            stop_run(run.path, SERVER)
+        elif run.pid and pid_alive(run.pid):
+            stop_run(run.path, SERVER, timeout=10)
+
+
+def wait_for(predicate, timeout=300.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"timed out after {timeout}s")
+
+
+@pytest.mark.slow
+def test_the_room_s_runs_train_once_shared_and_answer_from_their_metrics(runs_dir):
+    data = StationData(corpus="sample:python source", variant="char", merges=20, runs_dir=runs_dir,
+                       station="07_test", args={"preset": "tiny", "steps": 3})
+    strict = ServerSettings(max_runs_per_owner=1, max_running=1)  # the room still gets its two runs
+    launched = start_room_runs(data, strict)
+    assert set(launched) == {"char", "bpe"}
+    assert all(run.owner == ROOM_OWNER and run.shared for run in launched.values())
+    everyone_sees = {run.name for run in list_runs(runs_dir, ALICE)}
+    assert everyone_sees == {"07_test-char", "07_test-bpe"}
+    assert not ALICE.can_manage(launched["char"])  # only the instructor can stop or delete them
+    start_room_runs(data, strict)  # a second attendee's click: nothing more is launched
+    assert len(list_runs(runs_dir)) == 2
+    wait_for(lambda: all(r is not None and r.status == "finished" for r in room_runs(data).values()))
+    runs = room_runs(data)
+    assert runs["bpe"].config["vocab_size"] > runs["char"].config["vocab_size"]
+    bpc = {kind: [r for r in read_metrics(run.path) if "val_bpc" in r][-1]["val_bpc"]
+           for kind, run in runs.items()}
+    answer = COMPUTATIONS["room_bpc"].run(data)
+    assert answer.value == min(bpc, key=bpc.get)
+    assert answer.facts["char_bpc"] == f"{bpc['char']:.3f}" and answer.facts["steps"] == "3"
