@@ -87,6 +87,8 @@ def test_800_px_wide_nothing_is_cut(browser, shots_dir, theme, path, title):
     _open(pg, f"{url}/{path}")
     expect(pg.get_by_role("heading", name=title)).to_be_visible(timeout=60_000)
     idle(pg)
+    if path == "learn_bpe":  # the step view's charts, drawn once Vega has loaded
+        pg.wait_for_function("document.querySelector('.bpe-pairs-chart')?.dataset.rows", timeout=60_000)
     cut = pg.evaluate(CUT)
     pg.screenshot(path=str(shots_dir / f"narrow_{theme}_{path or 'learn_bpe'}.png"))
     assert cut == [], f"{title} at 800 px: labels cut {cut}"

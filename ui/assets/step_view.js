@@ -290,7 +290,9 @@ async function drawCharts(v) {
   }
   if (current !== v) return;  // left, or another payload came, while Vega loaded
   const options = {actions: false, renderer: "canvas", config: chartConfig(v.root)};
-  const specs = [[v.el.pairsChart, v.d.charts.pairs], ...v.el.curves.map((el, i) => [el, Object.values(v.d.charts.curves)[i]])];
+  const curves = Object.values(v.d.charts.curves);
+  const specs = [[v.el.pairsChart, v.d.charts.pairs], ...v.el.curves.map((el, i) => [el, curves[i]])];
+  specs.forEach(([el]) => { el.textContent = ""; });  // the "Drawing…" notes
   const results = await Promise.all(specs.map(([el, spec]) => window.vegaEmbed(el, spec, options)));
   if (current !== v) { results.forEach((r) => r.finalize()); return; }
   v.charts = results.map((r) => r.view);
@@ -441,12 +443,14 @@ function skeleton(d) {
     `<div class="bpe-metrics">${metric("Vocabulary size", "vocab")}${metric("Corpus tokens", "corpus")}` +
     `${metric("Tokens in the text shown", "shown")}</div>` +
     `<div class="bpe-step-text"></div>` +
-    `<div class="bpe-row"><div class="bpe-pairs"><div class="bpe-pairs-title"></div><div class="bpe-pairs-chart"></div>` +
+    `<div class="bpe-row"><div class="bpe-pairs"><div class="bpe-pairs-title"></div>` +
+    `<div class="bpe-pairs-chart"><span class="bpe-note">Drawing the chart…</span></div>` +
     `<div class="bpe-note">Ties are orange: same count as the winner, but the winner occurs first in the text.</div></div>` +
     `<div class="bpe-table"><b>Merges so far</b><div class="bpe-table-scroll"><table><thead><tr><th>step</th>` +
     `<th>pair</th><th>new token</th><th>id</th><th>count</th></tr></thead><tbody></tbody></table>` +
     `<div class="bpe-note bpe-table-note"></div></div></div></div>` +
-    `<div class="bpe-curves"><div class="bpe-curve"></div><div class="bpe-curve"></div></div>`;
+    `<div class="bpe-curves"><div class="bpe-curve"><span class="bpe-note">Drawing the curves…</span></div>` +
+    `<div class="bpe-curve"></div></div>`;
 }
 
 function elements(root) {
