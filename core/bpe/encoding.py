@@ -113,7 +113,7 @@ class RankEncoder(ChunkEncoder):
 
     def __init__(self, pairs: tuple[np.ndarray, np.ndarray], token_ids) -> None:
         super().__init__([])
-        self._pair_arrays = self.pairs = pairs  # ``pairs``: read by ``core.bpe.extend``
+        self._pair_arrays = pairs
         self._token_ids_of = token_ids
         self._token_ids: dict[bytes, int] | None = None
         self._index: tuple | None = None

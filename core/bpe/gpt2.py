@@ -189,15 +189,6 @@ def parse_gpt2(vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "vocab.b
                   vocab, encoder)
 
 
-def build(cls, fields: dict, names: str):
-    """A tokenizer of class ``cls`` from GPT-2's fields; fields that do not make one raise
-    :class:`GPT2FileError` naming the files."""
-    try:
-        return cls(**fields)
-    except ValueError as exc:
-        raise GPT2FileError(f"{names} do not make a tokenizer: {exc}") from None
-
-
 class _Source:
     """How error messages name a file: its path, or an upload's name."""
 

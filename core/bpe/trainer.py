@@ -139,12 +139,14 @@ class BPETrainer:
         return trainer
 
     @classmethod
-    def from_sequences(cls, sequences, first_new_id: int, *, top_k: int = 10) -> BPETrainer:
-        """A trainer that continues a tokenizer (``core.bpe.extend``): ``[(ids, count), ...]`` are
-        its encodings of a corpus's unique chunks; merges make ids from ``first_new_id`` on, so
-        ``steps`` are all there is to read (``fields``/``pair_text`` know no base)."""
+    def from_sequences(cls, sequences, first_new_id: int, *, top_k: int = 10, extends=None) -> BPETrainer:
+        """A trainer that continues a tokenizer, ``extends`` (``core.bpe.extend``): ``[(ids, count),
+        ...]`` are its encodings of a corpus's unique chunks; merges make ids from ``first_new_id``
+        on, so ``steps`` are all there is to read (``fields``/``pair_text`` know no base), and
+        ``BPETokenizer.from_trainer`` puts them after ``extends``' own merges."""
         trainer = cls.__new__(cls)
         trainer._configure("byte", "</w>", None, (), top_k, None, None)
+        trainer.extends = extends
         trainer.alphabet, trainer.byte_ids = None, None
         trainer.base_size = check_count(first_new_id, "first_new_id", 1, MAX_ID - 1)
         lengths = np.array([len(ids) + 1 for ids, _ in sequences], dtype=np.int64)
@@ -165,6 +167,7 @@ class BPETrainer:
         self.special_tokens = self.rules.special_tokens(special_tokens)
         self.top_k = check_count(top_k, "top_k", 1, 1000)
         self.regex_timeout = regex_timeout
+        self.extends = None  # the tokenizer whose encodings a trainer ``from_sequences`` merges
 
     def _start(self) -> None:
         """Count the pairs of the prepared sequence and list where each token starts one."""

@@ -12,7 +12,7 @@ import pytest
 
 from core.bpe import (ArgumentError, BPETokenizer, CharTokenizer, CorpusTooLargeError, UnknownCharacterError,
                       extension_trainer)
-from core.bpe import extend, pretrained
+from core.bpe import pretrained
 from core.bpe.explain import compression_curve, merge_dag, merge_tree, occurrence_indices, replay, segment
 from core.bpe.interop import hf_tokenizer_json, tiktoken_encoding
 
@@ -70,7 +70,7 @@ def test_the_trainer_can_be_driven_step_by_step():
     tok = BPETokenizer.from_text(SAMPLES["sennrich.txt"], 10, variant="byte")
     trainer = extension_trainer(tok, SAMPLES["python_source.txt"])
     steps = list(trainer.run(3)) + list(trainer.run(2))
-    more = extend.from_trainer(tok, trainer)
+    more = BPETokenizer.from_trainer(trainer)
     assert more.trace == tuple(steps) and more == tok.extended(SAMPLES["python_source.txt"], 5)
 
 
@@ -209,8 +209,9 @@ def test_a_new_tokens_graph_goes_down_through_the_real_merges(real):
 def test_fewer_merges_come_from_the_steps_without_training(real):
     base = _real(real, "cl100k_base")
     more = base.extended(CORPUS, 30)
-    short = extend.from_steps(base, more.trace[:12], more.initial_length)
+    short = more.truncated(len(base.merge_triples) + 12)
     again = base.extended(CORPUS, 12)
+    assert short.extends is base and short.initial_length == again.initial_length
     assert short.trace == again.trace and short.merge_triples == again.merge_triples
     assert short.encode(CORPUS) == again.encode(CORPUS)
 
