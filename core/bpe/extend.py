@@ -66,8 +66,8 @@ def chunk_encodings(tok, text: str) -> list[tuple[tuple[int, ...], int]]:
     return list(zip(encoded, (n for _, n in chunks)))
 
 
-def rank_pairs(tok, new: list[tuple[int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
-    """tiktoken's pair table of ``tok`` (``tok.ranks``) grown by the ``new`` merges ``(left,
+def grown_pair_table(tok, new: list[tuple[int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """tiktoken's pair table of ``tok`` (``tok.pair_table``) grown by the ``new`` merges ``(left,
     right, id)``: every way two tokens spell a new token or join with one into a token (the ranks
     of the exports), sorted by key as ``core.bpe.ranks.pair_table`` sorts."""
     spelled = {i: tok.token_bytes(i) for i in tok.ids if not tok.is_special(i)}
@@ -78,8 +78,8 @@ def rank_pairs(tok, new: list[tuple[int, int, int]]) -> tuple[np.ndarray, np.nda
     for left, right, t in _joins(ids, {spelled[token] for _, _, token in new}):
         keys.append((left << 32) | right)
         merged.append(t)
-    keys = np.concatenate([tok.ranks[0], np.array(keys, dtype=np.int64)])
-    merged = np.concatenate([tok.ranks[1], np.array(merged, dtype=np.int64)])
+    keys = np.concatenate([tok.pair_table[0], np.array(keys, dtype=np.int64)])
+    merged = np.concatenate([tok.pair_table[1], np.array(merged, dtype=np.int64)])
     order = np.argsort(keys, kind="stable")
     return keys[order], merged[order]
 

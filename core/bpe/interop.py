@@ -141,9 +141,9 @@ def _merge_pairs(tok: BPETokenizer) -> list[tuple[int, int]]:
     way to cut every token into two (its pair table), by the token's id, its own merge first:
     with only the recovered merges, Llama 3 never joined " Česko" + "é", a pair tiktoken joins.
     """
-    if tok.ranks is None:
+    if tok.pair_table is None:
         return [(a, b) for a, b, _ in tok.merge_triples]
-    keys, merged = tok.ranks
+    keys, merged = tok.pair_table
     own = np.array([(a << 32) | b for a, b, _ in tok.merge_triples], dtype=np.int64)
     order = np.lexsort((keys, ~np.isin(keys, own), merged))
     return list(zip((keys[order] >> 32).tolist(), (keys[order] & 0xFFFFFFFF).tolist()))
@@ -174,7 +174,7 @@ def hf_tokenizer_dict(tok: BPETokenizer) -> dict:
         pre_tokenizer = {"type": "Sequence", "pretokenizers": [split, byte_level]}
     # tiktoken's rule (a piece that is a token is that token): the pretrained vocabularies and
     # their extensions encode so, as Meta's Llama 3 tokenizer.json says with "ignore_merges".
-    ranked = tok.ranks is not None
+    ranked = tok.pair_table is not None
     added = [{"id": token_id, "content": text, "single_word": False, "lstrip": False,
               "rstrip": False, "normalized": False, "special": True}
              for text, token_id in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])]

@@ -7,7 +7,7 @@
 
 This module knows nothing about merges; it only says where chunks start and end, in characters
 (which variant uses which cut is ``core.bpe.variants``).  The built-in and pretrained patterns
-are also cut by compiled scanners (``core.bpe._split``), for long texts; ``regex`` here is what
+are also cut by compiled scanners (``core.bpe.split.known_patterns``), for long texts; ``regex`` here is what
 those are tested against, and what cuts every other pattern.
 
 A split pattern typed by a user may backtrack for ever (``(a+)+$`` on "aaaa...ab"), so every

@@ -77,7 +77,7 @@ def cache_dir() -> Path:
 
 def ranked_fields(name: str, directory=None) -> dict:
     """``BPETokenizer``'s constructor fields for ``name``: byte ids, merges, pattern, special
-    tokens, normalization and its pair table (``ranks``: it encodes by tiktoken's rule), from
+    tokens, normalization and its ``pair_table`` (it encodes by tiktoken's rule), from
     the cache when it holds this very vocabulary, else derived and cached."""
     vocab = spec(name)
     files = _quicktok_files(vocab.stem)
@@ -132,7 +132,7 @@ def _fields(arrays: dict, vocab: Pretrained) -> dict:
         merges=arrays["merges"],
         pattern=vocab.pattern,
         special_tokens=json.loads(str(arrays["specials"])),
-        ranks=(arrays["pair_keys"], arrays["pair_merged"]),
+        pair_table=(arrays["pair_keys"], arrays["pair_merged"]),
         normalization=vocab.normalization,
     )
 

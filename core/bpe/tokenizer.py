@@ -45,7 +45,7 @@ class BPETokenizer:
         pattern: str | None = None,
         special_tokens: dict[str, int] | Sequence[str] = (),
         byte_ids: Sequence[int] | None = None,
-        ranks: tuple[np.ndarray, np.ndarray] | None = None,
+        pair_table: tuple[np.ndarray, np.ndarray] | None = None,
         normalization: str | None = None,
         trace: Sequence[MergeStep] = (),
         initial_length: int | None = None,
@@ -54,11 +54,12 @@ class BPETokenizer:
     ) -> None:
         """The fields from ``variant`` to ``byte_ids`` are what a saved file holds.
 
-        ``ranks``: a ranked vocabulary's pair table ``(keys, merged)`` (``core.bpe.ranks``), which
-        then encodes by tiktoken's rule instead of applying the merges in order; ``normalization``:
-        the Unicode form text is put in before encoding (Qwen's "NFC").  The last four are the
-        training history the constructors record: the merge steps, the text's length before them,
-        whether its pairs ran out, and the tokenizer an extension continues (in memory only)."""
+        ``pair_table``: a ranked vocabulary's every way to join two tokens into one, ``(keys,
+        merged)`` (``core.bpe.ranks.pair_table``); it then encodes by tiktoken's rule instead of
+        applying the merges in order.  ``normalization``: the Unicode form text is put in before
+        encoding (Qwen's "NFC").  The last four are the training history the constructors record:
+        the merge steps, the text's length before them, whether its pairs ran out, and the
+        tokenizer an extension continues (in memory only)."""
         self.variant_rules = variant_rules(variant)
         self.variant = self.variant_rules.name
         self.end_of_word = self.variant_rules.end_of_word(end_of_word)
@@ -71,15 +72,15 @@ class BPETokenizer:
         self.special_tokens = special_ids(special_tokens, self._bytes)
         self._special_by_id = {i: s for s, i in self.special_tokens.items()}
         self._parts = {new: (a, b) for a, b, new in self._merges}
-        if ranks is not None and self.alphabet is not None:
+        if pair_table is not None and self.alphabet is not None:
             raise ArgumentError("Only a byte-level tokenizer can encode by ranks.")
         if normalization not in NORMALIZATIONS:
             raise ArgumentError(f"normalization must be one of {NORMALIZATIONS}, not {normalization!r}.")
-        self.ranks = ranks
-        if ranks is None:
+        self.pair_table = pair_table
+        if pair_table is None:
             self.encoder = ChunkEncoder(self._merges)
         else:
-            self.encoder = RankEncoder(ranks, self._token_index)
+            self.encoder = RankEncoder(pair_table, self._token_index)
         self.normalization = normalization
         self.trace = tuple(trace)
         self.initial_length = initial_length
@@ -136,8 +137,8 @@ class BPETokenizer:
         an extension, always a ``BPETokenizer`` (a ``CharTokenizer`` holds no merges).  A ranked
         vocabulary keeps tiktoken's rule over its old and new tokens (``core.bpe.extend``)."""
         new = [(s.left, s.right, s.new_id) for s in steps]
-        ranks = None if self.ranks is None else extend.rank_pairs(self, new)
-        return BPETokenizer(**dict(self._fields(), merges=self.merge_triples + new), ranks=ranks,
+        pairs = None if self.pair_table is None else extend.grown_pair_table(self, new)
+        return BPETokenizer(**dict(self._fields(), merges=self.merge_triples + new), pair_table=pairs,
                             normalization=self.normalization, trace=steps, initial_length=initial_length,
                             exhausted=exhausted, extends=self)
 

@@ -17,10 +17,11 @@ from collections import Counter
 
 import numpy as np
 
-from . import _split, encoding
+from . import encoding
 from .alphabet import Alphabet
 from .errors import ArgumentError, check_id
 from .pretokenize import RegexClock, byte_chunks, word_counts, word_spans
+from .split import known_patterns
 
 VARIANTS = ("char", "word", "byte")
 
@@ -162,8 +163,9 @@ class Byte(Variant):
                    for i in range(0, len(text), block))
 
     def corpus_chunks(self, text, pattern, specials, timeout):
-        if _split.known(pattern) and (data := _utf8(text)) is not None:  # compiled, linear: no clock
-            return list(_split.chunk_counts(text, data, pattern, specials).items())
+        data = _utf8(text) if known_patterns.has_scanner(pattern) else None
+        if data is not None:  # a compiled scanner, in linear time: no clock
+            return list(known_patterns.chunk_counts(text, data, pattern, specials).items())
         clock = RegexClock(len(text), timeout)
         return list(Counter(text[s:e] for s, e, special in byte_chunks(text, pattern, specials, clock)
                             if special is None).items())

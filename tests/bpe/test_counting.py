@@ -102,7 +102,7 @@ def test_bad_corpora_and_counts_are_refused_with_a_message(tmp_path):
 
 def test_a_dask_cluster_of_two_workers_gives_the_serial_counts_and_merges():
     distributed = pytest.importorskip("dask.distributed", reason="the optional extra: pip install -e .[dist]")
-    from core.bpe.distributed import count_chunks_on
+    from core.bpe.dask_counting import count_chunks_on
 
     text = "It's a test, isn't it?  Yes:\n\tthe 2 tests pass. 😀 " * 200
     with distributed.Client(n_workers=2, threads_per_worker=1, processes=False,

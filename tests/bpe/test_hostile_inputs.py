@@ -113,7 +113,7 @@ HOSTILE_ARGUMENTS = {
     "token_str None": (lambda: trained().token_str(None), "whole number"),
     "token_bytes bool": (lambda: trained().token_bytes(True), "whole number"),
     "truncated text": (lambda: trained().truncated("2"), "whole number"),
-    "ranks for characters": (lambda: BPETokenizer(base=["a"], ranks=([], [])), "byte-level"),
+    "pair table for characters": (lambda: BPETokenizer(base=["a"], pair_table=([], [])), "byte-level"),
     "normalization unknown": (lambda: BPETokenizer(variant="byte", normalization="nfc"), "normalization"),
     "trainer corpus bytes": (lambda: BPETrainer(b"abc"), "decode bytes first"),
     "trainer variant 3": (lambda: BPETrainer("abc", variant=3), "Unknown BPE variant"),

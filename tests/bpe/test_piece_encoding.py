@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.bpe import BPETokenizer, _split, _split_encode, encoding
+from core.bpe import BPETokenizer, encoding
+from core.bpe.split import known_patterns, piece_encoding
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "sample_corpora").glob("*.txt"))
@@ -43,9 +44,9 @@ def both_ways(tok: BPETokenizer, text: str, specials: list[str]) -> tuple[list[i
     tok.encoder._cache.clear()
     with pytest.MonkeyPatch.context() as patch:
         for name, value in (("warm", False), ("_COLD_FROM_CHARS", 10**12), ("_COLD_PYTHON_COST", 10**12)):
-            patch.setattr(_split_encode, name, value)
+            patch.setattr(piece_encoding, name, value)
         python = encoding.byte_ids(tok, text, specials)
-    return python, _split_encode.byte_ids(tok, text, specials, encoding.byte_table(tok))
+    return python, piece_encoding.byte_ids(tok, text, specials, encoding.byte_table(tok))
 
 
 @settings(max_examples=150, deadline=None)
@@ -69,8 +70,8 @@ def test_both_ways_give_the_same_ids_on_the_samples_and_gpt2(tokenizers, gpt2_fi
 
 def test_a_long_text_is_encoded_by_the_compiled_kernels(tokenizers, monkeypatch, shakespeare):
     calls = []
-    compiled = _split_encode.byte_ids
-    monkeypatch.setattr(_split_encode, "byte_ids", lambda *a: calls.append(a) or compiled(*a))
+    compiled = piece_encoding.byte_ids
+    monkeypatch.setattr(piece_encoding, "byte_ids", lambda *a: calls.append(a) or compiled(*a))
     tok = tokenizers["cl100k_base"]
     tok.encode(shakespeare[:2_000])
     assert calls == []
@@ -81,7 +82,7 @@ def test_a_long_text_is_encoded_by_the_compiled_kernels(tokenizers, monkeypatch,
 def test_a_lone_surrogate_is_refused_with_its_position(tokenizers):
     tok = tokenizers["cl100k_base"]
     with pytest.raises(ValueError, match="lone surrogate .* position 3"):
-        _split_encode.byte_ids(tok, "abc\ud800", [], encoding.byte_table(tok))
+        piece_encoding.byte_ids(tok, "abc\ud800", [], encoding.byte_table(tok))
 
 
 def test_a_short_encode_in_a_fresh_process_loads_no_numba(tokenizers, cache_dir):
@@ -94,5 +95,5 @@ def test_a_short_encode_in_a_fresh_process_loads_no_numba(tokenizers, cache_dir)
 
 
 def test_the_docstring_examples_hold():
-    for module in (_split, _split_encode):
+    for module in (known_patterns, piece_encoding):
         assert doctest.testmod(module).failed == 0
