@@ -2,7 +2,8 @@
 and regex; never torch, Streamlit or ``core.gpt``).
 
     >>> from core.bpe import BPETokenizer
-    >>> tok = BPETokenizer.from_text("low low low low low lower newer newer newer newer wider", 10, variant="word")
+    >>> text = "low low low low low lower newer newer newer newer wider"
+    >>> tok = BPETokenizer.from_text(text, 10, variant="word")
     >>> tok.merges[:3]
     [('l', 'o'), ('lo', 'w'), ('e', 'r')]
 
@@ -31,17 +32,45 @@ from .extend import extension_trainer
 from .files import TokenizerFileError
 from .gpt2 import GPT2FileError
 from .pretrained import NAMES as PRETRAINED_NAMES
-from .pretokenize import GPT2_PATTERN, GPT4_PATTERN, PatternError, PatternTimeoutError, set_regex_timeout
+from .pretokenize import (
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    PatternError,
+    PatternTimeoutError,
+    set_regex_timeout,
+)
 from .tokenizer import BPETokenizer, CharTokenizer, Token
 from .trainer import BPETrainer, CorpusTooLargeError, MergeStep, training_memory_estimate
 from .variants import VARIANTS
 
 __all__ = [
-    "ArgumentError", "BPETokenizer", "BPETrainer", "CharTokenizer", "CorpusTooLargeError", "count_chunks",
-    "GPT2FileError", "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep", "PRETRAINED_NAMES", "PatternError",
-    "PatternTimeoutError", "Token", "TokenizerFileError", "UnknownCharacterError", "VARIANTS",
-    "extension_trainer", "load_gpt2", "load_gpt2_bytes", "load_tokenizer", "loads_tokenizer", "save_tokenizer",
-    "set_regex_timeout", "tokenizer_from_dict", "tokenizer_to_dict", "training_memory_estimate",
+    "ArgumentError",
+    "BPETokenizer",
+    "BPETrainer",
+    "CharTokenizer",
+    "CorpusTooLargeError",
+    "count_chunks",
+    "GPT2FileError",
+    "GPT2_PATTERN",
+    "GPT4_PATTERN",
+    "MergeStep",
+    "PRETRAINED_NAMES",
+    "PatternError",
+    "PatternTimeoutError",
+    "Token",
+    "TokenizerFileError",
+    "UnknownCharacterError",
+    "VARIANTS",
+    "extension_trainer",
+    "load_gpt2",
+    "load_gpt2_bytes",
+    "load_tokenizer",
+    "loads_tokenizer",
+    "save_tokenizer",
+    "set_regex_timeout",
+    "tokenizer_from_dict",
+    "tokenizer_to_dict",
+    "training_memory_estimate",
 ]
 
 

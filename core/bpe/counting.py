@@ -116,7 +116,10 @@ def corpus_slices(corpus, slice_bytes: int = SLICE_BYTES) -> Iterator[bytes]:
     buf = bytearray()
     for block in _blocks(corpus, slice_bytes):
         buf += block
-        while len(buf) > slice_bytes and (cut := int(kernels.cut_near(np.frombuffer(buf, np.uint8), slice_bytes))):
+        while len(buf) > slice_bytes:
+            cut = int(kernels.cut_near(np.frombuffer(buf, np.uint8), slice_bytes))
+            if not cut:  # no safe cut yet: read on
+                break
             yield bytes(buf[:cut])
             del buf[:cut]
     if buf:
@@ -172,7 +175,9 @@ def count_chunks(corpus, pattern: str | None, special_tokens: Sequence[str] = ()
     if isinstance(special_tokens, str):
         raise ArgumentError("special_tokens must be a list of strings, e.g. ['<|endoftext|>'].")
     specials = variant_rules("byte").special_tokens(special_tokens)
-    workers = check_count(workers if workers is not None else _default_workers(corpus), "workers", 1, 1024)
+    if workers is None:
+        workers = _default_workers(corpus)
+    workers = check_count(workers, "workers", 1, 1024)
     if not cuttable(pattern, specials):  # one slice: the whole corpus, by scanner or regex
         text = _decode(b"".join(_blocks(corpus, slice_bytes)), "The corpus")
         return dict(variant_rules("byte").corpus_chunks(text, pattern, specials, None))

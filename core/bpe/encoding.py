@@ -53,7 +53,9 @@ class ChunkEncoder:
         piece_encoding.loaded()
         if self._ranks is None:
             merges = np.array(self._merges, dtype=np.int32).reshape(-1, 3)
-            a, b, new = merges[:, 0].copy(), merges[:, 1].copy(), merges[:, 2].copy()
+            a = merges[:, 0].copy()  # each column contiguous, as the kernels take them
+            b = merges[:, 1].copy()
+            new = merges[:, 2].copy()
             self._ranks = (_encode_kernels.build_ranks(a, b), a, b, new)
         return _encode_kernels.apply_merges(seq.astype(np.int32), starts, *self._ranks)
 

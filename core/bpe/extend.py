@@ -46,7 +46,8 @@ def extension_trainer(tok, text: str, top_k: int = 10, max_memory: int | None = 
         raise ValueError("The corpus is empty: paste or load some text first.")
     if max_memory is not None:
         refuse_above(text, "byte", max_memory, "use a shorter corpus")
-    return BPETrainer.from_sequences(chunk_encodings(tok, text), max(tok.ids) + 1, top_k=top_k, extends=tok)
+    sequences = chunk_encodings(tok, text)
+    return BPETrainer.from_sequences(sequences, max(tok.ids) + 1, top_k=top_k, extends=tok)
 
 
 def chunk_encodings(tok, text: str) -> list[tuple[tuple[int, ...], int]]:

@@ -164,20 +164,37 @@ def hf_tokenizer_dict(tok: BPETokenizer) -> dict:
     # release reads this form (the [left, right] list form needs tokenizers >= 0.20).
     names = {token_id: name for name, token_id in vocab.items()}
     merges = [f"{names[a]} {names[b]}" for a, b in _merge_pairs(tok)]
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
-                  "use_regex": False}
+    byte_level = {
+        "type": "ByteLevel",
+        "add_prefix_space": False,
+        "trim_offsets": False,
+        "use_regex": False,
+    }
     if tok.pattern is None:
         pre_tokenizer = byte_level
     else:
-        split = {"type": "Split", "pattern": {"Regex": onig_pattern(tok.pattern)}, "behavior": "Isolated",
-                 "invert": False}
+        split = {
+            "type": "Split",
+            "pattern": {"Regex": onig_pattern(tok.pattern)},
+            "behavior": "Isolated",
+            "invert": False,
+        }
         pre_tokenizer = {"type": "Sequence", "pretokenizers": [split, byte_level]}
     # tiktoken's rule (a piece that is a token is that token): the pretrained vocabularies and
     # their extensions encode so, as Meta's Llama 3 tokenizer.json says with "ignore_merges".
     ranked = tok.pair_table is not None
-    added = [{"id": token_id, "content": text, "single_word": False, "lstrip": False,
-              "rstrip": False, "normalized": False, "special": True}
-             for text, token_id in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])]
+    added = [
+        {
+            "id": token_id,
+            "content": text,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for text, token_id in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
+    ]
     return {
         "version": "1.0",
         "truncation": None,
@@ -186,8 +203,7 @@ def hf_tokenizer_dict(tok: BPETokenizer) -> dict:
         "normalizer": None if tok.normalization is None else {"type": tok.normalization},
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
-                    "use_regex": False},
+        "decoder": dict(byte_level),  # the same settings undo the byte-to-character table
         "model": {
             "type": "BPE",
             "dropout": None,

@@ -119,10 +119,13 @@ def _derive(name: str) -> dict[str, np.ndarray]:
             byte_ids[data[0]] = i
     pairs = pair_table(token_bytes)
     merges = recover_merges(token_bytes, byte_ids, pairs)
-    return dict(byte_ids=np.array(byte_ids, dtype=np.int64),
-                merges=np.array(merges, dtype=np.int64).reshape(-1, 3),
-                pair_keys=pairs[0], pair_merged=pairs[1],
-                specials=np.array(json.dumps(specials)))
+    return dict(
+        byte_ids=np.array(byte_ids, dtype=np.int64),
+        merges=np.array(merges, dtype=np.int64).reshape(-1, 3),
+        pair_keys=pairs[0],
+        pair_merged=pairs[1],
+        specials=np.array(json.dumps(specials)),
+    )
 
 
 def _fields(arrays: dict, vocab: Pretrained) -> dict:

@@ -75,7 +75,8 @@ class BPETokenizer:
         if pair_table is not None and self.alphabet is not None:
             raise ArgumentError("Only a byte-level tokenizer can encode by ranks.")
         if normalization not in NORMALIZATIONS:
-            raise ArgumentError(f"normalization must be one of {NORMALIZATIONS}, not {normalization!r}.")
+            raise ArgumentError(f"normalization must be one of {NORMALIZATIONS}, "
+                                f"not {normalization!r}.")
         self.pair_table = pair_table
         if pair_table is None:
             self.encoder = ChunkEncoder(self._merges)
@@ -108,12 +109,17 @@ class BPETokenizer:
     def from_trainer(cls, trainer: BPETrainer) -> BPETokenizer:
         """The tokenizer after every merge ``trainer`` did so far (its ``trace`` holds the steps).
 
-        A trainer that continues a tokenizer (``extend.extension_trainer``: ``trainer.extends``) gives
-        that tokenizer with the new merges after its own, as :meth:`extended` does."""
+        A trainer that continues a tokenizer (``extend.extension_trainer``, which sets
+        ``trainer.extends``) gives that tokenizer with the new merges after its own, as
+        :meth:`extended` does."""
         if trainer.extends is not None:
             return trainer.extends._continued(trainer.steps, trainer.initial_length, trainer.exhausted)
-        return cls(**trainer.fields(), trace=trainer.steps, initial_length=trainer.initial_length,
-                   exhausted=trainer.exhausted)
+        return cls(
+            **trainer.fields(),
+            trace=trainer.steps,
+            initial_length=trainer.initial_length,
+            exhausted=trainer.exhausted,
+        )
 
     def extended(self, text: str, num_merges: int, top_k: int = 10,
                  progress: Progress | None = None) -> BPETokenizer:
@@ -137,10 +143,17 @@ class BPETokenizer:
         an extension, always a ``BPETokenizer`` (a ``CharTokenizer`` holds no merges).  A ranked
         vocabulary keeps tiktoken's rule over its old and new tokens (``core.bpe.extend``)."""
         new = [(s.left, s.right, s.new_id) for s in steps]
-        pairs = None if self.pair_table is None else extend.grown_pair_table(self, new)
-        return BPETokenizer(**dict(self._fields(), merges=self.merge_triples + new), pair_table=pairs,
-                            normalization=self.normalization, trace=steps, initial_length=initial_length,
-                            exhausted=exhausted, extends=self)
+        fields = dict(self._fields(), merges=self.merge_triples + new)
+        if self.pair_table is not None:
+            fields["pair_table"] = extend.grown_pair_table(self, new)
+        return BPETokenizer(
+            **fields,
+            normalization=self.normalization,
+            trace=steps,
+            initial_length=initial_length,
+            exhausted=exhausted,
+            extends=self,
+        )
 
     def truncated(self, num_merges: int) -> BPETokenizer:
         """The tokenizer after its first ``num_merges`` merges: merges are a prefix sequence, so
@@ -194,9 +207,15 @@ class BPETokenizer:
 
     def _fields(self) -> dict:
         """The constructor's arguments that a saved file holds (the value ``==`` compares)."""
-        return dict(variant=self.variant, base=None if self.alphabet is None else self.alphabet.symbols,
-                    merges=list(self._merges), end_of_word=self.end_of_word, pattern=self.pattern,
-                    special_tokens=dict(self.special_tokens), byte_ids=self.byte_ids)
+        return dict(
+            variant=self.variant,
+            base=None if self.alphabet is None else self.alphabet.symbols,
+            merges=list(self._merges),
+            end_of_word=self.end_of_word,
+            pattern=self.pattern,
+            special_tokens=dict(self.special_tokens),
+            byte_ids=self.byte_ids,
+        )
 
     def _token_index(self) -> dict[bytes, int]:
         """``{bytes: id}`` of the ordinary tokens, which ranked encoding looks pieces up in."""
@@ -302,7 +321,9 @@ class BPETokenizer:
     def normalized(self, text: str) -> str:
         """``text`` as this tokenizer encodes it and its offsets count (Qwen's: in NFC)."""
         form = self.normalization
-        return text if form is None or unicodedata.is_normalized(form, text) else unicodedata.normalize(form, text)
+        if form is None or unicodedata.is_normalized(form, text):
+            return text
+        return unicodedata.normalize(form, text)
 
     def _specials(self, allowed_special: str) -> list[str]:
         if allowed_special not in ("all", "none"):
@@ -333,7 +354,8 @@ class BPETokenizer:
         return cls.from_dict(files.parse_json(raw, source), source)
 
     def to_dict(self) -> dict:
-        return files.fields_to_dict(self._fields(), "char" if isinstance(self, CharTokenizer) else "bpe")
+        kind = "char" if isinstance(self, CharTokenizer) else "bpe"
+        return files.fields_to_dict(self._fields(), kind)
 
     @classmethod
     def from_dict(cls, data, source: str = "the tokenizer data") -> BPETokenizer:

@@ -129,8 +129,8 @@ class Word(Variant):
             while (parts := tok.merge_parts(last)) is not None:
                 last = parts[1]
             ends[i] = last == tok.base_size - 1
-        return "".join(tok.token_str(i)[:-cut] + " " if ends[i] else tok.token_str(i)
-                       for i in ids).rstrip(" ")
+        words = (tok.token_str(i)[:-cut] + " " if ends[i] else tok.token_str(i) for i in ids)
+        return "".join(words).rstrip(" ")
 
 
 class Byte(Variant):
@@ -175,7 +175,8 @@ class Byte(Variant):
         return table[np.frombuffer("".join(block).encode("utf-8"), dtype=np.uint8)]
 
     def chunk_lengths(self, chunks):
-        return np.fromiter((len(c.encode("utf-8")) for c, _ in chunks), dtype=np.int64, count=len(chunks))
+        lengths = (len(c.encode("utf-8")) for c, _ in chunks)
+        return np.fromiter(lengths, dtype=np.int64, count=len(chunks))
 
     def merge_label(self, tok, token_id):
         return token_id

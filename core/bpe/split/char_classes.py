@@ -18,14 +18,24 @@ import regex
 
 # The flags (compiled into ``scanners`` as constants: after changing one, delete numba's
 # cache of that module, ``core/bpe/split/__pycache__/scanners*.nb*``, which is keyed by its file).
-LETTER, NUMBER, SPACE, OTHER = 1, 2, 4, 8  # OTHER: [^\s\p{L}\p{N}]
+LETTER = 1  # \p{L}
+NUMBER = 2  # \p{N}
+SPACE = 4  # \s
+OTHER = 8  # [^\s\p{L}\p{N}]
 PREFIX = 16  # [^\r\n\p{L}\p{N}]: what may stand before a word in the GPT-4-style patterns
 UPPER = 32  # [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]: o200k's cased-word head
 LOWER = 64  # [\p{Ll}\p{Lm}\p{Lo}\p{M}]: o200k's cased-word tail
 NEWLINE = 128  # [\r\n]
-_CLASSES = ((r"\p{L}", LETTER), (r"\p{N}", NUMBER), (r"\s", SPACE), (r"[^\s\p{L}\p{N}]", OTHER),
-            (r"[^\r\n\p{L}\p{N}]", PREFIX), (r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", UPPER),
-            (r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]", LOWER), (r"[\r\n]", NEWLINE))
+_CLASSES = (
+    (r"\p{L}", LETTER),
+    (r"\p{N}", NUMBER),
+    (r"\s", SPACE),
+    (r"[^\s\p{L}\p{N}]", OTHER),
+    (r"[^\r\n\p{L}\p{N}]", PREFIX),
+    (r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", UPPER),
+    (r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]", LOWER),
+    (r"[\r\n]", NEWLINE),
+)
 CONTRACTION_LETTERS = "sdmtlvre"  # 's 'd 'm 't 'll 've 're
 
 

@@ -53,11 +53,15 @@ def split_bytes(data: bytes | np.ndarray, pattern: str, segments: np.ndarray | N
         segments = np.array([[0, len(buf)]], dtype=np.int64)
     scanner, digits, end_first, folded = SCANNERS[pattern]
     fold_cp, fold_to = case_folds() if folded else _EXACT_LETTERS
-    lo, hi = np.ascontiguousarray(segments[:, 0]), np.ascontiguousarray(segments[:, 1])
+    lo = np.ascontiguousarray(segments[:, 0])
+    hi = np.ascontiguousarray(segments[:, 1])
     fixed = (buf, lo, hi, class_table(), fold_cp, fold_to, scanner, digits, end_first)
-    which, seg_first = np.empty(len(buf) // 4 + 16, np.int32), np.empty(len(lo) + 1, np.int64)
-    slots, hashes = np.full(2048, -1, np.int64), np.empty(1024, np.uint64)
-    starts, ends = np.empty(1024, np.int64), np.empty(1024, np.int64)
+    which = np.empty(len(buf) // 4 + 16, np.int32)  # the distinct piece each piece is
+    seg_first = np.empty(len(lo) + 1, np.int64)
+    slots = np.full(2048, -1, np.int64)  # the table of distinct pieces (``piece_table``)
+    hashes = np.empty(1024, np.uint64)
+    starts = np.empty(1024, np.int64)  # each distinct piece's first byte range
+    ends = np.empty(1024, np.int64)
     at = (0, int(lo[0]) if len(lo) else 0, 0, 0)
     while True:  # the kernel stops when an array is full: grow it, go on
         at = scanners.scan(*fixed, at, slots, hashes, starts, ends, which, seg_first)
@@ -67,7 +71,9 @@ def split_bytes(data: bytes | np.ndarray, pattern: str, segments: np.ndarray | N
         if n == len(which):
             which = _doubled(which)
         if d == len(starts):
-            hashes, starts, ends = _doubled(hashes), _doubled(starts), _doubled(ends)
+            hashes = _doubled(hashes)
+            starts = _doubled(starts)
+            ends = _doubled(ends)
         if 2 * (d + 1) > len(slots):
             slots = piece_table.rehashed(slots, hashes, d)
 
@@ -76,7 +82,9 @@ def chunk_counts(text: str, data: bytes, pattern: str, special_tokens=()) -> dic
     """The chunks of ``text`` (``data`` is its UTF-8) with their counts, in first-appearance order
     (the order training breaks ties by); special tokens are cut out first and not counted.  The
     one counter of both a text held in memory (the byte variant) and a streamed slice."""
-    segments = ordinary_segments(text, special_split(text, special_tokens)) if special_tokens else None
+    segments = None
+    if special_tokens:
+        segments = ordinary_segments(text, special_split(text, special_tokens))
     starts, ends, which, _ = split_bytes(data, pattern, segments)
     counts = np.bincount(which, minlength=len(starts)).tolist()
     return {data[s:e].decode("utf-8"): n for s, e, n in zip(starts.tolist(), ends.tolist(), counts)}

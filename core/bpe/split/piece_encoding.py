@@ -23,8 +23,13 @@ import numpy as np
 from . import known_patterns, piece_table
 from ..pretokenize import special_split
 
-_COLD_FROM_CHARS, _WARM_FROM_CHARS = 1_000_000, 4_000
-_COLD_PYTHON_COST, _WARM_PYTHON_COST = 4_000_000, 20_000
+# Characters from which the compiled kernels pay: before they are loaded (loading them costs a
+# fresh process about 1 s), and after.
+_COLD_FROM_CHARS = 1_000_000
+_WARM_FROM_CHARS = 4_000
+# The most new chunks' summed squared lengths that plain Python merges sooner than a kernel.
+_COLD_PYTHON_COST = 4_000_000
+_WARM_PYTHON_COST = 20_000
 warm = False  # compiled encoding has run in this process
 
 

@@ -32,10 +32,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .piece_table import find_slot, hash_bytes
 from .char_classes import LETTER, LOWER, NEWLINE, NUMBER, OTHER, PREFIX, SPACE, UPPER
+from .piece_table import find_slot, hash_bytes
 
-GPT2, GPT4, O200K = 0, 1, 2  # the scanners (``known_patterns.SCANNERS``)
+# The scanners, by the number ``known_patterns.SCANNERS`` gives each pattern.
+GPT2 = 0
+GPT4 = 1
+O200K = 2
 
 
 @njit(cache=True, _nrt=False)
