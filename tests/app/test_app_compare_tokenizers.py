@@ -47,7 +47,8 @@ def chart_rows(at: AppTest) -> list[dict]:
 
     chart = at.main.get("vega_lite_chart")[0]
     spec = json.loads(chart.proto.spec)
-    assert spec["encoding"]["x"]["field"] == "tokenizer" and spec["encoding"]["xOffset"]["field"] == "script"
+    assert spec["encoding"]["x"]["field"] == "tokenizer"
+    assert spec["encoding"]["xOffset"]["field"] == "script"
     table = pa.ipc.open_stream(chart.proto.datasets[0].data.data).read_all()
     return table.to_pylist()
 

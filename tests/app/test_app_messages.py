@@ -74,4 +74,5 @@ def test_generate_offers_actions_for_unseen_characters(tmp_path):
     assert not [w for w in at.warning if "never saw" in w.value]
     at.text_input(key="gpt_prompt").input("Zoë").run()
     at.button(key="gpt_use_bytes").click().run()
-    assert at.session_state["kept_variant"] == "byte" and at.session_state["gpt_tokenizer"] == "bpe"
+    assert at.session_state["kept_variant"] == "byte"
+    assert at.session_state["gpt_tokenizer"] == "bpe"

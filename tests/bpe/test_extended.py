@@ -10,10 +10,23 @@ from pathlib import Path
 
 import pytest
 
-from core.bpe import (ArgumentError, BPETokenizer, CharTokenizer, CorpusTooLargeError, UnknownCharacterError,
-                      extension_trainer)
-from core.bpe import pretrained
-from core.bpe.explain import compression_curve, merge_dag, merge_tree, occurrence_indices, replay, segment
+from core.bpe import (
+    ArgumentError,
+    BPETokenizer,
+    CharTokenizer,
+    CorpusTooLargeError,
+    UnknownCharacterError,
+    extension_trainer,
+    pretrained,
+)
+from core.bpe.explain import (
+    compression_curve,
+    merge_dag,
+    merge_tree,
+    occurrence_indices,
+    replay,
+    segment,
+)
 from core.bpe.interop import hf_tokenizer_json, tiktoken_encoding
 
 SAMPLES = {p.name: p.read_text(encoding="utf-8")
@@ -177,7 +190,8 @@ def test_an_extended_real_tokenizer_animates_from_its_own_cut(real):
     text = CORPUS
     more = base.extended(text, 30)
     start = base.encode_tokens(text)
-    assert more.extends is base and segment(more, text, 0) == start  # step 0: the text as GPT-4 cuts it
+    assert more.extends is base
+    assert segment(more, text, 0) == start  # step 0: the text as GPT-4 cuts it
     assert [t.id for t in segment(more, text, 30, start)] == more.encode(text)
     for k in (0, 7, 29):  # the highlighted pair is the step's, even though 100k merges came first
         tokens = segment(more, text, k, start)
@@ -196,7 +210,8 @@ def test_a_new_tokens_graph_goes_down_through_the_real_merges(real):
     nodes = merge_dag(more, last.new_id)
     assert (nodes[0].step, nodes[0].count) == (30, last.count)  # numbered along the trace
     old = [n for n in nodes if n.id < more.trace[0].new_id]
-    assert old and all(n.step is None and n.count is None for n in old)  # GPT-4's own: no count
+    assert old
+    assert all(n.step is None and n.count is None for n in old)  # GPT-4's own: no count
 
     def leaves(node):
         return [node] if not node.children else [leaf for c in node.children for leaf in leaves(c)]

@@ -206,7 +206,8 @@ def test_not_utf8(small_files):
 def test_bytes_give_the_same_tokenizer_as_files(gpt2, gpt2_files):
     vocab, enc = (p.read_bytes() for p in gpt2_files)
     tok = load_gpt2_bytes(vocab, enc)
-    assert tok.merge_triples == gpt2.merge_triples and tok.special_tokens == gpt2.special_tokens
+    assert tok.merge_triples == gpt2.merge_triples
+    assert tok.special_tokens == gpt2.special_tokens
     assert tok.encode("Hello, world!") == [15496, 11, 995, 0]
 
 

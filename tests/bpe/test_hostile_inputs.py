@@ -10,8 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from core import (BPETokenizer, BPETrainer, CorpusTooLargeError, PatternTimeoutError, TokenizerFileError,
-                  loads_tokenizer, training_memory_estimate)
+from core import (
+    BPETokenizer,
+    BPETrainer,
+    CorpusTooLargeError,
+    PatternTimeoutError,
+    TokenizerFileError,
+    loads_tokenizer,
+    training_memory_estimate,
+)
 from core.bpe import pretokenize
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -204,4 +211,5 @@ def test_memory_estimate_bounds_what_training_takes(tmp_path, variant, corpus):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     growth, estimate = map(int, result.stdout.split())
-    assert growth < estimate, f"{variant} on {corpus}: grew {growth / 2**20:.0f} MB, estimated {estimate / 2**20:.0f} MB"
+    grew = f"grew {growth / 2**20:.0f} MB, estimated {estimate / 2**20:.0f} MB"
+    assert growth < estimate, f"{variant} on {corpus}: {grew}"

@@ -32,10 +32,17 @@ def cache_dir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def tokenizers(cache_dir, shakespeare) -> dict[str, BPETokenizer]:
     pytest.importorskip("quicktok", reason="the pretrained vocabularies come with quicktok-v1")
-    toks = {name: BPETokenizer.from_pretrained(name, cache_dir=cache_dir) for name in ("cl100k_base", "o200k_base")}
+    toks = {}
+    for name in ("cl100k_base", "o200k_base"):
+        toks[name] = BPETokenizer.from_pretrained(name, cache_dir=cache_dir)
     for pattern in ("gpt2", "gpt4"):
         toks[f"trained-{pattern}"] = BPETokenizer.from_text(
-            shakespeare[:200_000], 300, variant="byte", pattern=pattern, special_tokens=["<|endoftext|>"])
+            shakespeare[:200_000],
+            300,
+            variant="byte",
+            pattern=pattern,
+            special_tokens=["<|endoftext|>"],
+        )
     return toks
 
 

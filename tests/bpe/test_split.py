@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.bpe import count_chunks
+from core.bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 from core.bpe.split import known_patterns, piece_table, scanners
 from core.bpe.split.char_classes import LETTER, NUMBER, SPACE, class_table
 
@@ -75,7 +76,7 @@ def test_a_scanner_agrees_on_2_mb_of_the_docs_corpus(pattern):
 def test_segments_are_cut_as_separate_texts():
     data = "Hello world  \n".encode()
     segments = np.array([[0, 5], [5, 11], [11, len(data)]], dtype=np.int64)
-    starts, ends, which, seg_first = known_patterns.split_bytes(data, known_patterns.GPT4_PATTERN, segments)
+    starts, ends, which, seg_first = known_patterns.split_bytes(data, GPT4_PATTERN, segments)
     assert [data[starts[w]:ends[w]] for w in which] == [b"Hello", b" world", b"  \n"]
     assert seg_first.tolist() == [0, 1, 2, 3]
 
@@ -91,17 +92,19 @@ def test_the_class_table_is_the_regex_modules_view_of_unicode():
 
 def test_equal_pieces_are_found_once_in_first_appearance_order():
     data = b"the cat the hat cat " * 400  # enough distinct-piece lookups to grow every table
-    data += "".join(" " + "".join(chr(97 + i // 26**k % 26) for k in range(3)) for i in range(3000)).encode()
-    starts, ends, which, _ = known_patterns.split_bytes(data, known_patterns.GPT2_PATTERN)
+    words = ("".join(chr(97 + i // 26**k % 26) for k in range(3)) for i in range(3000))  # aaa, baa, ...
+    data += "".join(" " + word for word in words).encode()
+    starts, ends, which, _ = known_patterns.split_bytes(data, GPT2_PATTERN)
     distinct = [data[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
     assert distinct[:5] == [b"the", b" cat", b" the", b" hat", b" "]
-    assert len(distinct) == len(set(distinct)) == len(set(regex.findall(known_patterns.GPT2_PATTERN, data.decode())))
+    by_regex = set(regex.findall(GPT2_PATTERN, data.decode()))
+    assert len(distinct) == len(set(distinct)) == len(by_regex)
     assert b"".join(distinct[w] for w in which.tolist()) == data
 
 
 def test_the_kernels_readable_reference_is_the_kernel_uncompiled():
     data = np.frombuffer("It's  2024: le café coûte 3€.\n\tOK ok ok!\u3000x".encode() * 3, np.uint8)
-    pattern = known_patterns.O200K_PATTERN
+    pattern = O200K_PATTERN
     compiled = known_patterns.split_bytes(data, pattern)
     original = scanners.scan
     with np.errstate(over="ignore"):  # the hash wraps around by design
