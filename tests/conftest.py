@@ -23,7 +23,7 @@ def missing(message: str) -> NoReturn:
     ``CI=true``, where everything the tests need is installed."""
     if IN_CI:
         pytest.fail(message)
-    pytest.skip(message)
+    pytest.skip(message, allow_module_level=True)
 
 
 def shared_path(*parts: str) -> Path:

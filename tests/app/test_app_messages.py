@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import missing
 from streamlit.testing.v1 import AppTest
 
 from core import CharTokenizer
@@ -63,7 +64,7 @@ def test_generate_offers_actions_for_unseen_characters(tmp_path):
     CharTokenizer.from_text("hello world").save(run / "tokenizer.json")
     at = open_app(tmp_path, "app_pages/train_gpt.py")
     if not at.text_input(key="gpt_prompt"):
-        pytest.skip("the run is not offered for generation (checkpoint name)")
+        missing("the run is not offered for generation (checkpoint name)")
     at.text_input(key="gpt_prompt").input("hello Zoë").run()
     message = " ".join(w.value for w in at.warning)
     assert "'Z'" in message and "'ë'" in message and "encode(" not in message

@@ -12,6 +12,7 @@ from core.bpe import BPETrainer, count_chunks
 from core.bpe import _count_kernels, counting
 from core.bpe.errors import ArgumentError
 from core.bpe.variants import variant_rules
+from tests.conftest import need_module
 
 SPECIAL = "<|e|>"
 # Letters, digits, punctuation, every kind of whitespace (ASCII and not), accents, Hangul, emoji,
@@ -101,7 +102,7 @@ def test_bad_corpora_and_counts_are_refused_with_a_message(tmp_path):
 
 
 def test_a_dask_cluster_of_two_workers_gives_the_serial_counts_and_merges():
-    distributed = pytest.importorskip("dask.distributed", reason="the optional extra: pip install -e .[dist]")
+    distributed = need_module("dask.distributed", "the dist extra: pip install -r requirements-dev.txt")
     from core.bpe.dask_counting import count_chunks_on
 
     text = "It's a test, isn't it?  Yes:\n\tthe 2 tests pass. 😀 " * 200

@@ -28,6 +28,7 @@ from core.bpe.explain import (
     segment,
 )
 from core.bpe.interop import hf_tokenizer_json, tiktoken_encoding
+from tests.conftest import missing, need_module
 
 SAMPLES = {p.name: p.read_text(encoding="utf-8")
            for p in sorted((Path(__file__).resolve().parents[2] / "sample_corpora").glob("*.txt"))}
@@ -115,7 +116,7 @@ def _real(real, name) -> BPETokenizer:
         try:
             real[name] = BPETokenizer.from_pretrained(name)
         except (ImportError, OSError) as exc:
-            pytest.skip(f"{name} is not available here: {exc}")
+            missing(f"{name} is not available here: {exc}")
     return real[name]
 
 
@@ -148,7 +149,7 @@ def test_real_tokenizers_keep_their_ids_and_round_trip(real, extended_real, name
 
 @pytest.mark.parametrize("name", pretrained.NAMES)
 def test_real_tokenizers_export_to_tiktoken(real, extended_real, name):
-    pytest.importorskip("tiktoken")
+    need_module("tiktoken", "pip install -r requirements-dev.txt")
     more = _extended(real, extended_real, name)
     enc = tiktoken_encoding(more)
     for text in [*SAMPLES.values(), HELD_OUT]:
@@ -157,7 +158,7 @@ def test_real_tokenizers_export_to_tiktoken(real, extended_real, name):
 
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base"])
 def test_real_tokenizers_export_to_hugging_face(real, extended_real, name):
-    tokenizers = pytest.importorskip("tokenizers")
+    tokenizers = need_module("tokenizers", "pip install -r requirements-dev.txt")
     more = _extended(real, extended_real, name)
     hf = tokenizers.Tokenizer.from_str(hf_tokenizer_json(more))
     for text in [*SAMPLES.values(), HELD_OUT]:

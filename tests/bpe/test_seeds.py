@@ -3,6 +3,7 @@
 import pytest
 
 from core import BPETokenizer, CharTokenizer
+from tests.conftest import need_module
 
 SENNRICH = "low low low low low lower newer newer newer newer wider"
 
@@ -75,7 +76,7 @@ def test_seed001_es_has_frequency_two_and_ties_are_flagged():
 
 
 def test_seed001_tokenizers_library_side_by_side_picks_es_first():
-    tokenizers = pytest.importorskip("tokenizers")
+    tokenizers = need_module("tokenizers", "pip install -r requirements-dev.txt")
     from tokenizers import models, pre_tokenizers, trainers
 
     hf = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))

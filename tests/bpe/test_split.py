@@ -18,9 +18,9 @@ from core.bpe import count_chunks
 from core.bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
 from core.bpe.split import known_patterns, piece_table, scanners
 from core.bpe.split.char_classes import LETTER, NUMBER, SPACE, class_table
+from tests.conftest import shared_path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEBIAN = ROOT.parent / "shared" / "corpora" / "debian-docs-100mb.txt.xz"
 PATTERNS = list(known_patterns.SCANNERS)
 NAMES = ["gpt2", "gpt4", "llama3", "qwen3", "cl100k", "o200k"]
 
@@ -65,9 +65,7 @@ def test_a_scanner_agrees_on_every_sample_corpus(pattern):
 
 @pytest.mark.parametrize("pattern", PATTERNS, ids=NAMES)
 def test_a_scanner_agrees_on_2_mb_of_the_docs_corpus(pattern):
-    if not DEBIAN.is_file():
-        pytest.skip("needs ../shared/corpora/debian-docs-100mb.txt.xz")
-    with lzma.open(DEBIAN, "rb") as f:
+    with lzma.open(shared_path("corpora", "debian-docs-100mb.txt.xz"), "rb") as f:
         head = f.read(2_000_000)
     text = head[: head.rindex(b"\n") + 1].decode("utf-8")
     assert pieces(text, pattern) == regex.findall(pattern, text)
