@@ -53,6 +53,7 @@ def chart_rows(at: AppTest) -> list[dict]:
     return table.to_pylist()
 
 
+@pytest.mark.slow
 def test_multilingual_sample_under_every_tokenizer():
     at = page()
     names = available()
@@ -72,6 +73,7 @@ def test_multilingual_sample_under_every_tokenizer():
     assert any("A Korean character costs" in c.value for c in at.caption)
 
 
+@pytest.mark.slow
 def test_your_tokenizer_joins_when_it_can_encode_the_text():
     text = "low lower newer wider"
     at = page(text)
@@ -83,6 +85,7 @@ def test_your_tokenizer_joins_when_it_can_encode_the_text():
     assert "Yours (char, 10 merges)" in groups
 
 
+@pytest.mark.slow
 def test_merge_tree_of_a_chosen_token():
     at = page("unconstitutional")
     tok = BPETokenizer.from_pretrained("o200k_base")
@@ -105,6 +108,7 @@ def test_pasted_html_stays_text():
     assert "<script>alert(1)</script>" in text and "onerror=alert(1)>" in text
 
 
+@pytest.mark.slow
 def test_gpt2_missing_is_explained(tmp_path, monkeypatch):
     from core.bpe import pretrained
     from ui.compare_view import pretrained as cached

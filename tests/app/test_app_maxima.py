@@ -42,6 +42,7 @@ def to_max(at: AppTest, widget) -> AppTest:
     return ok(widget.set_value(widget.max).run())
 
 
+@pytest.mark.slow
 def test_learn_bpe_at_5000_merges_and_every_control_at_its_maximum(tmp_path):
     at = open_page(None, tmp_path)
     to_max(at, at.number_input(key="w_num_merges"))
@@ -60,6 +61,7 @@ def test_learn_bpe_at_5000_merges_and_every_control_at_its_maximum(tmp_path):
     assert len(at.dataframe[0].value) == n  # the merge table holds every merge
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["word", "byte"])
 def test_learn_bpe_other_variants_at_5000_merges(tmp_path, variant):
     at = open_page(None, tmp_path)
@@ -69,6 +71,7 @@ def test_learn_bpe_other_variants_at_5000_merges(tmp_path, variant):
     assert any("merges done**" in m.value for m in at.markdown)
 
 
+@pytest.mark.slow
 def test_char_vs_bpe_at_5000_merges(tmp_path):
     at = open_page("app_pages/char_vs_bpe.py", tmp_path)
     for widget in list(at.number_input) + list(at.slider):

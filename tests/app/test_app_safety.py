@@ -198,6 +198,7 @@ def test_a_broken_gpt2_upload_is_a_message_with_its_name_as_text(no_shared_gpt2)
 
 
 # -- hostile split patterns ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_loaded_tokenizer_whose_pattern_backtracks_is_a_message(server_env):
     server_env.setenv("BPE_EXPLORER_REGEX_TIMEOUT_S", "0.2")
     tok = BPETokenizer.from_text("xyz", 0, variant="byte", pattern=r"(a+)+$")
@@ -209,6 +210,7 @@ def test_a_loaded_tokenizer_whose_pattern_backtracks_is_a_message(server_env):
     assert any("backtracks too much" in plain(e.value) for e in at.error)
 
 
+@pytest.mark.slow
 def test_a_custom_pattern_that_backtracks_on_the_corpus_is_a_message(server_env):
     server_env.setenv("BPE_EXPLORER_REGEX_TIMEOUT_S", "0.2")
     at = app()

@@ -89,6 +89,7 @@ def test_merge_graph_edges_never_cross(variant):
         assert drawn == dag if not d.cut else drawn <= dag, tok.token_str(token_id)
 
 
+@pytest.mark.slow
 def test_a_long_tokens_tree_is_cut_to_what_a_reader_can_follow():
     text = python_docs_corpus(100_000)
     tok = BPETokenizer.from_text(text, 5000, variant="char")

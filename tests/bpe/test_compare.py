@@ -52,6 +52,7 @@ def test_spaces_and_punctuation_go_with_their_line():
     assert char_scripts("123 !") == ["Other"] * 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 @pytest.mark.parametrize("text", TEXTS)
 def test_script_costs_add_up_to_the_token_count(name, text):

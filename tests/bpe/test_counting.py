@@ -53,6 +53,7 @@ def test_merges_from_counts_equal_the_serial_merges(text, slice_bytes, pattern):
     assert trainer.fields() == expected.fields()
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_serial_counts_and_merges():
     words = ["alpha", " beta", "  gamma", ".\n", " 12345", "\t(x)", " été", "\r\n", "'s"]
     rng = np.random.default_rng(13)

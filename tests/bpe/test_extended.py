@@ -131,6 +131,7 @@ def _extended(real, extended_real, name) -> BPETokenizer:
     return extended_real[name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", pretrained.NAMES)
 def test_real_tokenizers_keep_their_ids_and_round_trip(real, extended_real, name):
     tok, more = _real(real, name), _extended(real, extended_real, name)
@@ -147,6 +148,7 @@ def test_real_tokenizers_keep_their_ids_and_round_trip(real, extended_real, name
     assert len(more.encode(CORPUS)) < len(tok.encode(CORPUS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", pretrained.NAMES)
 def test_real_tokenizers_export_to_tiktoken(real, extended_real, name):
     need_module("tiktoken", "pip install -r requirements-dev.txt")
@@ -156,6 +158,7 @@ def test_real_tokenizers_export_to_tiktoken(real, extended_real, name):
         assert enc.encode(text, allowed_special="all") == more.encode(text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base"])
 def test_real_tokenizers_export_to_hugging_face(real, extended_real, name):
     tokenizers = need_module("tokenizers", "pip install -r requirements-dev.txt")
@@ -165,6 +168,7 @@ def test_real_tokenizers_export_to_hugging_face(real, extended_real, name):
         assert hf.encode(text).ids == more.encode(text)
 
 
+@pytest.mark.slow
 def test_extending_twice_keeps_the_first_extension(real):
     tok = _real(real, "cl100k_base")
     once = tok.extended(SAMPLES["python_source.txt"], 5)
@@ -186,6 +190,7 @@ def test_steps_replayed_on_a_tokenizers_cut_are_the_trained_steps():
         assert replay(start, tok.trace[:k]) == segment(tok, text, k), k
 
 
+@pytest.mark.slow
 def test_an_extended_real_tokenizer_animates_from_its_own_cut(real):
     base = _real(real, "cl100k_base")
     text = CORPUS
@@ -204,6 +209,7 @@ def test_an_extended_real_tokenizer_animates_from_its_own_cut(real):
     assert [p.vocab_size for p in curve[-2:]] == [more.vocab_size - 1, more.vocab_size]
 
 
+@pytest.mark.slow
 def test_a_new_tokens_graph_goes_down_through_the_real_merges(real):
     base = _real(real, "cl100k_base")
     more = base.extended(CORPUS, 30)

@@ -146,6 +146,7 @@ def test_bad_argument_is_a_clear_value_error(name):
 EVIL_TEXT = "a" * 5000 + "b"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["trainer", "encode", "encode_tokens"])
 def test_pathological_pattern_is_stopped_after_its_timeout(where):
     pattern = r"(a+)+$"
@@ -199,6 +200,7 @@ MEASURE_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["english", "one letter"])
 @pytest.mark.parametrize("variant", ["char", "word", "byte"])
 def test_memory_estimate_bounds_what_training_takes(tmp_path, variant, corpus):

