@@ -45,9 +45,15 @@ def owner_id() -> str:
     return owner
 
 
+def is_instructor() -> bool:
+    """Whether this session is in instructor mode: the pages ask here, beside who the owner is
+    (``ui.state`` only keeps the flag)."""
+    return state.is_instructor()
+
+
 def viewer() -> Viewer:
     """Who is asking, for every ``core.gpt.runs`` call the page makes."""
-    return Viewer(owner_id(), state.is_instructor())
+    return Viewer(owner_id(), is_instructor())
 
 
 def key_matches(entered: str, key: str | None) -> bool:
@@ -70,8 +76,8 @@ def identity_sidebar() -> None:
     instructor mode, a note and a way out."""
     if not server_settings().instructor_key:
         return
-    with st.sidebar.expander("Instructor", expanded=state.is_instructor()):
-        if state.is_instructor():
+    with st.sidebar.expander("Instructor", expanded=is_instructor()):
+        if is_instructor():
             st.caption("Instructor mode: you see every attendee's runs and can stop or delete them.")
             st.button("Leave instructor mode", key="instructor_leave", on_click=_leave)
             return
