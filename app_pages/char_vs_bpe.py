@@ -39,9 +39,13 @@ except TRAINING_ERRORS as exc:
     st.stop()
 
 default_test_text(text)
-test = st.text_area("Test text", height=90, max_chars=MAX_TEST_CHARS,
-                    **state.keep("test_text", mark_test_text_edited, MAX_TEST_CHARS),
-                    help="Any text: words the corpus never saw, other scripts, emoji, code.")
+test = st.text_area(
+    "Test text",
+    height=90,
+    max_chars=MAX_TEST_CHARS,
+    **state.keep("test_text", mark_test_text_edited, MAX_TEST_CHARS),
+    help="Any text: words the corpus never saw, other scripts, emoji, code.",
+)
 test = test[:MAX_TEST_CHARS]  # the box's limit, kept here too: a client can send more
 
 
@@ -49,12 +53,17 @@ def count_tokens(t, s: str) -> int:
     return len(t.tokenize(s)) if s else 0
 
 
+def chars_per_token(chars: int, tokens: int) -> float | None:
+    return round(chars / tokens, 3) if tokens else None
+
+
 def show_counts() -> None:
     n = len(tok.merge_triples)
     corpus_chars = len(text)
     char_corpus = char_tok.initial_length
     bpe_corpus = tok.trace[-1].length_after if n else tok.initial_length
-    char_test, bpe_test = count_tokens(char_tok, test), count_tokens(tok, test)
+    char_test = count_tokens(char_tok, test)
+    bpe_test = count_tokens(tok, test)
     m = [*st.columns(2), *st.columns(2)]  # two by two: four tiles in a row cut their labels when narrow
     m[0].metric("Char tokens (test text)", f"{char_test:,}")
     m[1].metric(f"BPE tokens (test text, {n} merges)", f"{bpe_test:,}",
@@ -62,12 +71,22 @@ def show_counts() -> None:
     m[2].metric("Char: chars per token (corpus)", f"{corpus_chars / char_corpus:.2f}")
     m[3].metric("BPE: chars per token (corpus)", f"{corpus_chars / bpe_corpus:.2f}")
     table = pd.DataFrame([
-        {"tokenizer": "char", "vocabulary": char_tok.vocab_size, "corpus tokens": char_corpus,
-         "corpus chars/token": round(corpus_chars / char_corpus, 3), "test tokens": char_test,
-         "test chars/token": round(len(test) / char_test, 3) if char_test else None},
-        {"tokenizer": f"BPE ({tok.variant}, {n} merges)", "vocabulary": tok.vocab_size,
-         "corpus tokens": bpe_corpus, "corpus chars/token": round(corpus_chars / bpe_corpus, 3),
-         "test tokens": bpe_test, "test chars/token": round(len(test) / bpe_test, 3) if bpe_test else None},
+        {
+            "tokenizer": "char",
+            "vocabulary": char_tok.vocab_size,
+            "corpus tokens": char_corpus,
+            "corpus chars/token": chars_per_token(corpus_chars, char_corpus),
+            "test tokens": char_test,
+            "test chars/token": chars_per_token(len(test), char_test),
+        },
+        {
+            "tokenizer": f"BPE ({tok.variant}, {n} merges)",
+            "vocabulary": tok.vocab_size,
+            "corpus tokens": bpe_corpus,
+            "corpus chars/token": chars_per_token(corpus_chars, bpe_corpus),
+            "test tokens": bpe_test,
+            "test chars/token": chars_per_token(len(test), bpe_test),
+        },
     ])
     st.dataframe(table, hide_index=True, width="stretch")
     if tok.end_of_word:
@@ -79,24 +98,26 @@ def show_test_tokens() -> None:
     # the word variant drops whitespace rather than encoding it: not an unseen character there
     chars = list(dict.fromkeys(ch for _, ch in unseen if not (tok.end_of_word and ch.isspace())))
     if chars:
-        st.warning("The corpus never contains " + ", ".join(f"{md_safe(repr(c))} (U+{ord(c):04X})"
-                   for c in chars) + ", so this tokenizer has no token for them (shown in red, one "
-                   "each). A byte-level tokenizer can encode any text.", icon="🔤")
+        named = ", ".join(f"{md_safe(repr(c))} (U+{ord(c):04X})" for c in chars)
+        st.warning(f"The corpus never contains {named}, so this tokenizer has no token for them "
+                   "(shown in red, one each). A byte-level tokenizer can encode any text.", icon="🔤")
         if tok.variant != "byte":
             st.button("Use a byte-level tokenizer", key="charbpe_use_bytes", on_click=use_byte_variant)
         st.html(string_tokens_html(tok.tokenize(test), set(chars)))
     elif test:
         show_tokens(tok, test, tok.encode_tokens(test), show_ids=show_ids, height=300, view="charbpe")
         show_clicked_tree(tok, "charbpe")
-    st.caption("Hover a token to see its id and bytes. Byte tokens that split a character sit under that "
-               "character in one purple outline.")
+    st.caption("Hover a token to see its id and bytes. Byte tokens that split a character sit under "
+               "that character in one purple outline.")
     words = unseen_words(text, test)
     if words:
-        st.markdown("**Words the corpus never contained**, cut into this tokenizer's pieces. A piece of one "
-                    "character is not a learned token: no merge covers it there.")
-        st.dataframe(pd.DataFrame([{"word": w, "BPE tokens": " · ".join(map(visible, tok.tokenize(w))),
-                                    "count": len(tok.tokenize(w))} for w in words[:30]]),
-                     hide_index=True, width="stretch")
+        st.markdown("**Words the corpus never contained**, cut into this tokenizer's pieces. A piece of "
+                    "one character is not a learned token: no merge covers it there.")
+        rows = []
+        for w in words[:30]:
+            pieces = tok.tokenize(w)
+            rows.append({"word": w, "BPE tokens": " · ".join(map(visible, pieces)), "count": len(pieces)})
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def show_curves() -> None:
@@ -112,8 +133,12 @@ def show_curves() -> None:
         except TRAINING_ERRORS as exc:
             st.warning(f"{variant}: {md_safe(str(exc))}")
             continue
-        rows += [{"variant": variant, "merges": p.merges, "chars per token": p.chars_per_token}
-                 for p in compression_curve(vtok, len(text))]
+        for point in compression_curve(vtok, len(text)):
+            rows.append({
+                "variant": variant,
+                "merges": point.merges,
+                "chars per token": point.chars_per_token,
+            })
     curve = pd.DataFrame(rows, columns=["variant", "merges", "chars per token"])
     lines = alt.Chart(curve).mark_line().encode(
         x=alt.X("merges:Q", title="merges", axis=alt.Axis(tickMinStep=1, format="d")),
@@ -129,12 +154,14 @@ def show_curves() -> None:
 def gpt2_files() -> tuple[bytes, bytes, str, str] | None:
     """GPT-2's two files as bytes with their names: ``../shared``'s copy, or the visitor's uploads
     (kept in memory: nothing is written to disk, so one visitor's files never reach another)."""
-    vocab_path, encoder_path = shared_file("gpt2", "vocab.bpe"), shared_file("gpt2", "encoder.json")
+    vocab_path = shared_file("gpt2", "vocab.bpe")
+    encoder_path = shared_file("gpt2", "encoder.json")
     if vocab_path is not None and encoder_path is not None:
         return vocab_path.read_bytes(), encoder_path.read_bytes(), "vocab.bpe", "encoder.json"
     up = st.columns(2)
     limit = MAX_FILE_BYTES // 2**20
-    vocab_up = up[0].file_uploader("GPT-2 vocab.bpe", type=["bpe"], key="charbpe_gpt2_vocab", max_upload_size=limit)
+    vocab_up = up[0].file_uploader("GPT-2 vocab.bpe", type=["bpe"], key="charbpe_gpt2_vocab",
+                                   max_upload_size=limit)
     enc_up = up[1].file_uploader("GPT-2 encoder.json", type=["json"], key="charbpe_gpt2_encoder",
                                  max_upload_size=limit)
     if not (vocab_up and enc_up):
@@ -143,8 +170,8 @@ def gpt2_files() -> tuple[bytes, bytes, str, str] | None:
         return None
     for upload in (vocab_up, enc_up):
         if upload.size > MAX_FILE_BYTES:
-            raise GPT2FileError(f"{upload.name} is {upload.size / 2**20:.1f} MB; GPT-2's files are under "
-                             f"{limit} MB.")
+            raise GPT2FileError(f"{upload.name} is {upload.size / 2**20:.1f} MB; GPT-2's files are "
+                                f"under {limit} MB.")
     return vocab_up.getvalue(), enc_up.getvalue(), vocab_up.name, enc_up.name
 
 
@@ -185,8 +212,8 @@ def show_loaded_tokenizer() -> None:
         return
     try:
         if uploaded.size > MAX_TOKENIZER_FILE_BYTES:
-            raise TokenizerFileError(f"{uploaded.name} is {uploaded.size / 2**20:.1f} MB; a tokenizer file may "
-                             f"be at most {MAX_TOKENIZER_FILE_BYTES // 2**20} MB.")
+            raise TokenizerFileError(f"{uploaded.name} is {uploaded.size / 2**20:.1f} MB; a tokenizer "
+                                     f"file may be at most {MAX_TOKENIZER_FILE_BYTES // 2**20} MB.")
         loaded = loads_tokenizer(uploaded.getvalue(), uploaded.name)
         pieces = loaded.tokenize(test) if test else None
     except (TokenizerFileError, PatternTimeoutError) as exc:

@@ -8,16 +8,29 @@ import streamlit as st
 from core.bpe.compare import differing, spans
 from core.bpe.display import quoted
 from ui import state
-from ui.compare import (MAX_SHOWN, choices, cost_chart, cost_frame, encode_all, handle_timeouts,
-                        korean_vs_latin, spans_html, token_options, unseen_html,
-                        clicked_at, VIEW)
+from ui.compare_view import (
+    MAX_SHOWN,
+    VIEW,
+    choices,
+    clicked_at,
+    cost_chart,
+    cost_frame,
+    encode_all,
+    handle_timeouts,
+    korean_vs_latin,
+    spans_html,
+    token_options,
+    unseen_html,
+)
 from ui.render import md_safe
 from ui.samples import label, load_sample, sample_names
 from ui.token_view import clicked_token, show_merge_graph
 
 MAX_TEXT_CHARS = 20_000
 FIRST_TEXT = "multilingual and emoji"  # the sample the page opens with: every script at once
-TREE_OF, TREE_TOKEN = "tokenizers_tree_of", "tokenizers_tree_token_"  # the tree's two boxes
+# the tree's two boxes: which tokenizer, and its token (one box per tokenizer)
+TREE_OF = "tokenizers_tree_of"
+TREE_TOKEN = "tokenizers_tree_token_"
 TREE_FIRST = "o200k_base"  # whose merge tree the page shows first (GPT-4o's)
 CORPUS = "__corpus__"  # the pick that means the sidebar's corpus
 
@@ -28,15 +41,30 @@ st.caption("The same text under the tokenizers real models use, and yours. Every
 labels, missing = choices()
 picks = [n for n in sample_names() if n != FIRST_TEXT]
 picks = [FIRST_TEXT, *picks, CORPUS] if FIRST_TEXT in sample_names() else [*picks, CORPUS]
-pick = st.selectbox("Pick a text", picks, key="tokenizers_pick",
-                    format_func=lambda n: "The corpus in the sidebar" if n == CORPUS else label(n))
+pick = st.selectbox(
+    "Pick a text",
+    picks,
+    key="tokenizers_pick",
+    format_func=lambda n: "The corpus in the sidebar" if n == CORPUS else label(n),
+)
 first = state.corpus()[1] if pick == CORPUS else load_sample(pick)
-text = st.text_area("Text to compare (pick one above or paste your own)", value=first[:MAX_TEXT_CHARS], height=150, max_chars=MAX_TEXT_CHARS,
-                    key=f"tokenizers_text_{pick}",
-                    help="Any text: other scripts, emoji, code. Press Ctrl+Enter to apply.")
+text = st.text_area(
+    "Text to compare (pick one above or paste your own)",
+    value=first[:MAX_TEXT_CHARS],
+    height=150,
+    max_chars=MAX_TEXT_CHARS,
+    key=f"tokenizers_text_{pick}",
+    help="Any text: other scripts, emoji, code. Press Ctrl+Enter to apply.",
+)
 text = text[:MAX_TEXT_CHARS]  # the box's limit, kept here too: a client can send more
-shown = st.multiselect("Tokenizers (2 to 6)", list(labels), default=list(labels)[:MAX_SHOWN],
-                       format_func=labels.get, max_selections=MAX_SHOWN, key="tokenizers_shown")
+shown = st.multiselect(
+    "Tokenizers (2 to 6)",
+    list(labels),
+    default=list(labels)[:MAX_SHOWN],
+    format_func=labels.get,
+    max_selections=MAX_SHOWN,
+    key="tokenizers_shown",
+)
 for name, why in missing.items():
     st.caption(f"{md_safe(name)} is not shown: {md_safe(why)}")
 if len(shown) < 2 or not text:
@@ -46,8 +74,13 @@ if len(shown) < 2 or not text:
 results = encode_all(shown, labels, text)
 loaded = [r for r in results if not r.error]
 keys = [r.key for r in loaded]
-reference = st.selectbox("Mark (red underline) the tokens cut differently from", keys, format_func=labels.get,
-                         key="tokenizers_reference", index=keys.index(TREE_FIRST) if TREE_FIRST in keys else 0)
+reference = st.selectbox(
+    "Mark (red underline) the tokens cut differently from",
+    keys,
+    format_func=labels.get,
+    key="tokenizers_reference",
+    index=keys.index(TREE_FIRST) if TREE_FIRST in keys else 0,
+)
 ref_spans = next((spans(r.tokens) for r in loaded if r.key == reference), frozenset())
 
 
@@ -73,11 +106,18 @@ def draw_spans() -> None:
             if panel < len(results):
                 with col:
                     draw_one(panel, results[panel])
-    st.caption("Hover a token for its id, text and bytes; click it for how it was built. Byte tokens that are not whole characters "
-               "show as \\xNN in orange italics.")
-    st.dataframe(pd.DataFrame([{"tokenizer": r.label, "vocabulary": r.tok.vocab_size, "tokens": len(r.tokens),
-                                "chars per token": round(r.chars_per_token, 3)} for r in loaded]),
-                 hide_index=True, width="stretch")
+    st.caption("Hover a token for its id, text and bytes; click it for how it was built. Byte tokens "
+               "that are not whole characters show as \\xNN in orange italics.")
+    rows = [
+        {
+            "tokenizer": r.label,
+            "vocabulary": r.tok.vocab_size,
+            "tokens": len(r.tokens),
+            "chars per token": round(r.chars_per_token, 3),
+        }
+        for r in loaded
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def take_click() -> None:
@@ -97,12 +137,17 @@ def draw_tree() -> None:
     if state.get(TREE_OF) not in keys:
         state.put(TREE_OF, TREE_FIRST if TREE_FIRST in keys else keys[0])
     c = st.columns(2)
-    r = loaded[keys.index(c[0].selectbox("Tokenizer", keys, format_func=labels.get, key=TREE_OF))]
+    chosen = c[0].selectbox("Tokenizer", keys, format_func=labels.get, key=TREE_OF)
+    r = loaded[keys.index(chosen)]
     ids = token_options(r)
     if state.get(TREE_TOKEN + r.key) not in ids:
         state.put(TREE_TOKEN + r.key, ids[0])
-    token = c[1].selectbox("Token of the text (longest first), or click one above", ids, key=TREE_TOKEN + r.key,
-                           format_func=lambda i: f"{quoted(r.tok.token_str(i))} (id {i})")
+    token = c[1].selectbox(
+        "Token of the text (longest first), or click one above",
+        ids,
+        key=TREE_TOKEN + r.key,
+        format_func=lambda i: f"{quoted(r.tok.token_str(i))} (id {i})",
+    )
     st.markdown(f"How {md_safe(r.label)} built {md_safe(quoted(r.tok.token_str(token)))}:")
     show_merge_graph(r.tok, token)
 
@@ -114,8 +159,8 @@ def draw_costs() -> None:
     st.altair_chart(cost_chart(frame), width="stretch")
     ratios = korean_vs_latin(frame)
     if ratios:
-        st.caption("A Korean character costs " + ", ".join(
-            f"{x:.1f}× a Latin one under {md_safe(name)}" for name, x in ratios.items()) + ".")
+        costs = ", ".join(f"{x:.1f}× a Latin one under {md_safe(name)}" for name, x in ratios.items())
+        st.caption(f"A Korean character costs {costs}.")
     st.caption("Each token counts as one, shared evenly by the characters it covers; spaces and "
                "punctuation count with the script before them.")
 

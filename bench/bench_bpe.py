@@ -6,8 +6,9 @@
 
 Rows: the book's own trainer/encoder (seed 002's ``from_text``/``encode``, ``bench/book_bpe.py``),
 Hugging Face ``tokenizers``' BpeTrainer and single-threaded ``tiktoken``; the app's 1 MB case
-(``BPETrainer.run`` with a progress callback on 1 MB of the Debian docs).  Compile time is excluded by a warm-up
-call on a small text (numba caches compiled code on disk, so a user pays it once per install).
+(``BPETrainer.run`` with a progress callback on 1 MB of the Debian docs).  Compile time is excluded
+by a warm-up call on a small text (numba caches compiled code on disk, so a user pays it once per
+install).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from core import BPETokenizer, BPETrainer  # noqa: E402
 from core.bpe.pretokenize import GPT2_PATTERN  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
+WITHIN_3X = "within 3x (ratio >= 0.33)"
 
 
 def timed(fn, repeat: int = 1):
@@ -47,8 +49,9 @@ def row(task, ours, reference, ref_name, target):
 def debian_file(folder: str) -> Path:
     """The Debian docs corpus, decompressed into ``folder`` (a temporary one, never the repo)."""
     path = Path(folder) / "debian-docs.txt"
+    archive = SHARED / "corpora" / "debian-docs-100mb.txt.xz"
     with open(path, "wb") as out:
-        subprocess.run(["xz", "-dc", str(SHARED / "corpora" / "debian-docs-100mb.txt.xz")], stdout=out, check=True)
+        subprocess.run(["xz", "-dc", str(archive)], stdout=out, check=True)
     return path
 
 
@@ -91,11 +94,16 @@ def memory_table() -> None:
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         path = debian_file(folder)
+        cases = [
+            ("Debian docs 1 MB", path, 10**6),
+            ("Debian docs 10 MB", path, 10**7),
+            ("Debian docs 50 MB", path, 5 * 10**7),
+            ("'a' x 10 MB", "repeat", 10**7),
+        ]
         for variant in ("char", "word"):
-            for name, source, chars in [("Debian docs 1 MB", path, 10**6), ("Debian docs 10 MB", path, 10**7),
-                                        ("Debian docs 50 MB", path, 5 * 10**7), ("'a' x 10 MB", "repeat", 10**7)]:
-                out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(source), str(chars), variant],
-                                     cwd=ROOT, capture_output=True, text=True, check=True)
+            for name, source, chars in cases:
+                command = [sys.executable, "-c", MEMORY_CHILD, str(source), str(chars), variant]
+                out = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
                 print(f"| {variant} | {name} | {float(out.stdout):.1f}x | <= 10x |", flush=True)
 
 
@@ -144,11 +152,13 @@ def main() -> None:
         return hf
 
     t_hf, hf = timed(hf_train, repeat=3)
-    t_byte, byte_tok = timed(lambda: BPETokenizer.from_text(text, 1024, variant="byte", pattern="gpt2"), repeat=3)
+    t_byte, byte_tok = timed(lambda: BPETokenizer.from_text(text, 1024, variant="byte", pattern="gpt2"),
+                             repeat=3)
     assert byte_tok.vocab_size == hf.get_vocab_size() == 1280
-    row("byte + GPT-2 regex train, vocab 1280", t_byte, t_hf, "tokenizers BpeTrainer", "within 3x (ratio >= 0.33)")
+    row("byte + GPT-2 regex train, vocab 1280", t_byte, t_hf, "tokenizers BpeTrainer", WITHIN_3X)
 
-    vocab, encoder = SHARED / "gpt2" / "vocab.bpe", SHARED / "gpt2" / "encoder.json"
+    vocab = SHARED / "gpt2" / "vocab.bpe"
+    encoder = SHARED / "gpt2" / "encoder.json"
     gpt2 = BPETokenizer.from_gpt2(vocab, encoder)
     gpt2.encode(text[:5000])
     t_cold, ours_ids = timed(lambda: BPETokenizer.from_gpt2(vocab, encoder).encode(text))
@@ -159,7 +169,7 @@ def main() -> None:
     enc = tiktoken_encoding(gpt2, name="gpt2-local")
     t_tik, tik_ids = timed(lambda: enc.encode_ordinary(text), repeat=3)
     assert tik_ids == ours_ids
-    row("GPT-2 encode Tiny Shakespeare (fresh tokenizer)", t_cold - t_load, t_tik, "tiktoken", "within 3x (ratio >= 0.33)")
+    row("GPT-2 encode Tiny Shakespeare (fresh tokenizer)", t_cold - t_load, t_tik, "tiktoken", WITHIN_3X)
     row("GPT-2 encode Tiny Shakespeare (warm chunk cache)", t_warm, t_tik, "tiktoken", "")
 
 

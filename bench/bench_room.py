@@ -205,7 +205,8 @@ class ChromiumTab:
 
     def __init__(self, browser, url: str, owner: str, corpus: str, tally: Tally):
         self.browser, self.tally = browser, tally
-        self.url = f"{url}/learn_bpe?u={owner}" + ("" if corpus == "own" else f"&corpus={quote('sample:' + corpus)}")
+        corpus_param = "" if corpus == "own" else f"&corpus={quote('sample:' + corpus)}"
+        self.url = f"{url}/learn_bpe?u={owner}{corpus_param}"
         self.k, self.n, self.forward = 0, 0, True
 
     async def open(self) -> None:
@@ -344,7 +345,8 @@ async def phase(server: Server, processes: int, tabs: int, baseline: float, args
 
 
 HEADER = ("| processes | tabs + Chromium | websocket tabs' steps (in their browsers) | "
-          "page runs: n, p50 / p95 / max ms | click to view: n, p50 / p95 / max ms | open p95 ms | exceptions / lost / late | spread | "
+          "page runs: n, p50 / p95 / max ms | click to view: n, p50 / p95 / max ms | open p95 ms | "
+          "exceptions / lost / late | spread | "
           "RSS before / peak / after (vs baseline) | load 1 min |\n" + "|---" * 10 + "|")
 
 

@@ -55,8 +55,13 @@ def train_ours(path: Path, pattern: str, vocab: int, workers: int | None = None)
     assert steps == vocab - 256
     end = time.perf_counter()
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return dict(seconds=end - start, counting=counted - start, merging=end - counted,
-                chunks=len(counts), worker_mb=workers)
+    return dict(
+        seconds=end - start,
+        counting=counted - start,
+        merging=end - counted,
+        chunks=len(counts),
+        worker_mb=workers,
+    )
 
 
 def train_rustbpe(path: Path, pattern: str, vocab: int) -> dict:
@@ -97,7 +102,12 @@ def _pattern(name: str) -> str:
     return NAMED_PATTERNS[name]
 
 
-TRAINERS = {"ours": train_ours, "rustbpe": train_rustbpe, "bpeasy": train_bpeasy, "tokenizers": train_hf}
+TRAINERS = {
+    "ours": train_ours,
+    "rustbpe": train_rustbpe,
+    "bpeasy": train_bpeasy,
+    "tokenizers": train_hf,
+}
 
 
 def one(args) -> None:

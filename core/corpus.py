@@ -86,7 +86,8 @@ def _read_open_file(fd: int, source: str, max_bytes: int) -> bytes:
     if not stat.S_ISREG(info.st_mode):
         raise CorpusError(f"{source} is not a regular file (a folder, device or pipe cannot be a corpus).")
     check_corpus_size(info.st_size, source, max_bytes)
-    chunks, left = [], max_bytes + 1  # a file growing while it is read still stops at the limit
+    chunks = []
+    left = max_bytes + 1  # a file growing while it is read still stops at the limit
     while left > 0:
         chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:

@@ -54,8 +54,9 @@ class ServerSettings:
 def _parse(name: str, raw: str):
     if name == "instructor_key":
         if len(raw) < 8:
+            make_one = 'python -c "import secrets; print(secrets.token_urlsafe())"'
             raise SettingsError(f"{PREFIX}INSTRUCTOR_KEY is too short ({len(raw)} characters); use "
-                                f"at least 8, e.g. `python -c \"import secrets; print(secrets.token_urlsafe())\"`.")
+                                f"at least 8, e.g. `{make_one}`.")
         return raw
     if name == "corpus_dir":
         path = Path(raw).expanduser().resolve()

@@ -1,11 +1,15 @@
-"""Shared fixtures: where the repository and ``../shared`` data live.
+"""Shared fixtures: where the repository and ``../shared`` data live, and what a test does when
+something it needs is missing.
 
-Data from ``../shared`` is never committed.  Where it is missing a test skips with the reason,
-except under ``CI=true``, where a missing file is a failure.
+Data from ``../shared`` is never committed, and optional packages may be absent.  Where what a
+test needs is missing it skips with the reason, except under ``CI=true``, where nothing skips
+silently: a missing file, browser or package is a failure (:func:`missing`).
 """
 
+import importlib
 import os
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -14,15 +18,29 @@ SHARED = ROOT.parent / "shared"
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
+def missing(message: str) -> NoReturn:
+    """What a test does when something it needs is not here: skip with ``message``, or fail under
+    ``CI=true``, where everything the tests need is installed."""
+    if IN_CI:
+        pytest.fail(message)
+    pytest.skip(message, allow_module_level=True)
+
+
 def shared_path(*parts: str) -> Path:
     """Path of a ``../shared`` file; skips (or fails under CI) when it is absent."""
     path = SHARED.joinpath(*parts)
     if not path.is_file():
-        message = f"{path} is missing: these tests need the ../shared data beside the repository"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(f"{path} is missing: these tests need the ../shared data beside the repository")
     return path
+
+
+def need_module(name: str, how: str):
+    """The module ``name``, imported; skips (or fails under CI) when it is not installed, saying
+    ``how`` to install it (``pytest.importorskip`` would skip under CI too)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        missing(f"{name} is not installed ({exc}): {how}")
 
 
 def pytest_addoption(parser):

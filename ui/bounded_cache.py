@@ -27,7 +27,10 @@ class BoundedCache:
 
     def __init__(self, max_entries: int, max_bytes: int, cost=lambda value: 0,
                  idle_s: float = CACHE_IDLE_S) -> None:
-        self.max_entries, self.max_bytes, self.cost, self.idle_s = max_entries, max_bytes, cost, idle_s
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self.cost = cost
+        self.idle_s = idle_s
         self._items: OrderedDict = OrderedDict()  # key -> (value, cost, last use), oldest use first
         self._lock = threading.Lock()
         self.bytes = 0

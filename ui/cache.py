@@ -27,9 +27,8 @@ from dataclasses import asdict, fields
 import streamlit as st
 
 from core import PRETRAINED_NAMES, BPETokenizer, BPETrainer
-from core.bpe import (CorpusTooLargeError, GPT2FileError, PatternError, PatternTimeoutError, extension_trainer,
-                      load_gpt2_bytes)
-from core.bpe.extend import from_steps, from_trainer
+from core.bpe import (CorpusTooLargeError, GPT2FileError, PatternError, PatternTimeoutError,
+                      extension_trainer, load_gpt2_bytes)
 from core.bpe.pretokenize import set_regex_timeout
 from core.corpus import CorpusStats, corpus_stats
 from core.settings import PREFIX, ServerSettings
@@ -234,7 +233,7 @@ def extended_tokenizer(text: str, start: str, num_merges: int, progress: bool = 
         limit = server_settings().max_train_memory
         trainer = _trained(lambda: extension_trainer(base, text, max_memory=limit), num_merges, progress,
                            f"Learning {short_label(start)}'s new merges")
-        tok = from_trainer(base, trainer)
+        tok = BPETokenizer.from_trainer(trainer)
         _extended().put(key, tok)
         return tok
 
@@ -244,7 +243,7 @@ def _extension_prefix(key: tuple, base: BPETokenizer, tok: BPETokenizer, num_mer
         return tok
     short = _extended().get((*key, num_merges))
     if short is None:
-        short = from_steps(base, tok.trace[:num_merges], tok.initial_length)
+        short = tok.truncated(len(base.merge_triples) + num_merges)
         _extended().put((*key, num_merges), short)
     return short
 

@@ -34,8 +34,13 @@ def _marker_input() -> None:
 
 
 def _pattern_inputs() -> None:
-    st.radio("Pre-split regex", ["none", "gpt2", "gpt4", "custom"], horizontal=True,
-             **_keep_setting("pattern_choice"), help="Chunks the text before BPE; no merge crosses a chunk.")
+    st.radio(
+        "Pre-split regex",
+        ["none", "gpt2", "gpt4", "custom"],
+        horizontal=True,
+        **_keep_setting("pattern_choice"),
+        help="Chunks the text before BPE; no merge crosses a chunk.",
+    )
     if state.kept("pattern_choice") == "custom":
         st.text_input("Custom regex", **_keep_setting("custom_pattern"))
 
@@ -118,7 +123,8 @@ def example_test_text(corpus: str, limit: int = 100) -> str:
     if len(corpus) > limit and " " in opening:
         opening = opening.rsplit(" ", 1)[0]
     words = set(re.findall(r"\w+", corpus[:50_000]))
-    a, b = (sorted(words, key=lambda w: (-len(w), w)) + ["", ""])[:2]
+    longest = sorted(words, key=lambda w: (-len(w), w)) + ["", ""]  # "": fewer than two words
+    a, b = longest[:2]
     new = a[: len(a) // 2 + 1] + b[len(b) // 2:]
     if len(new) < 3 or new in corpus or " " not in corpus:
         return opening
@@ -169,4 +175,5 @@ def sync_settings_url() -> None:
     for param, name in state.URL_SETTINGS.items():
         value = state.kept(name)
         hidden = name != "num_merges" and value == state.KEPT_DEFAULTS[name]
-        state.url_put(param, None if hidden or (name == "custom_pattern" and not custom) else value)
+        unused = name == "custom_pattern" and not custom
+        state.url_put(param, None if hidden or unused else value)

@@ -67,7 +67,8 @@ def _failed(message: str) -> None:
 def _on_sample() -> None:
     name = state.get(CORPUS_SAMPLE)
     if name is not None:
-        _load(samples.label(name), samples.load_sample(name), from_samples=True, source="sample:" + name)
+        text = samples.load_sample(name)
+        _load(samples.label(name), text, from_samples=True, source="sample:" + name)
 
 
 def _utf8_size(text: str) -> int:
@@ -171,7 +172,8 @@ def _store_dir() -> Path:
 def _store(name: str, text: str) -> str | None:
     """Save a pasted or uploaded corpus in this owner's folder (mode 0o700) so that a reload finds
     it; its source for the URL (``text:<digest>``), or ``None`` when it could not be saved."""
-    digest, folder = state.text_digest(text), _store_dir()
+    digest = state.text_digest(text)
+    folder = _store_dir()
     try:
         for path in (folder.parent, folder):
             path.mkdir(mode=0o700, exist_ok=True, parents=True)
@@ -196,7 +198,8 @@ def _stored(digest: str) -> tuple[str, str]:
     path = _store_dir() / f"{digest}.txt"
     try:
         text = path.read_bytes().decode("utf-8", "surrogatepass")
-        name = path.with_suffix(".name").read_text("utf-8") if path.with_suffix(".name").exists() else ""
+        name_file = path.with_suffix(".name")
+        name = name_file.read_text("utf-8") if name_file.exists() else ""
     except OSError:
         raise CorpusError("The corpus of this link is no longer on the server.") from None
     return name or "Pasted text", text
@@ -214,7 +217,8 @@ def _load_source(source: str) -> None:
         elif kind == "shakespeare":
             load_tiny_shakespeare()
         elif kind == "file" and settings().corpus_dir is not None:
-            _load(*read_corpus_under(settings().corpus_dir, value, settings().max_corpus_bytes), source=source)
+            limits = settings()
+            _load(*read_corpus_under(limits.corpus_dir, value, limits.max_corpus_bytes), source=source)
         else:
             raise CorpusError("That link does not name a corpus this server has.")
     except CorpusError as exc:
@@ -274,8 +278,12 @@ def corpus_error_banner() -> None:
     if error:
         st.error(f"{error} The corpus was not changed.", icon="⚠️")
         if state.get(CORPUS_REPLACEABLE) == _upload_key() and state.get(_upload_key()) is not None:
-            st.button("Load with invalid bytes replaced", key="corpus_load_replaced", on_click=_load_replaced,
-                      help="Each byte that is not UTF-8 becomes the replacement character �.")
+            st.button(
+                "Load with invalid bytes replaced",
+                key="corpus_load_replaced",
+                on_click=_load_replaced,
+                help="Each byte that is not UTF-8 becomes the replacement character �.",
+            )
 
 
 def require_corpus() -> tuple[str, str] | None:

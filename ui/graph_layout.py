@@ -61,7 +61,9 @@ def layout(nodes: list[DagNode], width_of: Callable[[DagNode], float], row: floa
 class _Graph:
     def __init__(self, nodes: list[DagNode], width_of: Callable[[DagNode], float], row: float,
                  node_h: float) -> None:
-        self.by_id, self.row, self.node_h = {n.id: n for n in nodes}, row, node_h
+        self.by_id = {n.id: n for n in nodes}
+        self.row = row
+        self.node_h = node_h
         self.ids: list[int] = []  # occurrence key -> token id
         self.kids: list[list[int]] = []  # occurrence key -> child keys (one where both parts are equal)
         self.widths = {n.id: width_of(n) for n in nodes}
@@ -78,7 +80,8 @@ class _Graph:
                 child = self._add(part)
                 self.kids[key].append(child)
                 todo.append(child)
-        self.x, self.y = [0.0] * len(self.ids), [0.0] * len(self.ids)
+        self.x = [0.0] * len(self.ids)
+        self.y = [0.0] * len(self.ids)
         self.edges: list[Edge] = []
         self.alive = set(range(len(self.ids)))
 
@@ -107,9 +110,13 @@ class _Graph:
         for key in range(len(self.ids)):  # parents before children
             kids = self.kids[key]
             for child in kids:
-                self.x[child], self.y[child] = self.x[key] + offset[child], self.y[key] + self.row
-            for side in (-1, 1) if kids else ():
-                self.edges.append(Edge(key, side, kids[0] if len(kids) == 1 else kids[(side + 1) // 2]))
+                self.x[child] = self.x[key] + offset[child]
+                self.y[child] = self.y[key] + self.row
+            if not kids:
+                continue
+            for side in (-1, 1):  # a token made of two equal parts has one child, drawn once
+                child = kids[0] if len(kids) == 1 else kids[(side + 1) // 2]
+                self.edges.append(Edge(key, side, child))
 
     def share(self) -> None:
         """Draw a sub-token once wherever that crosses nothing: tallest first, keeping one of its
@@ -121,7 +128,11 @@ class _Graph:
         for token_id in sorted(repeated, key=lambda i: -self.by_id[i].height):
             keys = [k for k in places[token_id] if k in self.alive]
             for keep in keys:  # the first place that can take in another, then as many as it can
-                if [k for k in keys if k != keep and k in self.alive and self._try_share(keep, [k])]:
+                took = False
+                for k in keys:
+                    if k != keep and k in self.alive and self._try_share(keep, [k]):
+                        took = True
+                if took:
                     break
 
     def _try_share(self, keep: int, others: list[int]) -> bool:
@@ -129,7 +140,8 @@ class _Graph:
         for other in others:
             gone |= self._subtree(other)
         kept_edges = [e for e in self.edges if e.parent not in gone and e.child not in gone]
-        moved = [Edge(e.parent, e.side, keep) for e in self.edges if e.child in others and e.parent not in gone]
+        moved = [Edge(e.parent, e.side, keep)
+                 for e in self.edges if e.child in others and e.parent not in gone]
         edges = kept_edges + moved
         alive = self.alive - gone
         if keep not in alive or any(self.y[keep] <= self.y[e.parent] for e in moved):
@@ -173,7 +185,9 @@ class _Graph:
 
     def result(self) -> Layout:
         left = min(self._rect(k)[0] for k in self.alive)
-        boxes = {k: Box(self.ids[k], self.x[k] - left, self.y[k], self.widths[self.ids[k]]) for k in self.alive}
+        boxes = {}
+        for k in self.alive:
+            boxes[k] = Box(self.ids[k], self.x[k] - left, self.y[k], self.widths[self.ids[k]])
         width = max(self._rect(k)[2] for k in self.alive) - left
         height = max(self.y[k] for k in self.alive) + self.node_h
         lines = [(x1 - left, y1, x2 - left, y2) for x1, y1, x2, y2 in map(self.segment, self.edges)]
@@ -181,8 +195,12 @@ class _Graph:
 
 
 def _join(left: list, right: list, d: int, half: float) -> tuple[float, float]:
-    sides = ([(left[d][0] - half, left[d][1] - half)] if d < len(left) else []) + \
-            ([(right[d][0] + half, right[d][1] + half)] if d < len(right) else [])
+    """Row ``d`` of the outline of two subtrees placed ``half`` to the left and right of centre."""
+    sides = []
+    if d < len(left):
+        sides.append((left[d][0] - half, left[d][1] - half))
+    if d < len(right):
+        sides.append((right[d][0] + half, right[d][1] + half))
     return min(s[0] for s in sides), max(s[1] for s in sides)
 
 

@@ -46,6 +46,8 @@ def owner_id() -> str:
 
 
 def is_instructor() -> bool:
+    """Whether this session is in instructor mode: the pages ask here, beside who the owner is
+    (``ui.state`` only keeps the flag)."""
     return state.is_instructor()
 
 

@@ -42,7 +42,9 @@ ARENAS = 2
 PERIOD_S = 5.0
 THREAD_NAME = "bpe-explorer-housekeeper"
 MMAP_THRESHOLD = 256 * 2**10
-M_MMAP_THRESHOLD, M_ARENA_MAX = -3, -8  # mallopt's parameter numbers in glibc's malloc.h
+# mallopt's parameter numbers in glibc's malloc.h
+M_MMAP_THRESHOLD = -3
+M_ARENA_MAX = -8
 _LOG = logging.getLogger(__name__)
 
 _start_lock = threading.Lock()
@@ -87,7 +89,9 @@ def _sessions():
         loop = runtime._get_async_objs().eventloop
     except (AttributeError, RuntimeError):
         return None
-    if not (callable(getattr(stored, "expire", None)) and callable(getattr(manager, "list_sessions", None))):
+    can_expire = callable(getattr(stored, "expire", None))
+    can_list = callable(getattr(manager, "list_sessions", None))
+    if not (can_expire and can_list):
         return None
     return manager, stored, loop
 

@@ -206,7 +206,8 @@ def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300) -
     out = []
     for n, p in enumerate(pieces):
         bad = p in unseen
-        style = BOX + ("background:#fecaca;border:2px solid #b91c1c;" if bad else f"background:{PALETTE[n % 2]};")
+        colour = "background:#fecaca;border:2px solid #b91c1c;" if bad else f"background:{PALETTE[n % 2]};"
+        style = BOX + colour
         title = "not in the alphabet" if bad else p
         out.append(f'<span class="tok" title="{esc(title)}" style="{style}">{visible_html(p)}</span>')
     return (f'<div class="bpe-text" style="{CONTAINER.format(h=height)}">{" ".join(out)}</div>'

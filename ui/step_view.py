@@ -135,7 +135,8 @@ def encoded_payload(tok: BPETokenizer, window: str, text_length: int,
     each payload once), then its JSON.  Built once, shared by every session."""
     key = (text_length, _digest(window))
     with _building.hold((id(tok), key)):
-        return _payloads().made_for(tok, key, lambda: _encoded(payload(tok, window, text_length, start_tokens)))
+        return _payloads().made_for(
+            tok, key, lambda: _encoded(payload(tok, window, text_length, start_tokens)))
 
 
 def _encoded(data: dict) -> bytes:

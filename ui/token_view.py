@@ -54,7 +54,13 @@ export default function(component) {
 _GRAPH = st.components.v2.component("bpe_explorer.merge_graph", html='<div class="bpe-graph"></div>',
                                     js=_GRAPH_JS, isolate_styles=False)
 
-ROW, NODE_H, GAP, CHAR_W, MAX_CHARS = 74, 50, 12, 7.4, 24
+# The merge graph's sizes in pixels: a row, a box's height, the least gap between two boxes and a
+# monospace character's width; and the most characters of a token a box shows.
+ROW = 74
+NODE_H = 50
+GAP = 12
+CHAR_W = 7.4
+MAX_CHARS = 24
 CUT = ' stroke-dasharray="5 3"'
 
 
@@ -140,24 +146,47 @@ def merge_graph_layout(tok: BPETokenizer, token_id: int, dag: list[DagNode] | No
 def merge_graph_svg(tok: BPETokenizer, token_id: int) -> str:
     """The merge graph of ``token_id`` as an SVG in a scrolling box; every text escaped."""
     dag = merge_dag(tok, token_id)
-    nodes, base = {n.id: n for n in dag}, _base_name(tok)
+    nodes = {n.id: n for n in dag}
+    base = _base_name(tok)
     drawing = merge_graph_layout(tok, token_id, dag)
-    width, height, edges, boxes = drawing.width, drawing.height, [], []
-    for x1, y1, x2, y2 in drawing.lines:
-        edges.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#64748b" '
-                     'stroke-width="1.5"/>')
-    for key, box in drawing.boxes.items():
-        node, x, y, w = nodes[box.id], box.x, box.y, box.w
-        fill = "#fde68a" if node.id == token_id else ("#e5e7eb" if node.parts is None else "#dbeafe")
-        cut = key in drawing.cut  # a long token's tree stops here: dashed, its parts not drawn
-        boxes.append(
-            f'<g class="bpe-node" data-id="{node.id}"><rect x="{x - w / 2:.1f}" y="{y}" width="{w:.1f}" '
-            f'height="{NODE_H}" rx="6" fill="{fill}" stroke="#475569"{CUT if cut else ""}>'
-            f'{"<title>a long token: the parts of this one are not drawn</title>" if cut else ""}</rect>'
-            f'<text x="{x:.1f}" y="{y + 21}" text-anchor="middle" font-size="14">{html.escape(_label(node))}</text>'
-            f'<text x="{x:.1f}" y="{y + 40}" text-anchor="middle" font-size="11" fill="#475569">'
-            f'{html.escape(_detail(node, base))}</text></g>')
-    svg = (f'<svg class="bpe-tree" xmlns="http://www.w3.org/2000/svg" width="{width + 4:.0f}" '
-           f'height="{height + 4}" viewBox="-2 -2 {width + 4:.0f} {height + 4}" '
-           f'font-family="ui-monospace,SFMono-Regular,Menlo,monospace">{"".join(edges)}{"".join(boxes)}</svg>')
+    edges = [
+        f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#64748b" '
+        'stroke-width="1.5"/>'
+        for x1, y1, x2, y2 in drawing.lines
+    ]
+    boxes = [
+        _box_svg(nodes[box.id], box, token_id, key in drawing.cut, base)
+        for key, box in drawing.boxes.items()
+    ]
+    width = drawing.width + 4
+    height = drawing.height + 4
+    svg = (f'<svg class="bpe-tree" xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" '
+           f'height="{height}" viewBox="-2 -2 {width:.0f} {height}" '
+           f'font-family="ui-monospace,SFMono-Regular,Menlo,monospace">'
+           f'{"".join(edges)}{"".join(boxes)}</svg>')
     return f'<div class="bpe-tree-box" style="overflow-x:auto;padding:4px 0">{svg}</div>'
+
+
+def _box_svg(node: DagNode, box, token_id: int, cut: bool, base: str) -> str:
+    """One box: the token's text over its id and merge.  The token asked about is yellow, a base
+    symbol grey; a ``cut`` box (a long token's graph stops there: its parts are not drawn) is
+    dashed."""
+    x, y, w = box.x, box.y, box.w
+    if node.id == token_id:
+        fill = "#fde68a"
+    elif node.parts is None:
+        fill = "#e5e7eb"
+    else:
+        fill = "#dbeafe"
+    dashed = CUT if cut else ""
+    title = "<title>a long token: the parts of this one are not drawn</title>" if cut else ""
+    label = html.escape(_label(node))
+    detail = html.escape(_detail(node, base))
+    return (
+        f'<g class="bpe-node" data-id="{node.id}">'
+        f'<rect x="{x - w / 2:.1f}" y="{y}" width="{w:.1f}" height="{NODE_H}" rx="6" fill="{fill}" '
+        f'stroke="#475569"{dashed}>{title}</rect>'
+        f'<text x="{x:.1f}" y="{y + 21}" text-anchor="middle" font-size="14">{label}</text>'
+        f'<text x="{x:.1f}" y="{y + 40}" text-anchor="middle" font-size="11" fill="#475569">{detail}</text>'
+        "</g>"
+    )

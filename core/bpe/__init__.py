@@ -2,27 +2,29 @@
 and regex; never torch, Streamlit or ``core.gpt``).
 
     >>> from core.bpe import BPETokenizer
-    >>> tok = BPETokenizer.from_text("low low low low low lower newer newer newer newer wider", 10, variant="word")
+    >>> text = "low low low low low lower newer newer newer newer wider"
+    >>> tok = BPETokenizer.from_text(text, 10, variant="word")
     >>> tok.merges[:3]
     [('l', 'o'), ('lo', 'w'), ('e', 'r')]
 
 Layers, bottom to top (a module imports only those below it): ``errors``, ``alphabet``,
 ``pretokenize``; the private compiled kernels (``_train_kernels``, ``_encode_kernels``,
-``_count_kernels``; ``_split_table``, ``_split_pieces`` and ``_split_kernels``, the known split
-patterns' scanners), loaded on first use (``_lazy``) so that ``import core`` loads no numba;
-``_split`` and ``_split_encode`` (cutting and encoding a text in them, or in plain Python);
-``encoding``; ``variants``; ``trainer`` (merge steps); ``files``, ``gpt2``, ``ranks`` and
-``pretrained`` (plain fields; the real models' vocabularies, offline); ``vocab``; ``extend`` (more
-merges for a tokenizer, learned from a text); ``tokenizer``
-(the value class); ``explain`` and ``interop``.  ``_educational`` is
-the textbook BPE the fast engine is checked against.  The functions below are the package's
-verbs for files; each is one call on :class:`BPETokenizer`.
+``_count_kernels``), loaded on first use (``_lazy``) so that ``import core`` loads no numba;
+``split`` (the known split patterns cut by compiled scanners, and a split text encoded in
+them or in plain Python); ``encoding``; ``variants``; ``counting`` (the chunk counts of a file
+or an iterator, in worker processes; ``dask_counting`` on a Dask cluster); ``trainer`` (merge
+steps); ``files``,
+``gpt2``, ``ranks`` and ``pretrained`` (plain fields; the real models' vocabularies, offline);
+``vocab``; ``extend`` (more merges for a tokenizer, learned from a text); ``tokenizer`` (the
+value class); ``explain`` and ``interop``.  ``_educational`` is the textbook BPE the fast
+engine is checked against.  The functions below are the package's verbs for files; each is one
+call on :class:`BPETokenizer`.
 """
 
 from . import _lazy
 
 # numba and the compiled kernels load on first use (``_lazy``): ``import core`` stays light.
-_lazy.defer(__name__, ("_train_kernels", "_encode_kernels", "_count_kernels", "_split_kernels", "_split_pieces"))
+_lazy.defer(__name__, ("_train_kernels", "_encode_kernels", "_count_kernels"))
 
 from .counting import count_chunks
 from .errors import ArgumentError, UnknownCharacterError
@@ -30,17 +32,45 @@ from .extend import extension_trainer
 from .files import TokenizerFileError
 from .gpt2 import GPT2FileError
 from .pretrained import NAMES as PRETRAINED_NAMES
-from .pretokenize import GPT2_PATTERN, GPT4_PATTERN, PatternError, PatternTimeoutError, set_regex_timeout
+from .pretokenize import (
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    PatternError,
+    PatternTimeoutError,
+    set_regex_timeout,
+)
 from .tokenizer import BPETokenizer, CharTokenizer, Token
 from .trainer import BPETrainer, CorpusTooLargeError, MergeStep, training_memory_estimate
 from .variants import VARIANTS
 
 __all__ = [
-    "ArgumentError", "BPETokenizer", "BPETrainer", "CharTokenizer", "CorpusTooLargeError", "count_chunks",
-    "GPT2FileError", "GPT2_PATTERN", "GPT4_PATTERN", "MergeStep", "PRETRAINED_NAMES", "PatternError",
-    "PatternTimeoutError", "Token", "TokenizerFileError", "UnknownCharacterError", "VARIANTS",
-    "extension_trainer", "load_gpt2", "load_gpt2_bytes", "load_tokenizer", "loads_tokenizer", "save_tokenizer",
-    "set_regex_timeout", "tokenizer_from_dict", "tokenizer_to_dict", "training_memory_estimate",
+    "ArgumentError",
+    "BPETokenizer",
+    "BPETrainer",
+    "CharTokenizer",
+    "CorpusTooLargeError",
+    "count_chunks",
+    "GPT2FileError",
+    "GPT2_PATTERN",
+    "GPT4_PATTERN",
+    "MergeStep",
+    "PRETRAINED_NAMES",
+    "PatternError",
+    "PatternTimeoutError",
+    "Token",
+    "TokenizerFileError",
+    "UnknownCharacterError",
+    "VARIANTS",
+    "extension_trainer",
+    "load_gpt2",
+    "load_gpt2_bytes",
+    "load_tokenizer",
+    "loads_tokenizer",
+    "save_tokenizer",
+    "set_regex_timeout",
+    "tokenizer_from_dict",
+    "tokenizer_to_dict",
+    "training_memory_estimate",
 ]
 
 

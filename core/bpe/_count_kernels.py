@@ -1,6 +1,6 @@
 """The compiled loop of chunk counting (numba) that finds where a corpus may be cut into slices
 (a safe cut; what that is, and why counting slices is exact: ``core.bpe.counting``).  The
-slices themselves are cut and counted by ``_split_kernels``.  ``function.py_func`` runs the same
+slices themselves are cut and counted by ``scanners``.  ``function.py_func`` runs the same
 source uncompiled.
 """
 

@@ -70,7 +70,9 @@ def count_pairs(seq, weights):
     position's chunk frequency, or is a single 1 (every chunk once).  Returns the table and the
     number of pairs in it."""
     unit = len(weights) == 1
-    keys, counts, used = np.full(1 << 12, -1, dtype=np.int64), np.zeros(1 << 12, dtype=np.int64), 0
+    keys = np.full(1 << 12, -1, dtype=np.int64)
+    counts = np.zeros(1 << 12, dtype=np.int64)
+    used = 0
     for i in range(len(seq) - 1):
         if seq[i] >= 0 and seq[i + 1] >= 0:
             if 2 * (used + 1) > len(keys):
@@ -112,7 +114,8 @@ def build_heap(keys, counts, extra):
     """
     live = np.flatnonzero(counts > 0)
     size = len(live)
-    hc, hs = np.empty(size + extra, dtype=np.int64), np.empty(size + extra, dtype=np.int64)
+    hc = np.empty(size + extra, dtype=np.int64)  # counts
+    hs = np.empty(size + extra, dtype=np.int64)  # table slots
     hc[:size], hs[:size] = counts[live], live
     for start in range((size - 2) // 2, -1, -1):
         _sift_down(hc, hs, size, start)
@@ -179,14 +182,19 @@ def merge_pair(seq, weights, pool, lo, hi, keys, counts, mark, a, b, new):
 
     Only the neighbours of each merged occurrence change count.  Returns ``(tokens_removed,
     raised, added)``: ``raised`` lists the slots whose count rose (each once; the caller pushes
-    them on the heap), ``added`` counts the pairs new to the table.  The caller keeps the table under half full with room for ``2 * (new + 1)`` new
-    pairs, which bounds the pairs one merge can create.
+    them on the heap), ``added`` counts the pairs new to the table.  The caller keeps the table
+    under half full with room for ``2 * (new + 1)`` new pairs, which bounds the pairs one merge
+    can create.
     """
     unit = len(weights) == 1
     start, end = lo[a], hi[a]
     moved = np.empty(end - start, dtype=np.int32)
     raised = np.empty(2 * (new + 1), dtype=np.int64)
-    kept, c, r_n, removed, added = start, 0, 0, 0, 0
+    kept = start  # a's list, compacted in place: the occurrences of ``a`` not merged
+    c = 0  # occurrences of ``new`` with a right neighbour: they become new's list
+    r_n = 0  # slots in ``raised``
+    removed = 0  # tokens removed, weighted by their chunk's frequency
+    added = 0  # pairs new to the table
     for r in range(start, end):
         p = pool[r]
         if seq[p] != a:
@@ -213,7 +221,9 @@ def merge_pair(seq, weights, pool, lo, hi, keys, counts, mark, a, b, new):
         removed += w
     _add(keys, counts, pair_key(a, b), -removed)
     pool[kept:kept + c] = moved[:c]
-    hi[a], lo[new], hi[new] = kept, kept, kept + c
+    hi[a] = kept  # a's list ends where new's begins
+    lo[new] = kept
+    hi[new] = kept + c
     for i in range(r_n):
         mark[raised[i]] = 0
     return removed, raised[:r_n], added
@@ -256,7 +266,11 @@ def train_steps(seq, weights, pool, lo, hi, table, heap, first_new, steps, top_k
             if counts[s] > 0:
                 size = _heap_push(hc, hs, size, counts[s], s)
         k = min(top_k, len(ranked))
-        out[i, 0], out[i, 1], out[i, 2], out[i, 3], out[i, 4] = a, b, cnts[0], removed, k
+        out[i, 0] = a
+        out[i, 1] = b
+        out[i, 2] = cnts[0]
+        out[i, 3] = removed
+        out[i, 4] = k
         competitors[i, 0, :k] = ranked[:k]
         competitors[i, 1, :k] = cnts[:k]
     return steps, (keys, counts, used), (hc, hs, size)

@@ -7,14 +7,15 @@ memory.  ``BPETrainer.from_chunk_counts`` then merges on the counts:
     >>> counts
     {'the': 1, ' cat': 1, ' sat': 1, ' on': 1, ' the': 1, ' mat': 1}
 
-Why it is exact.  Each slice is cut by the compiled scanner of its pattern (``core.bpe._split``),
-which gives exactly ``regex.findall``'s pieces.  Slices end at *safe cuts*: a byte position ``p``
-where the byte before is printable ASCII (``!`` to ``~``) and the byte at ``p`` is a space,
-``\\t``, ``\\v`` or ``\\f`` (not ``\\r``, ``\\n``: GPT-4 joins punctuation with the newlines after
-it).  For the GPT-2 and GPT-4 patterns (no look-behind), every match that reaches ``p-1`` ends at
-``p`` and decides the same whether the text goes on or ends there, and a match starting at ``p``
-only looks forward; so the pieces of the text are the pieces of ``text[:p]`` followed by those of
-``text[p:]``.  A special token holding no ASCII whitespace never straddles a safe cut.
+Why it is exact.  Each slice is cut by the compiled scanner of its pattern
+(``core.bpe.split.known_patterns``), which gives exactly ``regex.findall``'s pieces.  Slices end
+at *safe cuts*: a byte position ``p`` where the byte before is printable ASCII (``!`` to ``~``)
+and the byte at ``p`` is a space, ``\\t``, ``\\v`` or ``\\f`` (not ``\\r``, ``\\n``: GPT-4 joins
+punctuation with the newlines after it).  For the GPT-2 and GPT-4 patterns (no look-behind), every
+match that reaches ``p-1`` ends at ``p`` and decides the same whether the text goes on or ends
+there, and a match starting at ``p`` only looks forward; so the pieces of the text are the pieces
+of ``text[:p]`` followed by those of ``text[p:]``.  A special token holding no ASCII whitespace
+never straddles a safe cut.
 
 Why it is fast.  The scanner finds equal pieces as it cuts (a hash table of byte ranges), so
 Python touches each distinct piece of a slice once, to decode it, never each occurrence.
@@ -25,7 +26,7 @@ for a file or a stream of texts, in this process (about 35 MB/s on one core of t
 machine: 100 MB in under 3 s); worker processes only for corpora of several hundred MB, as each
 first pays about 2 s to load numba and the kernels (the default asks for them from
 ``PARALLEL_FROM_BYTES`` of file on).  Memory is ``2 * workers`` slices plus the distinct chunks,
-whatever the corpus length; ``core.bpe.distributed`` when the corpus lives on several machines
+whatever the corpus length; ``core.bpe.dask_counting`` when the corpus lives on several machines
 or exceeds one machine's disk.  A custom split pattern (or none) cannot be cut provably, so it
 is counted serially on the whole text.
 """
@@ -41,9 +42,9 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from . import _count_kernels as kernels
-from . import _split
 from .errors import ArgumentError, check_count, check_text
 from .pretokenize import GPT2_PATTERN, GPT4_PATTERN, resolve_pattern
+from .split import known_patterns
 from .variants import variant_rules
 
 SLICE_BYTES = 8 * 2**20  # bytes counted per task: large enough to amortise, small enough to stream
@@ -64,7 +65,7 @@ def count_slice(data: bytes, pattern: str, special_tokens: Sequence[str] = ()) -
     """The chunks of one slice (UTF-8 bytes; a known ``pattern``) with their counts, in
     first-appearance order; special tokens are cut out first and not counted.  A worker process's
     task."""
-    return _split.chunk_counts(_decode(data, "The corpus"), data, pattern, special_tokens)
+    return known_patterns.chunk_counts(_decode(data, "The corpus"), data, pattern, special_tokens)
 
 
 def merge_counts(total: dict[str, int], part: dict[str, int]) -> dict[str, int]:
@@ -115,7 +116,10 @@ def corpus_slices(corpus, slice_bytes: int = SLICE_BYTES) -> Iterator[bytes]:
     buf = bytearray()
     for block in _blocks(corpus, slice_bytes):
         buf += block
-        while len(buf) > slice_bytes and (cut := int(kernels.cut_near(np.frombuffer(buf, np.uint8), slice_bytes))):
+        while len(buf) > slice_bytes:
+            cut = int(kernels.cut_near(np.frombuffer(buf, np.uint8), slice_bytes))
+            if not cut:  # no safe cut yet: read on
+                break
             yield bytes(buf[:cut])
             del buf[:cut]
     if buf:
@@ -171,7 +175,9 @@ def count_chunks(corpus, pattern: str | None, special_tokens: Sequence[str] = ()
     if isinstance(special_tokens, str):
         raise ArgumentError("special_tokens must be a list of strings, e.g. ['<|endoftext|>'].")
     specials = variant_rules("byte").special_tokens(special_tokens)
-    workers = check_count(workers if workers is not None else _default_workers(corpus), "workers", 1, 1024)
+    if workers is None:
+        workers = _default_workers(corpus)
+    workers = check_count(workers, "workers", 1, 1024)
     if not cuttable(pattern, specials):  # one slice: the whole corpus, by scanner or regex
         text = _decode(b"".join(_blocks(corpus, slice_bytes)), "The corpus")
         return dict(variant_rules("byte").corpus_chunks(text, pattern, specials, None))

@@ -18,8 +18,16 @@ from __future__ import annotations
 
 import unicodedata
 
-SYMBOLS = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍", "\u00a0": "⍽", "\x7f": "␡"}
-LEGEND = "␣ space · ↵ new line · ⇥ tab · ␍ carriage return · ⍽ no-break space · ⟨U+…⟩ other invisible characters"
+SYMBOLS = {
+    " ": "␣",
+    "\n": "↵",
+    "\t": "⇥",
+    "\r": "␍",
+    "\u00a0": "⍽",
+    "\x7f": "␡",
+}
+LEGEND = ("␣ space · ↵ new line · ⇥ tab · ␍ carriage return · ⍽ no-break space · "
+          "⟨U+…⟩ other invisible characters")
 
 
 def visible_char(ch: str) -> str:
@@ -48,7 +56,8 @@ def visible_parts(s: str) -> list[tuple[str, bool]]:
     ("b", False)]``."""
     out: list[tuple[str, bool]] = []
     for i, ch in enumerate(s):
-        joiner = ch == "\u200d" and 0 < i < len(s) - 1 and not s[i - 1].isspace() and not s[i + 1].isspace()
+        between = 0 < i < len(s) - 1 and not s[i - 1].isspace() and not s[i + 1].isspace()
+        joiner = ch == "\u200d" and between
         shown = ch if joiner else visible_char(ch)
         out.append((shown, shown != ch))
     return out

@@ -2,7 +2,7 @@
 order, each unique chunk once (a per-tokenizer cache), and the character span of every token.
 The merges run in compiled kernels or, for a few short chunks in a process that has not loaded
 them, in plain Python (``merge_python``); a long byte-level text with a known split pattern is
-cut and encoded in compiled kernels over the whole of it (which pays: ``core.bpe._split_encode``).
+cut and encoded in compiled kernels over the whole of it (which pays: ``core.bpe.split.piece_encoding``).
 
 Owns: :class:`Token`, :class:`ChunkEncoder` (ranks, cache, the kernel call), its tiktoken-rule
 sibling :class:`RankEncoder` (pretrained vocabularies) and the three ways of
@@ -19,9 +19,10 @@ from itertools import chain
 
 import numpy as np
 
-from . import _encode_kernels, _split, _split_encode, _split_pieces
+from . import _encode_kernels
 from .errors import UnknownCharacterError
 from .pretokenize import RegexClock, byte_chunks, regex_pieces, special_split, word_spans
+from .split import known_patterns, piece_encoding, piece_table
 
 _MAX_CACHE = 200_000
 
@@ -49,10 +50,12 @@ class ChunkEncoder:
         """Encode the chunks ``seq[starts[c]:starts[c + 1]]``: ``(ids, out_starts)``."""
         if not self._merges or len(seq) == 0:
             return seq.astype(np.int32), starts
-        _split_encode.loaded()
+        piece_encoding.loaded()
         if self._ranks is None:
             merges = np.array(self._merges, dtype=np.int32).reshape(-1, 3)
-            a, b, new = merges[:, 0].copy(), merges[:, 1].copy(), merges[:, 2].copy()
+            a = merges[:, 0].copy()  # each column contiguous, as the kernels take them
+            b = merges[:, 1].copy()
+            new = merges[:, 2].copy()
             self._ranks = (_encode_kernels.build_ranks(a, b), a, b, new)
         return _encode_kernels.apply_merges(seq.astype(np.int32), starts, *self._ranks)
 
@@ -75,13 +78,13 @@ class ChunkEncoder:
         if isinstance(to_base, np.ndarray):
             encoded = [p.encode("utf-8") for p in todo]
             lengths = list(map(len, encoded))
-            if _split_encode.python_pays(lengths):
+            if piece_encoding.python_pays(lengths):
                 return [tuple(self.merge_python(to_base[list(data)].tolist())) for data in encoded]
             flat = to_base[np.frombuffer(b"".join(encoded), dtype=np.uint8)]
         else:
             bases = [to_base(p) for p in todo]
             lengths = list(map(len, bases))
-            if _split_encode.python_pays(lengths):
+            if piece_encoding.python_pays(lengths):
                 return [tuple(self.merge_python(base)) for base in bases]
             flat = np.fromiter(chain.from_iterable(bases), dtype=np.int32, count=sum(lengths))
         starts = np.zeros(len(todo) + 1, dtype=np.int64)
@@ -94,14 +97,14 @@ class ChunkEncoder:
         """One chunk's base ids merged in plain Python, as :meth:`apply` merges them."""
         if self._python_ranks is None:  # the last of two equal pairs wins, as in build_ranks
             self._python_ranks = {(a, b): (r, new) for r, (a, b, new) in enumerate(self._merges)}
-        return _split_encode.lowest_first(ids, lambda a, b: self._python_ranks.get((a, b)))
+        return piece_encoding.lowest_first(ids, lambda a, b: self._python_ranks.get((a, b)))
 
     def encode_ranges(self, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, table: np.ndarray):
         """Encode the chunks ``buf[starts[k]:ends[k]]`` (UTF-8 bytes, ``table``: byte -> id):
         ``(ids, out_starts)``, the kernel over all of them at once."""
         offsets = np.zeros(len(starts) + 1, dtype=np.int64)
         np.cumsum(ends - starts, out=offsets[1:])
-        return self.apply(table[buf[_split.ranges(starts, ends)]], offsets)
+        return self.apply(table[buf[known_patterns.ranges(starts, ends)]], offsets)
 
 
 class RankEncoder(ChunkEncoder):
@@ -113,7 +116,7 @@ class RankEncoder(ChunkEncoder):
 
     def __init__(self, pairs: tuple[np.ndarray, np.ndarray], token_ids) -> None:
         super().__init__([])
-        self._pair_arrays = self.pairs = pairs  # ``pairs``: read by ``core.bpe.extend``
+        self._pair_arrays = pairs
         self._token_ids_of = token_ids
         self._token_ids: dict[bytes, int] | None = None
         self._index: tuple | None = None
@@ -123,7 +126,7 @@ class RankEncoder(ChunkEncoder):
         """Like :meth:`ChunkEncoder.apply`; ``limits[c]``: make only tokens below that id."""
         if len(seq) == 0:
             return seq.astype(np.int32), starts
-        _split_encode.loaded()
+        piece_encoding.loaded()
         if self._ranks is None:
             self._ranks = _encode_kernels.build_pairs(*self._pair_arrays)
         if limits is None:
@@ -152,12 +155,13 @@ class RankEncoder(ChunkEncoder):
             rank = token_ids.get(a + b)
             return None if rank is None else (rank, a + b)
 
-        return [token_ids[part] for part in _split_encode.lowest_first([self._bytes_of[i] for i in ids], joined)]
+        parts = piece_encoding.lowest_first([self._bytes_of[i] for i in ids], joined)
+        return [token_ids[part] for part in parts]
 
     def encode_ranges(self, buf, starts, ends, table):
         """Like :meth:`ChunkEncoder.encode_ranges`; a chunk that is a token is that token."""
         vocab_ids, *index = self._vocab_index()
-        found = _split_pieces.find_keys(buf, starts, ends, *index)
+        found = piece_table.find_keys(buf, starts, ends, *index)
         whole, rest = np.flatnonzero(found >= 0), np.flatnonzero(found < 0)
         ids, out_starts = super().encode_ranges(buf, starts[rest], ends[rest], table)
         lengths = np.ones(len(starts), dtype=np.int64)
@@ -166,7 +170,7 @@ class RankEncoder(ChunkEncoder):
         np.cumsum(lengths, out=offsets[1:])
         flat = np.empty(offsets[-1], dtype=np.int32)
         flat[offsets[whole]] = vocab_ids[found[whole]]
-        flat[_split.ranges(offsets[rest], offsets[rest + 1])] = ids
+        flat[known_patterns.ranges(offsets[rest], offsets[rest + 1])] = ids
         return flat, offsets
 
     def _vocab_index(self):
@@ -179,7 +183,7 @@ class RankEncoder(ChunkEncoder):
             ends = np.cumsum(lengths)
             starts = ends - lengths
             ids = np.fromiter(token_ids.values(), dtype=np.int32, count=len(token_ids))
-            self._index = (ids, data, starts, ends, *_split_pieces.index_keys(data, starts, ends))
+            self._index = (ids, data, starts, ends, *piece_table.index_keys(data, starts, ends))
         return self._index
 
 
@@ -236,9 +240,9 @@ def byte_tokens(tok, text: str, specials: list[str], offsets: bool) -> list[Toke
 
 def byte_ids(tok, text: str, specials: list[str]) -> list[int]:
     """The byte variant's hot path: ids only, no Token objects for a whole corpus; a long text
-    with a known pattern is cut and encoded by compiled kernels (``core.bpe._split_encode``)."""
-    if _split_encode.compiled_pays(tok.pattern, text):
-        return _split_encode.byte_ids(tok, text, specials, byte_table(tok))
+    with a known pattern is cut and encoded by compiled kernels (``core.bpe.split.piece_encoding``)."""
+    if piece_encoding.compiled_pays(tok.pattern, text):
+        return piece_encoding.byte_ids(tok, text, specials, byte_table(tok))
     ids: list[int] = []
     clock = RegexClock(len(text))  # one budget for a custom pattern over the whole text
     table = byte_table(tok)

@@ -3,8 +3,9 @@ argument checks (token lengths added up from merges included), and the limits on
 
 Owns: :class:`ArgumentError`, :class:`UnknownCharacterError`, :class:`VocabularyTooLargeError`,
 ``check_count`` / ``check_text`` / ``check_id`` / ``token_lengths`` and the id limits.
-Leaves out: the errors of one module (``PatternError`` in ``pretokenize``, ``CorpusTooLargeError`` in ``trainer``,
-``TokenizerFileError`` in ``files``, ``GPT2FileError`` in ``gpt2``, ``ExportError`` in ``interop``).
+Leaves out: the errors of one module (``PatternError`` in ``pretokenize``, ``CorpusTooLargeError``
+in ``trainer``, ``TokenizerFileError`` in ``files``, ``GPT2FileError`` in ``gpt2``, ``ExportError``
+in ``interop``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ class UnknownCharacterError(ValueError):
     """The text holds a character the tokenizer's alphabet never saw."""
 
     def __init__(self, char: str, position: int, count: int) -> None:
-        self.char, self.position, self.count = char, position, count
+        self.char = char
+        self.position = position
+        self.count = count
         more = f" ({count - 1} more unseen character(s) follow)" if count > 1 else ""
         super().__init__(
             f"Character {char!r} (U+{ord(char):04X}) at position {position} is not in this "
@@ -54,7 +57,9 @@ def check_count(value, name: str, low: int = 0, high: int | None = None) -> int:
 
 def check_text(text, what: str = "The text") -> str:
     if not isinstance(text, str):
-        hint = " (decode bytes first, e.g. data.decode('utf-8'))" if isinstance(text, (bytes, bytearray)) else ""
+        hint = ""
+        if isinstance(text, (bytes, bytearray)):
+            hint = " (decode bytes first, e.g. data.decode('utf-8'))"
         raise ArgumentError(f"{what} must be a str, not {type(text).__name__}{hint}.")
     return text
 

@@ -27,7 +27,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._split_encode import lowest_first
+from .split.piece_encoding import lowest_first
 from .display import quoted
 from .encoding import Token
 from .tokenizer import BPETokenizer

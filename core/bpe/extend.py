@@ -18,8 +18,11 @@ after every old token, so a text where none applies keeps ``tok``'s ids.  Where 
 a new token without being its merge (rare), encoding joins them and training did not: the trace's
 counts are then those of the textbook application.
 
-Leaves out: the tokenizer class (``BPETokenizer.extended`` is :func:`extended`) and the exports
-(``core.bpe.interop``: new tokens are ordinary ranks there).
+Owns: the trainer of an extension, the text cut and encoded as ``tok`` does, and the rank table
+grown by the new tokens.  Leaves out: the tokenizer class (``BPETokenizer.extended`` trains and
+builds an extension, ``BPETokenizer.from_trainer`` builds one from this module's trainer, its
+``truncated`` keeps fewer new merges) and the exports (``core.bpe.interop``: new tokens are
+ordinary ranks there).
 """
 
 from __future__ import annotations
@@ -29,36 +32,22 @@ import unicodedata
 
 import numpy as np
 
-from .encoding import RankEncoder
-from .errors import check_count, check_text
-from .trainer import BPETrainer, Progress, refuse_above
+from .errors import check_text
+from .trainer import BPETrainer, refuse_above
 
 
 def extension_trainer(tok, text: str, top_k: int = 10, max_memory: int | None = None) -> BPETrainer:
     """A trainer on ``tok``'s encoding of ``text``, ready to ``run`` (new ids from
-    ``max(tok.ids) + 1``); :func:`from_trainer` makes the extended tokenizer of its steps.
-    ``max_memory``: refuse (``CorpusTooLargeError``) a text that byte-level training from
+    ``max(tok.ids) + 1``); ``BPETokenizer.from_trainer`` makes the extended tokenizer of its
+    steps.  ``max_memory``: refuse (``CorpusTooLargeError``) a text that byte-level training from
     scratch could not have, an upper bound of what encoding and counting it take."""
     check_text(text, "The corpus")
     if not text:
         raise ValueError("The corpus is empty: paste or load some text first.")
     if max_memory is not None:
         refuse_above(text, "byte", max_memory, "use a shorter corpus")
-    return BPETrainer.from_sequences(chunk_encodings(tok, text), max(tok.ids) + 1, top_k=top_k)
-
-
-def extended(tok, text: str, num_merges: int, top_k: int = 10, progress: Progress | None = None):
-    """A tokenizer that keeps every id and token of ``tok`` and adds ``num_merges`` merges learned
-    from ``text`` (fewer if its pairs run out: then ``exhausted`` is True), with their ``trace``.
-
-    New ids start after every id of ``tok``, special tokens included.  A char or word tokenizer
-    cannot learn characters it never saw: such a text raises ``UnknownCharacterError``.
-    """
-    check_count(num_merges, "The number of merges")
-    trainer = extension_trainer(tok, text, top_k)
-    for _ in trainer.run(num_merges, progress=progress):
-        pass
-    return from_trainer(tok, trainer)
+    sequences = chunk_encodings(tok, text)
+    return BPETrainer.from_sequences(sequences, max(tok.ids) + 1, top_k=top_k, extends=tok)
 
 
 def chunk_encodings(tok, text: str) -> list[tuple[tuple[int, ...], int]]:
@@ -78,43 +67,22 @@ def chunk_encodings(tok, text: str) -> list[tuple[tuple[int, ...], int]]:
     return list(zip(encoded, (n for _, n in chunks)))
 
 
-def from_trainer(tok, trainer: BPETrainer):
-    """``tok`` with the merges ``trainer`` learned so far, its steps as ``trace``."""
-    return from_steps(tok, trainer.steps, trainer.initial_length, trainer.exhausted)
-
-
-def from_steps(tok, steps, initial_length: int, exhausted: bool = False):
-    """``tok`` with the merges of ``steps`` (an extension's ``trace`` or a prefix of it: fewer
-    merges without training again) and ``initial_length``, ``tok``'s length of the text."""
-    new = [(s.left, s.right, s.new_id) for s in steps]
-    merges = tok.merge_triples + new
-    if tok.variant_rules.has_alphabet:  # a CharTokenizer holds no merges: rebuild as a BPETokenizer
-        out = tok.from_dict(dict(tok.to_dict(), kind="bpe", merges=[list(m) for m in merges]))
-    else:
-        out = tok.with_merges(merges)
-    if isinstance(tok.encoder, RankEncoder):  # a pretrained vocabulary: tiktoken's rule, extended
-        out.encoder = rank_encoder(out, tok.encoder, [n for _, _, n in new])
-    out.normalization = tok.normalization
-    out.extends = tok  # in memory only: its cut of a text is where ``out``'s trace starts
-    out.trace = tuple(steps)
-    out.initial_length = initial_length
-    out.exhausted = exhausted
-    return out
-
-
-def rank_encoder(tok, old: RankEncoder, fresh: list[int]) -> RankEncoder:
-    """tiktoken's rule over ``tok``'s tokens, ``old``'s pair table plus every way two tokens
-    spell a ``fresh`` token or join with one into a token (the ranks of the exports)."""
-    ordinary = [i for i in tok.ids if not tok.is_special(i)]
-    ids = {tok.token_bytes(i): i for i in ordinary}
+def grown_pair_table(tok, new: list[tuple[int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """tiktoken's pair table of ``tok`` (``tok.pair_table``) grown by the ``new`` merges ``(left,
+    right, id)``: every way two tokens spell a new token or join with one into a token (the ranks
+    of the exports), sorted by key as ``core.bpe.ranks.pair_table`` sorts."""
+    spelled = {i: tok.token_bytes(i) for i in tok.ids if not tok.is_special(i)}
+    for left, right, token in new:
+        spelled[token] = spelled[left] + spelled[right]
+    ids = {data: i for i, data in spelled.items()}  # a later id wins, as the encoder's index
     keys, merged = [], []
-    for left, right, t in _joins(ids, {tok.token_bytes(n) for n in fresh}):
+    for left, right, t in _joins(ids, {spelled[token] for _, _, token in new}):
         keys.append((left << 32) | right)
         merged.append(t)
-    keys = np.concatenate([old.pairs[0], np.array(keys, dtype=np.int64)])
-    merged = np.concatenate([old.pairs[1], np.array(merged, dtype=np.int64)])
+    keys = np.concatenate([tok.pair_table[0], np.array(keys, dtype=np.int64)])
+    merged = np.concatenate([tok.pair_table[1], np.array(merged, dtype=np.int64)])
     order = np.argsort(keys, kind="stable")
-    return RankEncoder((keys[order], merged[order]), lambda: ids)
+    return keys[order], merged[order]
 
 
 def _joins(ids: dict[bytes, int], fresh: set[bytes]):
@@ -135,3 +103,4 @@ def _joins(ids: dict[bytes, int], fresh: set[bytes]):
     for left, right in found:
         if left in ids and right in ids:
             yield ids[left], ids[right], ids[left + right]
+

@@ -76,7 +76,8 @@ def fields_from_dict(data, source: str = "the tokenizer data") -> tuple[str, dic
             f"Hugging Face tokenizer.json files are for the tokenizers library, not for loading here.")
     version = data.get("version")
     if version != VERSION:
-        raise TokenizerFileError(f"{source} has format version {version!r}; this program reads version {VERSION}.")
+        raise TokenizerFileError(f"{source} has format version {version!r}; "
+                                 f"this program reads version {VERSION}.")
     fields = _checked_fields(data, source)
     _check_sizes(fields, source)
     return ("char" if data.get("kind") == "char" else "bpe"), fields
@@ -102,19 +103,27 @@ def _checked_fields(data: dict, source: str) -> dict:
     byte_ids = None if rules.has_alphabet else data.get("byte_ids")
     ids_defined = (256 if base is None else len(base)) + len(merges) + len(special)
     id_limit = min(MAX_ID, ids_defined + ID_SLACK)
-    for name, values in (("merges", [i for m in merges for i in m]), ("special_tokens", special.values()),
-                         ("byte_ids", _list(byte_ids, "byte_ids", source) if byte_ids is not None else [])):
-        _check_ids(values, id_limit, name, source)
+    listed_byte_ids = [] if byte_ids is None else _list(byte_ids, "byte_ids", source)
+    _check_ids([i for m in merges for i in m], id_limit, "merges", source)
+    _check_ids(special.values(), id_limit, "special_tokens", source)
+    _check_ids(listed_byte_ids, id_limit, "byte_ids", source)
     for token in special:
         if not 0 < len(token) <= MAX_SPECIAL_CHARS:
             raise TokenizerFileError(f"{source}: special token {token[:20]!r} must be 1 to "
                                      f"{MAX_SPECIAL_CHARS} characters long.")
     end_of_word = rules.end_of_word(data.get("end_of_word"))
-    if rules.marker and not (isinstance(end_of_word, str) and 0 < len(end_of_word) <= MAX_SPECIAL_CHARS):
+    short = isinstance(end_of_word, str) and 0 < len(end_of_word) <= MAX_SPECIAL_CHARS
+    if rules.marker and not short:
         raise TokenizerFileError(f"{source}: the word variant needs a short end_of_word string.")
-    return dict(variant=variant, base=base, merges=[tuple(m) for m in merges], end_of_word=end_of_word,
-                pattern=_pattern(rules.split_pattern(data.get("pattern")), source),
-                special_tokens=special, byte_ids=byte_ids)
+    return dict(
+        variant=variant,
+        base=base,
+        merges=[tuple(m) for m in merges],
+        end_of_word=end_of_word,
+        pattern=_pattern(rules.split_pattern(data.get("pattern")), source),
+        special_tokens=special,
+        byte_ids=byte_ids,
+    )
 
 
 def _list(value, name: str, source: str) -> list:
@@ -173,7 +182,9 @@ def _from_book(data: dict, source: str) -> tuple[str, dict]:
     is spelled out in the file, so its size bounds the tokens' lengths."""
     chars = _strings(data["chars"], "chars", source)
     pairs = _list(data.get("merges", []), "merges", source)
-    if not all(isinstance(m, list) and len(m) == 2 and all(isinstance(t, str) for t in m) for m in pairs):
+    well_formed = all(isinstance(m, list) and len(m) == 2 and all(isinstance(t, str) for t in m)
+                      for m in pairs)
+    if not well_formed:
         raise TokenizerFileError(f"{source} has malformed merges: each must be a pair of strings.")
     stoi = {c: i for i, c in enumerate(chars)}
     triples = []
@@ -185,8 +196,15 @@ def _from_book(data: dict, source: str) -> tuple[str, dict]:
     except KeyError as exc:
         raise TokenizerFileError(f"{source}: merge uses the token {exc.args[0]!r}, which no earlier "
                                  f"character or merge defines.") from None
-    fields = dict(variant="char", base=chars, merges=triples, end_of_word=None, pattern=None,
-                  special_tokens={}, byte_ids=None)
+    fields = dict(
+        variant="char",
+        base=chars,
+        merges=triples,
+        end_of_word=None,
+        pattern=None,
+        special_tokens={},
+        byte_ids=None,
+    )
     return ("bpe" if pairs else "char"), fields
 
 

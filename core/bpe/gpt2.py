@@ -174,7 +174,8 @@ def read_gpt2(vocab_bpe_path, encoder_json_path) -> dict:
     merge, or the files do not belong together and a :class:`GPT2FileError` (a ``ValueError``)
     names the file and line.
     """
-    vocab, encoder = _Source(Path(vocab_bpe_path)), _Source(Path(encoder_json_path))
+    vocab = _Source(Path(vocab_bpe_path))
+    encoder = _Source(Path(encoder_json_path))
     return _build(read_merges(vocab.path), read_encoder(encoder.path), vocab, encoder)
 
 
@@ -184,18 +185,10 @@ def parse_gpt2(vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "vocab.b
 
     The names only label error messages; sizes, ids and token lengths are checked before the
     tokenizer is built, so a hostile pair of files costs at most a few times their size."""
-    vocab, encoder = _Source(Path(vocab_name), vocab_name), _Source(Path(encoder_name), encoder_name)
-    return _build(parse_merges(vocab_bpe, vocab_name), parse_encoder(encoder_json, encoder_name),
-                  vocab, encoder)
-
-
-def build(cls, fields: dict, names: str):
-    """A tokenizer of class ``cls`` from GPT-2's fields; fields that do not make one raise
-    :class:`GPT2FileError` naming the files."""
-    try:
-        return cls(**fields)
-    except ValueError as exc:
-        raise GPT2FileError(f"{names} do not make a tokenizer: {exc}") from None
+    vocab = _Source(Path(vocab_name), vocab_name)
+    encoder = _Source(Path(encoder_name), encoder_name)
+    lines = parse_merges(vocab_bpe, vocab_name)
+    return _build(lines, parse_encoder(encoder_json, encoder_name), vocab, encoder)
 
 
 class _Source:
@@ -214,15 +207,21 @@ def _build(lines, encoder: dict[str, int], vocab: _Source, enc: _Source) -> dict
     stray = [t for t, i in encoder.items() if i not in known and t not in special]
     if stray:
         raise GPT2FileError(f"{enc.shown}: {len(stray)} token(s) that neither a byte nor a merge "
-                            f"of {vocab.path.name} makes, e.g. {stray[0][:80]!r}; the files do not match.")
+                            f"of {vocab.path.name} makes, e.g. {stray[0][:80]!r}; the files do not "
+                            f"match.")
     to_bytes = unicode_to_bytes()
     for token in encoder:
         if token not in special and any(ch not in to_bytes for ch in token):
             bad = next(ch for ch in token if ch not in to_bytes)
             raise GPT2FileError(f"{enc.shown}: token {token[:80]!r} holds {bad!r}, which is not in "
                                 f"GPT-2's byte alphabet.")
-    return dict(variant="byte", byte_ids=byte_ids, merges=triples, pattern=GPT2_PATTERN,
-                special_tokens=special)
+    return dict(
+        variant="byte",
+        byte_ids=byte_ids,
+        merges=triples,
+        pattern=GPT2_PATTERN,
+        special_tokens=special,
+    )
 
 
 def _byte_ids(encoder: dict[str, int], enc: _Source) -> list[int]:

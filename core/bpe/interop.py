@@ -30,7 +30,6 @@ import re
 
 import numpy as np
 
-from .encoding import RankEncoder
 from .gpt2 import bytes_to_token
 from .tokenizer import BPETokenizer
 
@@ -142,9 +141,9 @@ def _merge_pairs(tok: BPETokenizer) -> list[tuple[int, int]]:
     way to cut every token into two (its pair table), by the token's id, its own merge first:
     with only the recovered merges, Llama 3 never joined " Česko" + "é", a pair tiktoken joins.
     """
-    if not isinstance(tok.encoder, RankEncoder):
+    if tok.pair_table is None:
         return [(a, b) for a, b, _ in tok.merge_triples]
-    keys, merged = tok.encoder.pairs
+    keys, merged = tok.pair_table
     own = np.array([(a << 32) | b for a, b, _ in tok.merge_triples], dtype=np.int64)
     order = np.lexsort((keys, ~np.isin(keys, own), merged))
     return list(zip((keys[order] >> 32).tolist(), (keys[order] & 0xFFFFFFFF).tolist()))
@@ -165,20 +164,37 @@ def hf_tokenizer_dict(tok: BPETokenizer) -> dict:
     # release reads this form (the [left, right] list form needs tokenizers >= 0.20).
     names = {token_id: name for name, token_id in vocab.items()}
     merges = [f"{names[a]} {names[b]}" for a, b in _merge_pairs(tok)]
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
-                  "use_regex": False}
+    byte_level = {
+        "type": "ByteLevel",
+        "add_prefix_space": False,
+        "trim_offsets": False,
+        "use_regex": False,
+    }
     if tok.pattern is None:
         pre_tokenizer = byte_level
     else:
-        split = {"type": "Split", "pattern": {"Regex": onig_pattern(tok.pattern)}, "behavior": "Isolated",
-                 "invert": False}
+        split = {
+            "type": "Split",
+            "pattern": {"Regex": onig_pattern(tok.pattern)},
+            "behavior": "Isolated",
+            "invert": False,
+        }
         pre_tokenizer = {"type": "Sequence", "pretokenizers": [split, byte_level]}
     # tiktoken's rule (a piece that is a token is that token): the pretrained vocabularies and
     # their extensions encode so, as Meta's Llama 3 tokenizer.json says with "ignore_merges".
-    ranked = isinstance(tok.encoder, RankEncoder)
-    added = [{"id": token_id, "content": text, "single_word": False, "lstrip": False,
-              "rstrip": False, "normalized": False, "special": True}
-             for text, token_id in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])]
+    ranked = tok.pair_table is not None
+    added = [
+        {
+            "id": token_id,
+            "content": text,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for text, token_id in sorted(tok.special_tokens.items(), key=lambda kv: kv[1])
+    ]
     return {
         "version": "1.0",
         "truncation": None,
@@ -187,8 +203,7 @@ def hf_tokenizer_dict(tok: BPETokenizer) -> dict:
         "normalizer": None if tok.normalization is None else {"type": tok.normalization},
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
-        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False,
-                    "use_regex": False},
+        "decoder": dict(byte_level),  # the same settings undo the byte-to-character table
         "model": {
             "type": "BPE",
             "dropout": None,

@@ -13,7 +13,8 @@ so the result is kept in ``$BPE_EXPLORER_CACHE`` (default ``~/.cache/bpe-explore
 ``.npz`` per vocabulary, named and checked by the SHA-256 of the vocabulary's files, written to
 a temporary file and renamed into place; a file that does not load or does not match is rebuilt.
 
-Leaves out: the tokenizer class (``BPETokenizer.from_pretrained`` passes it to :func:`build`).
+Leaves out: the tokenizer class (``BPETokenizer.from_pretrained`` builds it from
+:func:`ranked_fields`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .encoding import RankEncoder
 from ..atomic import atomic_write
 from .gpt2 import GPT2FileError
 from .pretokenize import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN, QWEN3_PATTERN
@@ -75,19 +75,10 @@ def cache_dir() -> Path:
     return Path(os.environ.get("BPE_EXPLORER_CACHE") or Path.home() / ".cache" / "bpe-explorer")
 
 
-def build(cls, name: str, directory=None):
-    """A tokenizer of class ``cls`` for the ranked vocabulary ``name``, encoding by ranks."""
-    fields, pairs = ranked_fields(name, directory)
-    tok = cls(**fields)
-    ordinary = [i for i in tok.ids if not tok.is_special(i)]
-    tok.encoder = RankEncoder(pairs, lambda: dict(zip(map(tok.token_bytes, ordinary), ordinary)))
-    tok.normalization = spec(name).normalization
-    return tok
-
-
-def ranked_fields(name: str, directory=None) -> tuple[dict, tuple[np.ndarray, np.ndarray]]:
-    """Constructor fields of ``name`` (byte ids, merges, pattern, special tokens) and its pair
-    table, from the cache when it holds this very vocabulary, else derived and cached."""
+def ranked_fields(name: str, directory=None) -> dict:
+    """``BPETokenizer``'s constructor fields for ``name``: byte ids, merges, pattern, special
+    tokens, normalization and its ``pair_table`` (it encodes by tiktoken's rule), from
+    the cache when it holds this very vocabulary, else derived and cached."""
     vocab = spec(name)
     files = _quicktok_files(vocab.stem)
     digest = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
@@ -96,7 +87,7 @@ def ranked_fields(name: str, directory=None) -> tuple[dict, tuple[np.ndarray, np
     if arrays is None:
         arrays = _derive(vocab.name)
         _write_cache(path, dict(arrays, digest=np.array(digest)))
-    return _fields(arrays, vocab), (arrays["pair_keys"], arrays["pair_merged"])
+    return _fields(arrays, vocab)
 
 
 def _quicktok_files(stem: str) -> list[Path]:
@@ -128,16 +119,25 @@ def _derive(name: str) -> dict[str, np.ndarray]:
             byte_ids[data[0]] = i
     pairs = pair_table(token_bytes)
     merges = recover_merges(token_bytes, byte_ids, pairs)
-    return dict(byte_ids=np.array(byte_ids, dtype=np.int64),
-                merges=np.array(merges, dtype=np.int64).reshape(-1, 3),
-                pair_keys=pairs[0], pair_merged=pairs[1],
-                specials=np.array(json.dumps(specials)))
+    return dict(
+        byte_ids=np.array(byte_ids, dtype=np.int64),
+        merges=np.array(merges, dtype=np.int64).reshape(-1, 3),
+        pair_keys=pairs[0],
+        pair_merged=pairs[1],
+        specials=np.array(json.dumps(specials)),
+    )
 
 
 def _fields(arrays: dict, vocab: Pretrained) -> dict:
-    return dict(variant="byte", byte_ids=arrays["byte_ids"].tolist(),
-                merges=arrays["merges"], pattern=vocab.pattern,
-                special_tokens=json.loads(str(arrays["specials"])))
+    return dict(
+        variant="byte",
+        byte_ids=arrays["byte_ids"].tolist(),
+        merges=arrays["merges"],
+        pattern=vocab.pattern,
+        special_tokens=json.loads(str(arrays["specials"])),
+        pair_table=(arrays["pair_keys"], arrays["pair_merged"]),
+        normalization=vocab.normalization,
+    )
 
 
 def _read_cache(path: Path, digest: str) -> dict | None:

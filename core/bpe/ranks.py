@@ -32,7 +32,8 @@ def pair_table(token_bytes: dict[int, bytes]) -> tuple[np.ndarray, np.ndarray]:
             if left is not None and right is not None:
                 keys.append((left << 32) | right)
                 merged.append(i)
-    keys_array, merged_array = np.array(keys, dtype=np.int64), np.array(merged, dtype=np.int64)
+    keys_array = np.array(keys, dtype=np.int64)
+    merged_array = np.array(merged, dtype=np.int64)
     order = np.argsort(keys_array, kind="stable")
     return keys_array[order], merged_array[order]
 

@@ -4,11 +4,13 @@ One class serves every variant (``core.bpe.variants`` says what differs), the wa
 ``BPETokenizer`` and ``CharTokenizer`` share a shape (``from_text``/``encode``/``decode``/
 ``save``/``load``).  Every Unicode string round-trips through a byte-level tokenizer.
 
-The value class sits above the layers it is built from: it drains a ``BPETrainer``
-(``from_text``, ``from_trainer``), reads plain fields from ``core.bpe.files`` (``load``,
-``from_dict``), ``core.bpe.gpt2`` (``from_gpt2``) and ``core.bpe.pretrained``
-(``from_pretrained``); none of them imports it.  Leaves out: the
-encoding machinery (``core.bpe.encoding``) and the vocabulary's checks (``core.bpe.vocab``).
+Every way to make one is a constructor of the class, and each passes plain fields to
+``__init__`` (nothing is patched after it): it drains a ``BPETrainer`` (``from_text``,
+``from_trainer``, ``extended``), keeps a prefix of its merges (``truncated``), or reads plain
+fields from ``core.bpe.files`` (``load``, ``from_dict``), ``core.bpe.gpt2`` (``from_gpt2``) and
+``core.bpe.pretrained`` (``from_pretrained``); none of those modules imports the class.  Leaves
+out: the encoding machinery (``core.bpe.encoding``), the vocabulary's checks (``core.bpe.vocab``)
+and how an extension's text is cut and its rank table grown (``core.bpe.extend``).
 """
 
 from __future__ import annotations
@@ -21,19 +23,43 @@ import numpy as np
 
 from . import extend, files, gpt2, pretrained
 from .alphabet import UNSEEN
-from .encoding import ChunkEncoder, Token
+from .encoding import ChunkEncoder, RankEncoder, Token
 from .errors import ArgumentError, UnknownCharacterError, check_count, check_id_list, check_text
 from .pretokenize import check_pattern
 from .ranks import merge_triples
-from .trainer import BPETrainer
+from .trainer import BPETrainer, MergeStep, Progress
 from .variants import variant_rules
 from .vocab import special_ids, token_bytes_of
 
+NORMALIZATIONS = (None, "NFC", "NFD", "NFKC", "NFKD")
+
+
 class BPETokenizer:
-    def __init__(self, *, variant: str = "char", base: Sequence[str] | None = None,
-                 merges: Iterable[tuple[int, int, int]] = (), end_of_word: str | None = None,
-                 pattern: str | None = None, special_tokens: dict[str, int] | Sequence[str] = (),
-                 byte_ids: Sequence[int] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        variant: str = "char",
+        base: Sequence[str] | None = None,
+        merges: Iterable[tuple[int, int, int]] = (),
+        end_of_word: str | None = None,
+        pattern: str | None = None,
+        special_tokens: dict[str, int] | Sequence[str] = (),
+        byte_ids: Sequence[int] | None = None,
+        pair_table: tuple[np.ndarray, np.ndarray] | None = None,
+        normalization: str | None = None,
+        trace: Sequence[MergeStep] = (),
+        initial_length: int | None = None,
+        exhausted: bool = False,
+        extends: BPETokenizer | None = None,
+    ) -> None:
+        """The fields from ``variant`` to ``byte_ids`` are what a saved file holds.
+
+        ``pair_table``: a ranked vocabulary's every way to join two tokens into one, ``(keys,
+        merged)`` (``core.bpe.ranks.pair_table``); it then encodes by tiktoken's rule instead of
+        applying the merges in order.  ``normalization``: the Unicode form text is put in before
+        encoding (Qwen's "NFC").  The last four are the training history the constructors record:
+        the merge steps, the text's length before them, whether its pairs ran out, and the
+        tokenizer an extension continues (in memory only)."""
         self.variant_rules = variant_rules(variant)
         self.variant = self.variant_rules.name
         self.end_of_word = self.variant_rules.end_of_word(end_of_word)
@@ -46,12 +72,21 @@ class BPETokenizer:
         self.special_tokens = special_ids(special_tokens, self._bytes)
         self._special_by_id = {i: s for s, i in self.special_tokens.items()}
         self._parts = {new: (a, b) for a, b, new in self._merges}
-        self.encoder = ChunkEncoder(self._merges)
-        self.normalization: str | None = None  # "NFC": applied before encoding (Qwen's rule)
-        self.trace: tuple = ()
-        self.initial_length: int | None = None
-        self.exhausted = False
-        self.extends: BPETokenizer | None = None  # what an extension continues (core.bpe.extend)
+        if pair_table is not None and self.alphabet is not None:
+            raise ArgumentError("Only a byte-level tokenizer can encode by ranks.")
+        if normalization not in NORMALIZATIONS:
+            raise ArgumentError(f"normalization must be one of {NORMALIZATIONS}, "
+                                f"not {normalization!r}.")
+        self.pair_table = pair_table
+        if pair_table is None:
+            self.encoder = ChunkEncoder(self._merges)
+        else:
+            self.encoder = RankEncoder(pair_table, self._token_index)
+        self.normalization = normalization
+        self.trace = tuple(trace)
+        self.initial_length = initial_length
+        self.exhausted = exhausted
+        self.extends = extends
 
     # -- construction ---------------------------------------------------------------------------
     @classmethod
@@ -72,29 +107,88 @@ class BPETokenizer:
 
     @classmethod
     def from_trainer(cls, trainer: BPETrainer) -> BPETokenizer:
-        """The tokenizer after every merge ``trainer`` did so far (its ``trace`` holds the steps)."""
-        tok = cls(**trainer.fields())
-        tok.trace = tuple(trainer.steps)
-        tok.initial_length = trainer.initial_length
-        tok.exhausted = trainer.exhausted
-        return tok
+        """The tokenizer after every merge ``trainer`` did so far (its ``trace`` holds the steps).
 
-    @classmethod
-    def byte_level(cls, pattern: str | None = None, special_tokens: Sequence[str] = ()) -> BPETokenizer:
-        return cls(variant="byte", pattern=pattern, special_tokens=special_tokens)
+        A trainer that continues a tokenizer (``extend.extension_trainer``, which sets
+        ``trainer.extends``) gives that tokenizer with the new merges after its own, as
+        :meth:`extended` does."""
+        if trainer.extends is not None:
+            return trainer.extends._continued(trainer.steps, trainer.initial_length, trainer.exhausted)
+        return cls(
+            **trainer.fields(),
+            trace=trainer.steps,
+            initial_length=trainer.initial_length,
+            exhausted=trainer.exhausted,
+        )
+
+    def extended(self, text: str, num_merges: int, top_k: int = 10,
+                 progress: Progress | None = None) -> BPETokenizer:
+        """A tokenizer that keeps every id and token of this one and adds ``num_merges`` merges
+        learned from ``text`` (fewer if its pairs run out: then ``exhausted`` is True), with their
+        ``trace`` (how: ``core.bpe.extend``).
+
+        New ids start after every id of this tokenizer, special tokens included.  A char or word
+        tokenizer cannot learn characters it never saw: such a text raises
+        ``UnknownCharacterError``.
+        """
+        check_count(num_merges, "The number of merges")
+        trainer = extend.extension_trainer(self, text, top_k)
+        for _ in trainer.run(num_merges, progress=progress):
+            pass
+        return BPETokenizer.from_trainer(trainer)
+
+    def _continued(self, steps: Sequence[MergeStep], initial_length: int,
+                   exhausted: bool = False) -> BPETokenizer:
+        """This tokenizer with the merges of ``steps`` after its own, and ``steps`` as its trace:
+        an extension, always a ``BPETokenizer`` (a ``CharTokenizer`` holds no merges).  A ranked
+        vocabulary keeps tiktoken's rule over its old and new tokens (``core.bpe.extend``)."""
+        new = [(s.left, s.right, s.new_id) for s in steps]
+        fields = dict(self._fields(), merges=self.merge_triples + new)
+        if self.pair_table is not None:
+            fields["pair_table"] = extend.grown_pair_table(self, new)
+        return BPETokenizer(
+            **fields,
+            normalization=self.normalization,
+            trace=steps,
+            initial_length=initial_length,
+            exhausted=exhausted,
+            extends=self,
+        )
+
+    def truncated(self, num_merges: int) -> BPETokenizer:
+        """The tokenizer after its first ``num_merges`` merges: merges are a prefix sequence, so
+        one training run serves every smaller vocabulary without retraining.  An extension that
+        keeps all of what it extends stays an extension, with fewer new merges."""
+        num_merges = check_count(num_merges, "num_merges", 0, len(self._merges))
+        if self.extends is not None:
+            new_merges = num_merges - len(self.extends.merge_triples)
+            if new_merges < 0:
+                return self.extends.truncated(num_merges)
+            return self.extends._continued(self.trace[:new_merges], self.initial_length)
+        fields = dict(self._fields(), merges=self._merges[:num_merges])
+        return type(self)(**fields, trace=self.trace[:num_merges], initial_length=self.initial_length)
 
     @classmethod
     def from_gpt2(cls, vocab_bpe_path, encoder_json_path) -> BPETokenizer:
         """GPT-2's own tokenizer from its ``vocab.bpe`` and ``encoder.json``."""
         fields = gpt2.read_gpt2(vocab_bpe_path, encoder_json_path)
-        return gpt2.build(cls, fields, f"{Path(vocab_bpe_path)} and {Path(encoder_json_path)}")
+        return cls._from_gpt2_fields(fields, f"{Path(vocab_bpe_path)} and {Path(encoder_json_path)}")
 
     @classmethod
     def from_gpt2_bytes(cls, vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "vocab.bpe",
                         encoder_name: str = "encoder.json") -> BPETokenizer:
         """GPT-2's tokenizer from the two files' bytes (an upload); the names label errors."""
         fields = gpt2.parse_gpt2(vocab_bpe, encoder_json, vocab_name, encoder_name)
-        return gpt2.build(cls, fields, f"{vocab_name} and {encoder_name}")
+        return cls._from_gpt2_fields(fields, f"{vocab_name} and {encoder_name}")
+
+    @classmethod
+    def _from_gpt2_fields(cls, fields: dict, names: str) -> BPETokenizer:
+        """Fields read from GPT-2's files that do not make a tokenizer raise ``GPT2FileError``
+        naming the files (both are read before anything is built)."""
+        try:
+            return cls(**fields)
+        except ValueError as exc:
+            raise gpt2.GPT2FileError(f"{names} do not make a tokenizer: {exc}") from None
 
     @classmethod
     def from_pretrained(cls, name: str, *, vocab_bpe=None, encoder_json=None,
@@ -104,28 +198,29 @@ class BPETokenizer:
         tiktoken's rule, id for id, with merges recovered from the ranks for trees and exports."""
         if name == "gpt2":
             return cls.from_gpt2(*pretrained.gpt2_files(vocab_bpe, encoder_json))
-        return pretrained.build(cls, name, cache_dir)
+        return cls(**pretrained.ranked_fields(name, cache_dir))
 
-    extended = extend.extended  # learn more merges from a text, keeping every id: core.bpe.extend
-
-    def with_merges(self, merges: Iterable[tuple[int, int, int]]) -> BPETokenizer:
-        """A tokenizer with the same alphabet and settings but these merges."""
-        return type(self)(**dict(self._fields(), merges=merges))
-
-    def truncated(self, num_merges: int) -> BPETokenizer:
-        """The tokenizer after its first ``num_merges`` merges: merges are a prefix sequence, so
-        one training run serves every smaller vocabulary without retraining."""
-        num_merges = check_count(num_merges, "num_merges", 0, len(self._merges))
-        tok = self.with_merges(self._merges[:num_merges])
-        tok.trace = self.trace[:num_merges]
-        tok.initial_length = self.initial_length
-        return tok
+    @classmethod
+    def byte_level(cls, pattern: str | None = None, special_tokens: Sequence[str] = ()) -> BPETokenizer:
+        """A byte-level tokenizer with no merges: every UTF-8 byte one token."""
+        return cls(variant="byte", pattern=pattern, special_tokens=special_tokens)
 
     def _fields(self) -> dict:
-        """The constructor's arguments that make this tokenizer (its own fields)."""
-        return dict(variant=self.variant, base=None if self.alphabet is None else self.alphabet.symbols,
-                    merges=list(self._merges), end_of_word=self.end_of_word, pattern=self.pattern,
-                    special_tokens=dict(self.special_tokens), byte_ids=self.byte_ids)
+        """The constructor's arguments that a saved file holds (the value ``==`` compares)."""
+        return dict(
+            variant=self.variant,
+            base=None if self.alphabet is None else self.alphabet.symbols,
+            merges=list(self._merges),
+            end_of_word=self.end_of_word,
+            pattern=self.pattern,
+            special_tokens=dict(self.special_tokens),
+            byte_ids=self.byte_ids,
+        )
+
+    def _token_index(self) -> dict[bytes, int]:
+        """``{bytes: id}`` of the ordinary tokens, which ranked encoding looks pieces up in."""
+        ordinary = [i for i in self.ids if not self.is_special(i)]
+        return dict(zip(map(self.token_bytes, ordinary), ordinary))
 
     # -- vocabulary -----------------------------------------------------------------------------
     @property
@@ -226,7 +321,9 @@ class BPETokenizer:
     def normalized(self, text: str) -> str:
         """``text`` as this tokenizer encodes it and its offsets count (Qwen's: in NFC)."""
         form = self.normalization
-        return text if form is None or unicodedata.is_normalized(form, text) else unicodedata.normalize(form, text)
+        if form is None or unicodedata.is_normalized(form, text):
+            return text
+        return unicodedata.normalize(form, text)
 
     def _specials(self, allowed_special: str) -> list[str]:
         if allowed_special not in ("all", "none"):
@@ -257,7 +354,8 @@ class BPETokenizer:
         return cls.from_dict(files.parse_json(raw, source), source)
 
     def to_dict(self) -> dict:
-        return files.fields_to_dict(self._fields(), "char" if isinstance(self, CharTokenizer) else "bpe")
+        kind = "char" if isinstance(self, CharTokenizer) else "bpe"
+        return files.fields_to_dict(self._fields(), kind)
 
     @classmethod
     def from_dict(cls, data, source: str = "the tokenizer data") -> BPETokenizer:

@@ -64,8 +64,8 @@ def refuse_above(text: str, variant: str, max_memory: int, advice: str) -> None:
     """Raise :class:`CorpusTooLargeError` when training on ``text`` may take over ``max_memory``."""
     need = training_memory_estimate(text, variant)
     if need > max_memory:
-        raise CorpusTooLargeError(f"Training {variant} BPE on {_size(len(text))} needs about {_size(need)}; "
-                                  f"this server allows {_size(max_memory)}: {advice}.")
+        raise CorpusTooLargeError(f"Training {variant} BPE on {_size(len(text))} needs about "
+                                  f"{_size(need)}; this server allows {_size(max_memory)}: {advice}.")
 
 
 def _size(n: int) -> str:
@@ -139,13 +139,17 @@ class BPETrainer:
         return trainer
 
     @classmethod
-    def from_sequences(cls, sequences, first_new_id: int, *, top_k: int = 10) -> BPETrainer:
-        """A trainer that continues a tokenizer (``core.bpe.extend``): ``[(ids, count), ...]`` are
-        its encodings of a corpus's unique chunks; merges make ids from ``first_new_id`` on, so
-        ``steps`` are all there is to read (``fields``/``pair_text`` know no base)."""
+    def from_sequences(cls, sequences, first_new_id: int, *, top_k: int = 10,
+                       extends=None) -> BPETrainer:
+        """A trainer that continues a tokenizer, ``extends`` (``core.bpe.extend``): ``[(ids, count),
+        ...]`` are its encodings of a corpus's unique chunks; merges make ids from ``first_new_id``
+        on, so ``steps`` are all there is to read (``fields``/``pair_text`` know no base), and
+        ``BPETokenizer.from_trainer`` puts them after ``extends``' own merges."""
         trainer = cls.__new__(cls)
         trainer._configure("byte", "</w>", None, (), top_k, None, None)
-        trainer.alphabet, trainer.byte_ids = None, None
+        trainer.extends = extends
+        trainer.alphabet = None
+        trainer.byte_ids = None
         trainer.base_size = check_count(first_new_id, "first_new_id", 1, MAX_ID - 1)
         lengths = np.array([len(ids) + 1 for ids, _ in sequences], dtype=np.int64)
         flat = [(*ids, kernels.SEPARATOR) for ids, _ in sequences]
@@ -165,6 +169,7 @@ class BPETrainer:
         self.special_tokens = self.rules.special_tokens(special_tokens)
         self.top_k = check_count(top_k, "top_k", 1, 1000)
         self.regex_timeout = regex_timeout
+        self.extends = None  # the tokenizer whose encodings a trainer ``from_sequences`` merges
 
     def _start(self) -> None:
         """Count the pairs of the prepared sequence and list where each token starts one."""
@@ -238,8 +243,11 @@ class BPETrainer:
         block at a time: a mask of the whole sequence would be a large corpus's peak)."""
         if len(self._weights) == 1:  # char: the text's symbols, then one separator
             return len(self._seq) - 1
-        return sum(int(self._weights[i:i + _BLOCK][self._seq[i:i + _BLOCK] >= 0].sum(dtype=np.int64))
-                   for i in range(0, len(self._seq), _BLOCK))
+        total = 0
+        for i in range(0, len(self._seq), _BLOCK):
+            symbols = self._seq[i:i + _BLOCK] >= 0  # not a separator
+            total += int(self._weights[i:i + _BLOCK][symbols].sum(dtype=np.int64))
+        return total
 
     # -- training ------------------------------------------------------------------------------
     def run(self, num_merges: int, progress: Progress | None = None) -> Iterator[MergeStep]:
@@ -256,7 +264,8 @@ class BPETrainer:
             step = self._pending.popleft()
             self.steps.append(step)
             self.length = step.length_after
-            if progress is not None and (time.monotonic() - last_report > 0.05 or done + 1 == num_merges):
+            last_one = done + 1 == num_merges
+            if progress is not None and (last_one or time.monotonic() - last_report > 0.05):
                 progress(done + 1, num_merges)
                 last_report = time.monotonic()
             yield step
@@ -268,29 +277,45 @@ class BPETrainer:
         first_new = self.base_size + len(self.steps) + len(self._pending)
         if first_new + count > len(self._lo):
             grow = np.zeros(max(len(self._lo), count), dtype=np.int64)
-            self._lo, self._hi = np.concatenate([self._lo, grow]), np.concatenate([self._hi, grow])
+            self._lo = np.concatenate([self._lo, grow])
+            self._hi = np.concatenate([self._hi, grow])
         out = np.zeros((count, 5), dtype=np.int64)
         top = np.zeros((count, 2, self.top_k), dtype=np.int64)
         started = time.monotonic()
         done, self._table, self._heap = kernels.train_steps(
             self._seq, self._weights, self._pool, self._lo, self._hi, self._table, self._heap,
             first_new, count, self.top_k, out, top)
-        self._batch = min(256, 2 * self._batch) if time.monotonic() - started < 0.02 else max(1, self._batch // 2)
+        if time.monotonic() - started < 0.02:  # a quick call: ask for twice as many next time
+            self._batch = min(256, 2 * self._batch)
+        else:
+            self._batch = max(1, self._batch // 2)
         for i in range(done):
             left, right, pair_count, removed, k = (int(v) for v in out[i])
             self._merged_length -= removed
             competitors = tuple((int(key >> 32), int(key & 0xFFFFFFFF), int(c))
                                 for key, c in zip(top[i, 0, :k], top[i, 1, :k]))
-            self._pending.append(MergeStep(len(self.steps) + len(self._pending), left, right,
-                                           first_new + i, pair_count, self._merged_length, competitors))
+            step = MergeStep(
+                index=len(self.steps) + len(self._pending),
+                left=left,
+                right=right,
+                new_id=first_new + i,
+                count=pair_count,
+                length_after=self._merged_length,
+                competitors=competitors,
+            )
+            self._pending.append(step)
         return done
 
     def fields(self) -> dict:
         """The tokenizer's constructor arguments after every merge done so far."""
-        return dict(variant=self.variant, base=None if self.alphabet is None else self.alphabet.symbols,
-                    merges=[(s.left, s.right, s.new_id) for s in self.steps],
-                    end_of_word=self.end_of_word, pattern=self.pattern,
-                    special_tokens=list(self.special_tokens))
+        return dict(
+            variant=self.variant,
+            base=None if self.alphabet is None else self.alphabet.symbols,
+            merges=[(s.left, s.right, s.new_id) for s in self.steps],
+            end_of_word=self.end_of_word,
+            pattern=self.pattern,
+            special_tokens=list(self.special_tokens),
+        )
 
     def pair_text(self, step: MergeStep) -> tuple[str, str]:
         """The two tokens a step merged, as text (bytes that are not whole characters as ``\\xNN``)."""

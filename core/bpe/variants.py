@@ -17,10 +17,11 @@ from collections import Counter
 
 import numpy as np
 
-from . import _split, encoding
+from . import encoding
 from .alphabet import Alphabet
 from .errors import ArgumentError, check_id
 from .pretokenize import RegexClock, byte_chunks, word_counts, word_spans
+from .split import known_patterns
 
 VARIANTS = ("char", "word", "byte")
 
@@ -128,8 +129,8 @@ class Word(Variant):
             while (parts := tok.merge_parts(last)) is not None:
                 last = parts[1]
             ends[i] = last == tok.base_size - 1
-        return "".join(tok.token_str(i)[:-cut] + " " if ends[i] else tok.token_str(i)
-                       for i in ids).rstrip(" ")
+        words = (tok.token_str(i)[:-cut] + " " if ends[i] else tok.token_str(i) for i in ids)
+        return "".join(words).rstrip(" ")
 
 
 class Byte(Variant):
@@ -162,8 +163,9 @@ class Byte(Variant):
                    for i in range(0, len(text), block))
 
     def corpus_chunks(self, text, pattern, specials, timeout):
-        if _split.known(pattern) and (data := _utf8(text)) is not None:  # compiled, linear: no clock
-            return list(_split.chunk_counts(text, data, pattern, specials).items())
+        data = _utf8(text) if known_patterns.has_scanner(pattern) else None
+        if data is not None:  # a compiled scanner, in linear time: no clock
+            return list(known_patterns.chunk_counts(text, data, pattern, specials).items())
         clock = RegexClock(len(text), timeout)
         return list(Counter(text[s:e] for s, e, special in byte_chunks(text, pattern, specials, clock)
                             if special is None).items())
@@ -173,7 +175,8 @@ class Byte(Variant):
         return table[np.frombuffer("".join(block).encode("utf-8"), dtype=np.uint8)]
 
     def chunk_lengths(self, chunks):
-        return np.fromiter((len(c.encode("utf-8")) for c, _ in chunks), dtype=np.int64, count=len(chunks))
+        lengths = (len(c.encode("utf-8")) for c, _ in chunks)
+        return np.fromiter(lengths, dtype=np.int64, count=len(chunks))
 
     def merge_label(self, tok, token_id):
         return token_id

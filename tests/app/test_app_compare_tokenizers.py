@@ -47,11 +47,13 @@ def chart_rows(at: AppTest) -> list[dict]:
 
     chart = at.main.get("vega_lite_chart")[0]
     spec = json.loads(chart.proto.spec)
-    assert spec["encoding"]["x"]["field"] == "tokenizer" and spec["encoding"]["xOffset"]["field"] == "script"
+    assert spec["encoding"]["x"]["field"] == "tokenizer"
+    assert spec["encoding"]["xOffset"]["field"] == "script"
     table = pa.ipc.open_stream(chart.proto.datasets[0].data.data).read_all()
     return table.to_pylist()
 
 
+@pytest.mark.slow
 def test_multilingual_sample_under_every_tokenizer():
     at = page()
     names = available()
@@ -71,6 +73,7 @@ def test_multilingual_sample_under_every_tokenizer():
     assert any("A Korean character costs" in c.value for c in at.caption)
 
 
+@pytest.mark.slow
 def test_your_tokenizer_joins_when_it_can_encode_the_text():
     text = "low lower newer wider"
     at = page(text)
@@ -82,6 +85,7 @@ def test_your_tokenizer_joins_when_it_can_encode_the_text():
     assert "Yours (char, 10 merges)" in groups
 
 
+@pytest.mark.slow
 def test_merge_tree_of_a_chosen_token():
     at = page("unconstitutional")
     tok = BPETokenizer.from_pretrained("o200k_base")
@@ -104,9 +108,10 @@ def test_pasted_html_stays_text():
     assert "<script>alert(1)</script>" in text and "onerror=alert(1)>" in text
 
 
+@pytest.mark.slow
 def test_gpt2_missing_is_explained(tmp_path, monkeypatch):
     from core.bpe import pretrained
-    from ui.compare import pretrained as cached
+    from ui.compare_view import pretrained as cached
 
     monkeypatch.setattr(pretrained, "SHARED_GPT2", tmp_path)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))

@@ -53,6 +53,7 @@ def learn_view(at: AppTest) -> dict:
     return step_view(at)[2]
 
 
+@pytest.mark.slow
 def test_learn_bpe_at_5000_merges_and_every_control_at_its_maximum(tmp_path):
     at = open_page(None, tmp_path)
     to_max(at, at.number_input(key="w_num_merges"))
@@ -63,10 +64,12 @@ def test_learn_bpe_at_5000_merges_and_every_control_at_its_maximum(tmp_path):
     assert all(len(c["datasets"]["curve"]) <= MAX_CURVE_POINTS for c in data["charts"]["curves"].values())
     # the window of text at its last start
     to_max(at, at.number_input(key="learn_window_start"))
-    assert at.number_input(key="learn_window_start").value == at.number_input(key="learn_window_start").max
+    window = at.number_input(key="learn_window_start")
+    assert window.value == window.max
     assert learn_view(at)["n"] == n
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["word", "byte"])
 def test_learn_bpe_other_variants_at_5000_merges(tmp_path, variant):
     at = open_page(None, tmp_path)
@@ -75,6 +78,7 @@ def test_learn_bpe_other_variants_at_5000_merges(tmp_path, variant):
     assert learn_view(at)["n"] > 0
 
 
+@pytest.mark.slow
 def test_char_vs_bpe_at_5000_merges(tmp_path):
     at = open_page("app_pages/char_vs_bpe.py", tmp_path)
     for widget in list(at.number_input) + list(at.slider):

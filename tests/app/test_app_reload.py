@@ -28,7 +28,9 @@ def test_reload_restores_pasted_corpus_and_settings(tmp_path):
     at.number_input(key="w_num_merges").set_value(30).run()
     assert not at.exception
     url = dict(at.query_params)
-    assert url["corpus"].startswith("text:") and url["variant"] == "word" and url["merges"] == "30"
+    assert url["corpus"].startswith("text:")
+    assert url["variant"] == "word"
+    assert url["merges"] == "30"
 
     again = open_app(tmp_path / "runs", {**url, "step": "7"})
     assert not again.exception

@@ -13,7 +13,6 @@ import core.bpe.pretokenize
 from core import BPETokenizer
 from core.bpe.gpt2 import bytes_to_unicode
 from ui import cache
-from ui.render import md_safe
 
 ROOT = Path(__file__).resolve().parents[2]
 SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")
@@ -192,11 +191,13 @@ def test_a_broken_gpt2_upload_is_a_message_with_its_name_as_text(no_shared_gpt2)
     vocab, encoder = gpt2_files([("h", "e")])
     upload_gpt2(at, vocab + b"h e x\n", encoder, vocab_name=EVIL_NAME + ".bpe")
     [error] = [e.value for e in at.error]
-    assert "Could not load GPT-2's tokenizer" in error and "expected two tokens" in plain(error)
+    assert "Could not load GPT-2's tokenizer" in error
+    assert "expected two tokens" in plain(error)
     assert shown_as_text(error)
 
 
 # -- hostile split patterns ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_loaded_tokenizer_whose_pattern_backtracks_is_a_message(server_env):
     server_env.setenv("BPE_EXPLORER_REGEX_TIMEOUT_S", "0.2")
     tok = BPETokenizer.from_text("xyz", 0, variant="byte", pattern=r"(a+)+$")
@@ -208,6 +209,7 @@ def test_a_loaded_tokenizer_whose_pattern_backtracks_is_a_message(server_env):
     assert any("backtracks too much" in plain(e.value) for e in at.error)
 
 
+@pytest.mark.slow
 def test_a_custom_pattern_that_backtracks_on_the_corpus_is_a_message(server_env):
     server_env.setenv("BPE_EXPLORER_REGEX_TIMEOUT_S", "0.2")
     at = app()
@@ -235,7 +237,10 @@ def test_the_cache_is_bounded_by_entries_and_bytes():
     assert len(lru) == 3 and lru.get("a") is None and lru.get("d") == "x" * 10
     lru.get("b")  # used last: kept, while c and d (older) make room
     lru.put("e", "x" * 85)
-    assert len(lru) == 2 and lru.bytes == 95 and lru.get("b") and lru.get("c") is lru.get("d") is None
+    assert len(lru) == 2
+    assert lru.bytes == 95
+    assert lru.get("b")
+    assert lru.get("c") is lru.get("d") is None
     lru.put("f", "x" * 500)  # one entry over the budget is kept alone, not refused
     assert len(lru) == 1 and lru.get("f")
 

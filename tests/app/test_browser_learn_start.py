@@ -43,7 +43,8 @@ def test_learn_bpe_from_gpt4_in_a_browser(tmp_path, shots_dir):
         new = more.trace[0]  # one merge done
         assert pg.locator(f'.bpe-text .tok[data-id="{new.new_id}"]').count() >= 1  # merge 1 made it
         pg.locator(f'.bpe-text .tok[data-id="{new.new_id}"]').first.click()
-        expect(pg.get_by_text(f"Token {new.new_id}, clicked in the text", exact=False)).to_be_visible(timeout=120_000)
+        clicked = pg.get_by_text(f"Token {new.new_id}, clicked in the text", exact=False)
+        expect(clicked).to_be_visible(timeout=120_000)
         idle(pg)
         pg.wait_for_timeout(800)
         pg.screenshot(path=str(shots_dir / "learn_bpe_gpt4.png"))

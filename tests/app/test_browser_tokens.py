@@ -59,7 +59,8 @@ def test_multibyte_text_reads_as_characters_at_step_0(page, shots_dir):
     pg.get_by_role("radio", name="byte", exact=True).check(force=True)
     paste_corpus(pg, MULTI)
     idle(pg)
-    expect(pg.get_by_text("Merge 1:", exact=False).first).to_be_visible(timeout=30_000)  # a new corpus: step 0
+    # a new corpus opens at step 0
+    expect(pg.get_by_text("Merge 1:", exact=False).first).to_be_visible(timeout=30_000)
     idle(pg)
     text = pg.locator('.bpe-text[data-view="learn"]')
     expect(text.locator(".bpe-char").first).to_be_visible(timeout=30_000)

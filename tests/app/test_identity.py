@@ -39,7 +39,9 @@ def test_a_first_visit_gets_an_id_that_survives_page_switches(tmp_path, monkeypa
 def test_a_crafted_id_is_replaced(tmp_path, monkeypatch, crafted):
     at = open_app(tmp_path, monkeypatch, crafted)
     at.switch_page("app_pages/train_gpt.py").run()
-    assert not at.exception and at.query_params["u"] != crafted and TOKEN.fullmatch(at.query_params["u"])
+    assert not at.exception
+    assert at.query_params["u"] != crafted
+    assert TOKEN.fullmatch(at.query_params["u"])
     assert [p.name for p in tmp_path.iterdir() if not p.name.startswith(".")] == []
 
 

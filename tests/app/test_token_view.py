@@ -73,7 +73,9 @@ def drawing_faults(d) -> list[str]:
         faults += [f"{e} runs through box {k}" for k, box in d.boxes.items()
                    if k not in (e.parent, e.child) and _through(s, box)]
     boxes = sorted(d.boxes.values(), key=lambda b: (b.y, b.x))
-    faults += [f"{a} overlaps {b}" for a, b in zip(boxes, boxes[1:]) if a.y == b.y and a.x + a.w / 2 > b.x - b.w / 2]
+    for a, b in zip(boxes, boxes[1:]):
+        if a.y == b.y and a.x + a.w / 2 > b.x - b.w / 2:
+            faults.append(f"{a} overlaps {b}")
     ends = {}
     for e in d.edges:
         ends.setdefault(e.parent, {})[e.side] = d.boxes[e.child].x
@@ -91,6 +93,7 @@ def test_merge_graph_edges_never_cross(variant):
         assert drawn == dag if not d.cut else drawn <= dag, tok.token_str(token_id)
 
 
+@pytest.mark.slow
 def test_a_long_tokens_tree_is_cut_to_what_a_reader_can_follow():
     text = python_docs_corpus(100_000)
     tok = BPETokenizer.from_text(text, 5000, variant="char")
@@ -105,7 +108,11 @@ def test_a_long_tokens_tree_is_cut_to_what_a_reader_can_follow():
 def test_a_sub_token_is_drawn_once_unless_its_edges_would_cross():
     tok = BPETokenizer.from_text("abba abba abba ab ab ab ab ba ba ba ba|that that that th th th at at",
                                  13, variant="byte", pattern="gpt2")
-    shown = lambda token: sorted(tok.token_str(b.id) for b in merge_graph_layout(tok, tok.stoi[token]).boxes.values())
+
+    def shown(token: str) -> list[str]:
+        boxes = merge_graph_layout(tok, tok.stoi[token]).boxes.values()
+        return sorted(tok.token_str(b.id) for b in boxes)
+
     # 'ab' + 'ba' share the middle 'b': drawn once; the two outer 'a's would cross the b's edges
     assert shown("abba") == ["a", "a", "ab", "abba", "b", "ba"]
     # in 'th' + 'at' one 't' is the left part of one and the right part of the other: drawn twice

@@ -12,6 +12,7 @@ from core.bpe import BPETrainer, count_chunks
 from core.bpe import _count_kernels, counting
 from core.bpe.errors import ArgumentError
 from core.bpe.variants import variant_rules
+from tests.conftest import need_module
 
 SPECIAL = "<|e|>"
 # Letters, digits, punctuation, every kind of whitespace (ASCII and not), accents, Hangul, emoji,
@@ -52,6 +53,7 @@ def test_merges_from_counts_equal_the_serial_merges(text, slice_bytes, pattern):
     assert trainer.fields() == expected.fields()
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_serial_counts_and_merges():
     words = ["alpha", " beta", "  gamma", ".\n", " 12345", "\t(x)", " été", "\r\n", "'s"]
     rng = np.random.default_rng(13)
@@ -101,8 +103,8 @@ def test_bad_corpora_and_counts_are_refused_with_a_message(tmp_path):
 
 
 def test_a_dask_cluster_of_two_workers_gives_the_serial_counts_and_merges():
-    distributed = pytest.importorskip("dask.distributed", reason="the optional extra: pip install -e .[dist]")
-    from core.bpe.distributed import count_chunks_on
+    distributed = need_module("dask.distributed", "the dist extra: pip install -r requirements-dev.txt")
+    from core.bpe.dask_counting import count_chunks_on
 
     text = "It's a test, isn't it?  Yes:\n\tthe 2 tests pass. 😀 " * 200
     with distributed.Client(n_workers=2, threads_per_worker=1, processes=False,

@@ -4,11 +4,26 @@ import pytest
 
 from core import BPETokenizer
 from core.bpe.display import split_characters, visible
-from core.bpe.explain import (compression_curve, explain_step, merge_dag, merge_tree, occurrences, quoted,
-                          segment, text_window, tree_lines)
+from core.bpe.explain import (
+    compression_curve,
+    explain_step,
+    merge_dag,
+    merge_tree,
+    occurrences,
+    quoted,
+    segment,
+    text_window,
+    tree_lines,
+)
 
 SENNRICH = "low low low low low lower newer newer newer newer wider"
-TEXTS = [SENNRICH, "the cat sat on the mat the cat ran", "aaabdaaabac", "aaaa aaa aa", "low lower newest widest"]
+TEXTS = [
+    SENNRICH,
+    "the cat sat on the mat the cat ran",
+    "aaabdaaabac",
+    "aaaa aaa aa",
+    "low lower newest widest",
+]
 
 
 def brute_force(tok: BPETokenizer, text: str, k: int):
@@ -110,7 +125,8 @@ def test_compression_curve_starts_at_initial_length():
 def test_explanation_names_pair_count_and_new_token():
     tok = BPETokenizer.from_text("aaabdaaabac", 3, variant="char")
     line = explain_step(tok, 0)
-    assert line == "Merge 1: 'a' + 'a' occurs 4 times — more than any other pair — so it becomes token 4, 'aa'."
+    assert line == ("Merge 1: 'a' + 'a' occurs 4 times — more than any other pair — so it becomes "
+                    "token 4, 'aa'.")
 
 
 def test_explanation_mentions_ties():

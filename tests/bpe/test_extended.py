@@ -10,11 +10,25 @@ from pathlib import Path
 
 import pytest
 
-from core.bpe import (ArgumentError, BPETokenizer, CharTokenizer, CorpusTooLargeError, UnknownCharacterError,
-                      extension_trainer)
-from core.bpe import extend, pretrained
-from core.bpe.explain import compression_curve, merge_dag, merge_tree, occurrence_indices, replay, segment
+from core.bpe import (
+    ArgumentError,
+    BPETokenizer,
+    CharTokenizer,
+    CorpusTooLargeError,
+    UnknownCharacterError,
+    extension_trainer,
+    pretrained,
+)
+from core.bpe.explain import (
+    compression_curve,
+    merge_dag,
+    merge_tree,
+    occurrence_indices,
+    replay,
+    segment,
+)
 from core.bpe.interop import hf_tokenizer_json, tiktoken_encoding
+from tests.conftest import missing, need_module
 
 SAMPLES = {p.name: p.read_text(encoding="utf-8")
            for p in sorted((Path(__file__).resolve().parents[2] / "sample_corpora").glob("*.txt"))}
@@ -70,7 +84,7 @@ def test_the_trainer_can_be_driven_step_by_step():
     tok = BPETokenizer.from_text(SAMPLES["sennrich.txt"], 10, variant="byte")
     trainer = extension_trainer(tok, SAMPLES["python_source.txt"])
     steps = list(trainer.run(3)) + list(trainer.run(2))
-    more = extend.from_trainer(tok, trainer)
+    more = BPETokenizer.from_trainer(trainer)
     assert more.trace == tuple(steps) and more == tok.extended(SAMPLES["python_source.txt"], 5)
 
 
@@ -102,7 +116,7 @@ def _real(real, name) -> BPETokenizer:
         try:
             real[name] = BPETokenizer.from_pretrained(name)
         except (ImportError, OSError) as exc:
-            pytest.skip(f"{name} is not available here: {exc}")
+            missing(f"{name} is not available here: {exc}")
     return real[name]
 
 
@@ -117,6 +131,7 @@ def _extended(real, extended_real, name) -> BPETokenizer:
     return extended_real[name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", pretrained.NAMES)
 def test_real_tokenizers_keep_their_ids_and_round_trip(real, extended_real, name):
     tok, more = _real(real, name), _extended(real, extended_real, name)
@@ -133,24 +148,27 @@ def test_real_tokenizers_keep_their_ids_and_round_trip(real, extended_real, name
     assert len(more.encode(CORPUS)) < len(tok.encode(CORPUS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", pretrained.NAMES)
 def test_real_tokenizers_export_to_tiktoken(real, extended_real, name):
-    pytest.importorskip("tiktoken")
+    need_module("tiktoken", "pip install -r requirements-dev.txt")
     more = _extended(real, extended_real, name)
     enc = tiktoken_encoding(more)
     for text in [*SAMPLES.values(), HELD_OUT]:
         assert enc.encode(text, allowed_special="all") == more.encode(text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base"])
 def test_real_tokenizers_export_to_hugging_face(real, extended_real, name):
-    tokenizers = pytest.importorskip("tokenizers")
+    tokenizers = need_module("tokenizers", "pip install -r requirements-dev.txt")
     more = _extended(real, extended_real, name)
     hf = tokenizers.Tokenizer.from_str(hf_tokenizer_json(more))
     for text in [*SAMPLES.values(), HELD_OUT]:
         assert hf.encode(text).ids == more.encode(text)
 
 
+@pytest.mark.slow
 def test_extending_twice_keeps_the_first_extension(real):
     tok = _real(real, "cl100k_base")
     once = tok.extended(SAMPLES["python_source.txt"], 5)
@@ -172,12 +190,14 @@ def test_steps_replayed_on_a_tokenizers_cut_are_the_trained_steps():
         assert replay(start, tok.trace[:k]) == segment(tok, text, k), k
 
 
+@pytest.mark.slow
 def test_an_extended_real_tokenizer_animates_from_its_own_cut(real):
     base = _real(real, "cl100k_base")
     text = CORPUS
     more = base.extended(text, 30)
     start = base.encode_tokens(text)
-    assert more.extends is base and segment(more, text, 0) == start  # step 0: the text as GPT-4 cuts it
+    assert more.extends is base
+    assert segment(more, text, 0) == start  # step 0: the text as GPT-4 cuts it
     assert [t.id for t in segment(more, text, 30, start)] == more.encode(text)
     for k in (0, 7, 29):  # the highlighted pair is the step's, even though 100k merges came first
         tokens = segment(more, text, k, start)
@@ -189,6 +209,7 @@ def test_an_extended_real_tokenizer_animates_from_its_own_cut(real):
     assert [p.vocab_size for p in curve[-2:]] == [more.vocab_size - 1, more.vocab_size]
 
 
+@pytest.mark.slow
 def test_a_new_tokens_graph_goes_down_through_the_real_merges(real):
     base = _real(real, "cl100k_base")
     more = base.extended(CORPUS, 30)
@@ -196,7 +217,8 @@ def test_a_new_tokens_graph_goes_down_through_the_real_merges(real):
     nodes = merge_dag(more, last.new_id)
     assert (nodes[0].step, nodes[0].count) == (30, last.count)  # numbered along the trace
     old = [n for n in nodes if n.id < more.trace[0].new_id]
-    assert old and all(n.step is None and n.count is None for n in old)  # GPT-4's own: no count
+    assert old
+    assert all(n.step is None and n.count is None for n in old)  # GPT-4's own: no count
 
     def leaves(node):
         return [node] if not node.children else [leaf for c in node.children for leaf in leaves(c)]
@@ -209,8 +231,9 @@ def test_a_new_tokens_graph_goes_down_through_the_real_merges(real):
 def test_fewer_merges_come_from_the_steps_without_training(real):
     base = _real(real, "cl100k_base")
     more = base.extended(CORPUS, 30)
-    short = extend.from_steps(base, more.trace[:12], more.initial_length)
+    short = more.truncated(len(base.merge_triples) + 12)
     again = base.extended(CORPUS, 12)
+    assert short.extends is base and short.initial_length == again.initial_length
     assert short.trace == again.trace and short.merge_triples == again.merge_triples
     assert short.encode(CORPUS) == again.encode(CORPUS)
 

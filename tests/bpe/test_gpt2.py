@@ -12,8 +12,9 @@ from core.bpe import load_gpt2, load_gpt2_bytes
 from core.bpe.gpt2 import (MAX_FILE_BYTES, MAX_ID, MAX_TOKEN_CHARS, GPT2FileError, bytes_to_token,
                            bytes_to_unicode, unicode_to_bytes)
 from core.bpe.pretokenize import GPT2_PATTERN
+from tests.conftest import need_module
 
-tiktoken = pytest.importorskip("tiktoken")
+tiktoken = need_module("tiktoken", "pip install -r requirements-dev.txt")
 
 MULTILINGUAL = [
     "Héllo wörld, ça va? naïve café résumé Ærøskøbing",
@@ -206,7 +207,8 @@ def test_not_utf8(small_files):
 def test_bytes_give_the_same_tokenizer_as_files(gpt2, gpt2_files):
     vocab, enc = (p.read_bytes() for p in gpt2_files)
     tok = load_gpt2_bytes(vocab, enc)
-    assert tok.merge_triples == gpt2.merge_triples and tok.special_tokens == gpt2.special_tokens
+    assert tok.merge_triples == gpt2.merge_triples
+    assert tok.special_tokens == gpt2.special_tokens
     assert tok.encode("Hello, world!") == [15496, 11, 995, 0]
 
 

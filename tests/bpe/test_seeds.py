@@ -3,6 +3,7 @@
 import pytest
 
 from core import BPETokenizer, CharTokenizer
+from tests.conftest import need_module
 
 SENNRICH = "low low low low low lower newer newer newer newer wider"
 
@@ -38,7 +39,8 @@ def test_seed000_unseen_words_apply_merges_in_creation_order():
 
 def test_seed000_cat_sat_corpus():
     tok = BPETokenizer.from_text("the cat sat on the mat the cat ran", 6, variant="word")
-    assert tok.trace[0].pair == tuple(tok.stoi[s] for s in ("a", "t")) and tok.trace[0].count == 4
+    assert tok.trace[0].pair == tuple(tok.stoi[s] for s in ("a", "t"))
+    assert tok.trace[0].count == 4
     th = [c for a, b, c in tok.trace[0].competitors if (tok.token_str(a), tok.token_str(b)) == ("t", "h")]
     assert th == [3]  # the second most frequent pair
     tokens = set(tok.vocab)
@@ -74,7 +76,7 @@ def test_seed001_es_has_frequency_two_and_ties_are_flagged():
 
 
 def test_seed001_tokenizers_library_side_by_side_picks_es_first():
-    tokenizers = pytest.importorskip("tokenizers")
+    tokenizers = need_module("tokenizers", "pip install -r requirements-dev.txt")
     from tokenizers import models, pre_tokenizers, trainers
 
     hf = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]"))
@@ -87,7 +89,8 @@ def test_seed001_tokenizers_library_side_by_side_picks_es_first():
     first = json.loads(hf.to_str())["model"]["merges"][0]
     assert tuple(first if isinstance(first, list) else first.split(" ")) == ("e", "s")
     ours = BPETokenizer.from_text("low lower newest widest", 1, variant="word")
-    assert ("e", "s", 2) in [(ours.token_str(a), ours.token_str(b), c) for a, b, c in ours.trace[0].competitors]
+    competitors = [(ours.token_str(a), ours.token_str(b), c) for a, b, c in ours.trace[0].competitors]
+    assert ("e", "s", 2) in competitors
 
 
 SAMPLE = "First Citizen:\nBefore we proceed any further, hear me speak.\n"

@@ -14,12 +14,14 @@ import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.bpe import _split, _split_kernels, _split_pieces, count_chunks
-from core.bpe._split_table import LETTER, NUMBER, SPACE, class_table
+from core.bpe import count_chunks
+from core.bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
+from core.bpe.split import known_patterns, piece_table, scanners
+from core.bpe.split.char_classes import LETTER, NUMBER, SPACE, class_table
+from tests.conftest import shared_path
 
 ROOT = Path(__file__).resolve().parents[2]
-DEBIAN = ROOT.parent / "shared" / "corpora" / "debian-docs-100mb.txt.xz"
-PATTERNS = list(_split.SCANNERS)
+PATTERNS = list(known_patterns.SCANNERS)
 NAMES = ["gpt2", "gpt4", "llama3", "qwen3", "cl100k", "o200k"]
 
 # What the patterns treat specially: kinds of whitespace (\x1c-\x1f are not \s for regex, \x85
@@ -33,10 +35,11 @@ TEXTS = st.text(st.one_of(st.sampled_from(TRICKY), st.characters(exclude_categor
 
 def pieces(text: str, pattern: str) -> list[str]:
     data = text.encode("utf-8")
-    starts, ends, which, _ = _split.split_bytes(data, pattern)
+    starts, ends, which, _ = known_patterns.split_bytes(data, pattern)
     return [data[starts[w]:ends[w]].decode("utf-8") for w in which.tolist()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", PATTERNS, ids=NAMES)
 @settings(max_examples=400, deadline=None)
 @given(text=TEXTS)
@@ -61,11 +64,10 @@ def test_a_scanner_agrees_on_every_sample_corpus(pattern):
         assert pieces(text, pattern) == regex.findall(pattern, text), path.name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", PATTERNS, ids=NAMES)
 def test_a_scanner_agrees_on_2_mb_of_the_docs_corpus(pattern):
-    if not DEBIAN.is_file():
-        pytest.skip("needs ../shared/corpora/debian-docs-100mb.txt.xz")
-    with lzma.open(DEBIAN, "rb") as f:
+    with lzma.open(shared_path("corpora", "debian-docs-100mb.txt.xz"), "rb") as f:
         head = f.read(2_000_000)
     text = head[: head.rindex(b"\n") + 1].decode("utf-8")
     assert pieces(text, pattern) == regex.findall(pattern, text)
@@ -74,7 +76,7 @@ def test_a_scanner_agrees_on_2_mb_of_the_docs_corpus(pattern):
 def test_segments_are_cut_as_separate_texts():
     data = "Hello world  \n".encode()
     segments = np.array([[0, 5], [5, 11], [11, len(data)]], dtype=np.int64)
-    starts, ends, which, seg_first = _split.split_bytes(data, _split.GPT4_PATTERN, segments)
+    starts, ends, which, seg_first = known_patterns.split_bytes(data, GPT4_PATTERN, segments)
     assert [data[starts[w]:ends[w]] for w in which] == [b"Hello", b" world", b"  \n"]
     assert seg_first.tolist() == [0, 1, 2, 3]
 
@@ -90,34 +92,36 @@ def test_the_class_table_is_the_regex_modules_view_of_unicode():
 
 def test_equal_pieces_are_found_once_in_first_appearance_order():
     data = b"the cat the hat cat " * 400  # enough distinct-piece lookups to grow every table
-    data += "".join(" " + "".join(chr(97 + i // 26**k % 26) for k in range(3)) for i in range(3000)).encode()
-    starts, ends, which, _ = _split.split_bytes(data, _split.GPT2_PATTERN)
+    words = ("".join(chr(97 + i // 26**k % 26) for k in range(3)) for i in range(3000))  # aaa, baa, ...
+    data += "".join(" " + word for word in words).encode()
+    starts, ends, which, _ = known_patterns.split_bytes(data, GPT2_PATTERN)
     distinct = [data[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
     assert distinct[:5] == [b"the", b" cat", b" the", b" hat", b" "]
-    assert len(distinct) == len(set(distinct)) == len(set(regex.findall(_split.GPT2_PATTERN, data.decode())))
+    by_regex = set(regex.findall(GPT2_PATTERN, data.decode()))
+    assert len(distinct) == len(set(distinct)) == len(by_regex)
     assert b"".join(distinct[w] for w in which.tolist()) == data
 
 
 def test_the_kernels_readable_reference_is_the_kernel_uncompiled():
     data = np.frombuffer("It's  2024: le café coûte 3€.\n\tOK ok ok!\u3000x".encode() * 3, np.uint8)
-    pattern = _split.O200K_PATTERN
-    compiled = _split.split_bytes(data, pattern)
-    original = _split_kernels.scan
+    pattern = O200K_PATTERN
+    compiled = known_patterns.split_bytes(data, pattern)
+    original = scanners.scan
     with np.errstate(over="ignore"):  # the hash wraps around by design
         try:
-            _split_kernels.scan = original.py_func
-            uncompiled = _split.split_bytes(data, pattern)
+            scanners.scan = original.py_func
+            uncompiled = known_patterns.split_bytes(data, pattern)
         finally:
-            _split_kernels.scan = original
+            scanners.scan = original
         for got, want in zip(compiled, uncompiled):
             assert np.array_equal(got, want)
         starts, ends, which, _ = compiled
-        index = _split_pieces.index_keys(data, starts, ends)
-        assert np.array_equal(_split_pieces.find_keys(data, starts, ends, data, starts, ends, *index),
-                              _split_pieces.find_keys.py_func(data, starts, ends, data, starts, ends, *index))
+        index = piece_table.index_keys(data, starts, ends)
+        assert np.array_equal(piece_table.find_keys(data, starts, ends, data, starts, ends, *index),
+                              piece_table.find_keys.py_func(data, starts, ends, data, starts, ends, *index))
         offsets = np.arange(len(starts) + 1, dtype=np.int64)
-        assert np.array_equal(_split_pieces.gather(which, starts, offsets),
-                              _split_pieces.gather.py_func(which, starts, offsets))
+        assert np.array_equal(piece_table.gather(which, starts, offsets),
+                              piece_table.gather.py_func(which, starts, offsets))
 
 
 @pytest.mark.parametrize("pattern", PATTERNS, ids=NAMES)

@@ -140,7 +140,9 @@ def test_bad_arguments_raise_value_error_with_a_message(call, message):
 
 def test_more_merges_than_possible_stops_early_and_says_so():
     tok = BPETokenizer.from_text("abcabc", 100)
-    assert tok.exhausted and len(tok.merges) < 100 and tok.encode("abcabc") == [tok.vocab_size - 1]
+    assert tok.exhausted
+    assert len(tok.merges) < 100
+    assert tok.encode("abcabc") == [tok.vocab_size - 1]
 
 
 def test_non_utf8_corpus_names_the_byte(tmp_path):
@@ -170,6 +172,7 @@ def test_fifty_megabyte_corpus_trains_with_progress(shakespeare):
 
 
 def test_core_imports_no_streamlit():
-    code = "import sys, core, core.bpe.trainer, core.bpe.files, core.corpus; print('streamlit' in sys.modules)"
+    code = ("import sys, core, core.bpe.trainer, core.bpe.files, core.corpus; "
+            "print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -124,19 +124,22 @@ def test_trace_reports_competitors_ties_and_lengths():
     first = tok.trace[0]
     assert first.competitors[0] == (first.left, first.right, first.count)
     counts = [c for _, _, c in first.competitors]
-    assert counts == sorted(counts, reverse=True) and len(counts) <= 4
+    assert counts == sorted(counts, reverse=True)
+    assert len(counts) <= 4
     assert first.ties == sum(1 for c in counts[1:] if c == first.count)
-    assert [s.length_after for s in tok.trace] == [len(tok.truncated(k + 1).encode("abab cdcd")) for k in range(3)]
+    lengths = [len(tok.truncated(k + 1).encode("abab cdcd")) for k in range(3)]
+    assert [s.length_after for s in tok.trace] == lengths
 
 
 def test_generator_can_stop_and_resume_with_progress():
     seen = []
-    trainer = BPETrainer("the cat sat on the mat the cat ran" * 3)
+    text = "the cat sat on the mat the cat ran" * 3
+    trainer = BPETrainer(text)
     first = list(trainer.run(5, progress=lambda done, total: seen.append((done, total))))
     more = list(trainer.run(5))
     assert [s.index for s in first + more] == list(range(10))
     assert seen[-1] == (5, 5)
-    assert BPETokenizer.from_trainer(trainer).merge_triples == BPETokenizer.from_text("the cat sat on the mat the cat ran" * 3, 10).merge_triples
+    assert BPETokenizer.from_trainer(trainer).merge_triples == BPETokenizer.from_text(text, 10).merge_triples
 
 
 @pytest.mark.parametrize("weighted", [False, True])

@@ -1,4 +1,4 @@
-"""The known split patterns cut by compiled scanners (``_split_kernels``) instead of ``regex``:
+"""The known split patterns cut by compiled scanners (``scanners``) instead of ``regex``:
 which pattern is which scanner, and the pieces of a text as byte ranges, equal pieces found once.
 
 A pattern is *known* when it is one of the six strings below, character for character; any other
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _split_kernels, _split_pieces
-from ._split_table import CONTRACTION_LETTERS, case_folds, class_table
-from .pretokenize import (CL100K_PATTERN, GPT2_PATTERN, GPT4_PATTERN, LLAMA3_PATTERN, O200K_PATTERN,
+from . import scanners, piece_table
+from .char_classes import CONTRACTION_LETTERS, case_folds, class_table
+from ..pretokenize import (CL100K_PATTERN, GPT2_PATTERN, GPT4_PATTERN, LLAMA3_PATTERN, O200K_PATTERN,
                           QWEN3_PATTERN, special_split)
 
-# pattern -> (scanner: _split_kernels.GPT2, GPT4 or O200K, most digits in a number piece,
+# pattern -> (scanner: scanners.GPT2, GPT4 or O200K, most digits in a number piece,
 # whitespace to the end first, contraction letters in any case); plain numbers, so that reading
 # this table loads no numba
 SCANNERS = {
@@ -38,7 +38,7 @@ SCANNERS = {
 _EXACT_LETTERS = (np.array(sorted(map(ord, CONTRACTION_LETTERS)), dtype=np.int64),) * 2
 
 
-def known(pattern: str | None) -> bool:
+def has_scanner(pattern: str | None) -> bool:
     """Whether ``pattern`` is cut by a compiled scanner."""
     return pattern in SCANNERS
 
@@ -53,30 +53,38 @@ def split_bytes(data: bytes | np.ndarray, pattern: str, segments: np.ndarray | N
         segments = np.array([[0, len(buf)]], dtype=np.int64)
     scanner, digits, end_first, folded = SCANNERS[pattern]
     fold_cp, fold_to = case_folds() if folded else _EXACT_LETTERS
-    lo, hi = np.ascontiguousarray(segments[:, 0]), np.ascontiguousarray(segments[:, 1])
+    lo = np.ascontiguousarray(segments[:, 0])
+    hi = np.ascontiguousarray(segments[:, 1])
     fixed = (buf, lo, hi, class_table(), fold_cp, fold_to, scanner, digits, end_first)
-    which, seg_first = np.empty(len(buf) // 4 + 16, np.int32), np.empty(len(lo) + 1, np.int64)
-    slots, hashes = np.full(2048, -1, np.int64), np.empty(1024, np.uint64)
-    starts, ends = np.empty(1024, np.int64), np.empty(1024, np.int64)
+    which = np.empty(len(buf) // 4 + 16, np.int32)  # the distinct piece each piece is
+    seg_first = np.empty(len(lo) + 1, np.int64)
+    slots = np.full(2048, -1, np.int64)  # the table of distinct pieces (``piece_table``)
+    hashes = np.empty(1024, np.uint64)
+    starts = np.empty(1024, np.int64)  # each distinct piece's first byte range
+    ends = np.empty(1024, np.int64)
     at = (0, int(lo[0]) if len(lo) else 0, 0, 0)
     while True:  # the kernel stops when an array is full: grow it, go on
-        at = _split_kernels.scan(*fixed, at, slots, hashes, starts, ends, which, seg_first)
+        at = scanners.scan(*fixed, at, slots, hashes, starts, ends, which, seg_first)
         segment, _, d, n = at
         if segment == len(lo):
             return starts[:d], ends[:d], which[:n], seg_first
         if n == len(which):
             which = _doubled(which)
         if d == len(starts):
-            hashes, starts, ends = _doubled(hashes), _doubled(starts), _doubled(ends)
+            hashes = _doubled(hashes)
+            starts = _doubled(starts)
+            ends = _doubled(ends)
         if 2 * (d + 1) > len(slots):
-            slots = _split_pieces.rehashed(slots, hashes, d)
+            slots = piece_table.rehashed(slots, hashes, d)
 
 
 def chunk_counts(text: str, data: bytes, pattern: str, special_tokens=()) -> dict[str, int]:
     """The chunks of ``text`` (``data`` is its UTF-8) with their counts, in first-appearance order
     (the order training breaks ties by); special tokens are cut out first and not counted.  The
     one counter of both a text held in memory (the byte variant) and a streamed slice."""
-    segments = ordinary_segments(text, special_split(text, special_tokens)) if special_tokens else None
+    segments = None
+    if special_tokens:
+        segments = ordinary_segments(text, special_split(text, special_tokens))
     starts, ends, which, _ = split_bytes(data, pattern, segments)
     counts = np.bincount(which, minlength=len(starts)).tolist()
     return {data[s:e].decode("utf-8"): n for s, e, n in zip(starts.tolist(), ends.tolist(), counts)}

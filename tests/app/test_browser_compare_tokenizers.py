@@ -27,9 +27,10 @@ def test_compare_tokenizers_in_a_browser(tmp_path, shots_dir):
         box.fill(MULTILINGUAL + "\nThe court found it unconstitutional.")
         box.press("Control+Enter")
         for name in names:  # every real tokenizer draws the pasted text
-            expect(pg.locator(f'.bpe-compare[data-tokenizer="{name}"] .tok').first).to_be_visible(timeout=90_000)
-        expect(pg.locator('.bpe-compare[data-tokenizer="o200k_base"]')).to_contain_text("unconstitutional",
-                                                                                        timeout=60_000)
+            tokens = pg.locator(f'.bpe-compare[data-tokenizer="{name}"] .tok')
+            expect(tokens.first).to_be_visible(timeout=90_000)
+        gpt4o = pg.locator('.bpe-compare[data-tokenizer="o200k_base"]')
+        expect(gpt4o).to_contain_text("unconstitutional", timeout=60_000)
         idle(pg)
         for name in names:
             tok = BPETokenizer.from_pretrained(name)

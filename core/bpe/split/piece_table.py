@@ -1,9 +1,9 @@
 """Compiled work over the pieces of a split text (numba): tables of byte ranges (open addressing,
 FNV-1a hashes, bytes compared on equal hashes) in which the scanner finds equal pieces once
-(``_split_kernels.scan``) and a piece is looked up among a vocabulary's tokens; and the ids of
+(``scanners.scan``) and a piece is looked up among a vocabulary's tokens; and the ids of
 every piece gathered from those of the distinct ones.  ``function.py_func`` runs the same source
 uncompiled (a hash is wrapped in ``np.uint64`` for that: from Python it comes back an ``int``).
-Leaves out: cutting the text (``_split_kernels``) and what the pieces become.
+Leaves out: cutting the text (``scanners``) and what the pieces become.
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ Leaves out: the rules (``core.bpe.compare``), the page layout (``app_pages/compa
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 
 import altair as alt
@@ -25,11 +24,22 @@ from core.bpe.compare import SCRIPT_NAMES, char_scripts, script_costs
 
 from .cache import PRETRAINED_LABELS as LABELS
 from .cache import TRAINING_ERRORS, pretrained, session_tokenizer
-from .render import (BOX, CONTAINER, PALETTE, esc, gap_html, show_error, string_tokens_html,
-                     token_label, token_title, visible_html)
+from .render import (
+    BOX,
+    CONTAINER,
+    PALETTE,
+    esc,
+    gap_html,
+    show_error,
+    string_tokens_html,
+    token_label,
+    token_title,
+    visible_html,
+)
 
 SESSION = "session"
-HANGUL, LATIN = SCRIPT_NAMES["HANGUL"], SCRIPT_NAMES["LATIN"]
+HANGUL = SCRIPT_NAMES["HANGUL"]
+LATIN = SCRIPT_NAMES["LATIN"]
 MAX_SHOWN = 6
 MARK = "box-shadow:inset 0 -3px 0 #dc2626;"  # a cut the reference tokenizer does not make
 
@@ -84,7 +94,7 @@ def _encode(key: str, label: str, text: str) -> Encoded:
         tok = session_tokenizer(progress=False) if key == SESSION else pretrained(key)
     except (*TRAINING_ERRORS, GPT2FileError) as exc:
         return Encoded(key, label, None, text, [], error=str(exc))
-    shown = unicodedata.normalize(tok.normalization, text) if tok.normalization else text
+    shown = tok.normalized(text)
     try:
         return Encoded(key, label, tok, shown, tok.encode_tokens(shown))
     except UnknownCharacterError:
@@ -113,7 +123,9 @@ def spans_html(result: Encoded, panel: int, marked=(), height: int = 360) -> str
     """The text as token spans, alternating colours; tokens in ``marked`` underlined in red.
     Hovering a token shows its id, text and bytes (``title``); a click names its id
     (``data-id``, read by ``ui.token_view``); every piece of text is escaped."""
-    tok, text, marked = result.tok, result.text, set(marked)
+    tok = result.tok
+    text = result.text
+    marked = set(marked)
     out, pos = [], 0
     for n, t in enumerate(result.tokens):
         if t.start > pos:
@@ -124,7 +136,8 @@ def spans_html(result: Encoded, panel: int, marked=(), height: int = 360) -> str
         if partial:
             style += "color:#9a3412;font-style:italic;"
         cls = "tok tok-diff" if n in marked else "tok"
-        out.append(f'<span class="{cls}" data-id="{panel * PANEL + t.id}" title="{esc(title)}" style="{style}">'
+        data_id = panel * PANEL + t.id
+        out.append(f'<span class="{cls}" data-id="{data_id}" title="{esc(title)}" style="{style}">'
                    f'{visible_html(label)}</span>')
         if label.endswith("\n"):
             out.append("<br>")
@@ -144,16 +157,22 @@ def cost_frame(results: list[Encoded], text: str) -> pd.DataFrame:
         if r.error:
             continue
         scripts_r = scripts if r.text == text else char_scripts(r.text)
-        rows += [{"tokenizer": r.label, "script": c.script, "characters": c.chars,
-                  "tokens": round(c.tokens, 2), "tokens per character": round(c.tokens_per_char, 3)}
-                 for c in script_costs(r.text, r.tokens, scripts_r)]
-    return pd.DataFrame(rows, columns=["tokenizer", "script", "characters", "tokens",
-                                       "tokens per character"])
+        for c in script_costs(r.text, r.tokens, scripts_r):
+            rows.append({
+                "tokenizer": r.label,
+                "script": c.script,
+                "characters": c.chars,
+                "tokens": round(c.tokens, 2),
+                "tokens per character": round(c.tokens_per_char, 3),
+            })
+    columns = ["tokenizer", "script", "characters", "tokens", "tokens per character"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def korean_vs_latin(frame: pd.DataFrame) -> dict[str, float]:
     """Per tokenizer, what a Korean character costs over a Latin one (where the text has both)."""
-    per = frame.pivot_table(index="tokenizer", columns="script", values="tokens per character", sort=False)
+    per = frame.pivot_table(index="tokenizer", columns="script", values="tokens per character",
+                            sort=False)
     if HANGUL not in per or LATIN not in per:
         return {}
     return {name: row[HANGUL] / row[LATIN] for name, row in per.iterrows() if row[LATIN] > 0}

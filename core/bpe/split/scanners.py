@@ -1,7 +1,7 @@
 """The known split patterns as compiled scanners (numba) over UTF-8 bytes: the same pieces as
 ``regex.findall`` with the pattern, at tiktoken's speed or better, with no Python object per piece.
 
-Three scanners cover six patterns (``core.bpe._split`` says which runs which):
+Three scanners cover six patterns (``known_patterns`` says which runs which):
 
 - GPT-2's: ``'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+``
 - the GPT-4 family (GPT-4's published pattern, tiktoken's current cl100k_base, Llama 3, Qwen 3):
@@ -16,15 +16,15 @@ Three scanners cover six patterns (``core.bpe._split`` says which runs which):
 Whitespace (``_space_end``), the last alternatives of all of them: the run up to its last ``\\r``
 or ``\\n`` (``\\s*[\\r\\n]``, GPT-4 and o200k); else the run, less its last character when it has
 two or more and is not at the end (``\\s+(?!\\S)``: that space goes with the next word); else
-the one character.  Character classes come from ``_split_table`` (taken from ``regex``).
-Equal pieces are found as they are cut, in ``_split_pieces``' table of byte ranges.
+the one character.  Character classes come from ``char_classes`` (taken from ``regex``).
+Equal pieces are found as they are cut, in ``piece_table``' table of byte ranges.
 
 The kernels allocate nothing and are compiled without numba's reference counting
 (``_nrt=False``): a call between compiled functions otherwise costs two atomic operations per
 array argument, which made cutting a text 5x slower (the many small calls per piece);
-:func:`scan` returns when an array is full, and ``core.bpe._split`` grows it.
+:func:`scan` returns when an array is full, and ``known_patterns`` grows it.
 ``function.py_func`` runs the same source uncompiled.  Leaves out: which pattern is which
-scanner, and what is done with the pieces (``core.bpe._split``, ``core.bpe.encoding``).
+scanner, and what is done with the pieces (``known_patterns``, ``core.bpe.encoding``).
 """
 
 from __future__ import annotations
@@ -32,10 +32,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._split_pieces import find_slot, hash_bytes
-from ._split_table import LETTER, LOWER, NEWLINE, NUMBER, OTHER, PREFIX, SPACE, UPPER
+from .char_classes import LETTER, LOWER, NEWLINE, NUMBER, OTHER, PREFIX, SPACE, UPPER
+from .piece_table import find_slot, hash_bytes
 
-GPT2, GPT4, O200K = 0, 1, 2  # the scanners (``core.bpe._split.SCANNERS``)
+# The scanners, by the number ``known_patterns.SCANNERS`` gives each pattern.
+GPT2 = 0
+GPT4 = 1
+O200K = 2
 
 
 @njit(cache=True, _nrt=False)

@@ -1,9 +1,9 @@
 """Encoding a split text: plain Python or compiled kernels, and which pays.
 
-A long text, with a known split pattern (``core.bpe._split``), is encoded in compiled kernels
-over the whole of it (:func:`byte_ids`): cut, equal pieces found once (``_split_kernels``), each
+A long text, with a known split pattern (``known_patterns``), is encoded in compiled kernels
+over the whole of it (:func:`byte_ids`): cut, equal pieces found once (``scanners``), each
 distinct piece encoded at once (the tokenizer's ``encoder.encode_ranges``), the ids of every
-piece gathered (``_split_pieces``).  Python touches no piece, which is what makes it as fast as
+piece gathered (``piece_table``).  Python touches no piece, which is what makes it as fast as
 tiktoken: with ``regex`` and a dictionary lookup per piece, the split alone took 3-4x
 tiktoken's whole encode.  Special tokens are cut out first and put back between the segments.
 
@@ -20,11 +20,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _split, _split_pieces
-from .pretokenize import special_split
+from . import known_patterns, piece_table
+from ..pretokenize import special_split
 
-_COLD_FROM_CHARS, _WARM_FROM_CHARS = 1_000_000, 4_000
-_COLD_PYTHON_COST, _WARM_PYTHON_COST = 4_000_000, 20_000
+# Characters from which the compiled kernels pay: before they are loaded (loading them costs a
+# fresh process about 1 s), and after.
+_COLD_FROM_CHARS = 1_000_000
+_WARM_FROM_CHARS = 4_000
+# The most new chunks' summed squared lengths that plain Python merges sooner than a kernel.
+_COLD_PYTHON_COST = 4_000_000
+_WARM_PYTHON_COST = 20_000
 warm = False  # compiled encoding has run in this process
 
 
@@ -36,7 +41,8 @@ def loaded() -> None:
 
 def compiled_pays(pattern: str | None, text: str) -> bool:
     """Whether ``text`` is encoded by :func:`byte_ids` (and, if so, the kernels are noted loaded)."""
-    if _split.known(pattern) and len(text) >= (_WARM_FROM_CHARS if warm else _COLD_FROM_CHARS):
+    enough = _WARM_FROM_CHARS if warm else _COLD_FROM_CHARS
+    if known_patterns.has_scanner(pattern) and len(text) >= enough:
         loaded()
         return True
     return False
@@ -73,11 +79,14 @@ def byte_ids(tok, text: str, specials: list[str], table: np.ndarray) -> list[int
     spans = list(special_split(text, specials))
     data = utf8(text)
     plain = all(special is None for _, _, special in spans)  # one span, or none
-    segments = np.array([[0, len(data)]], dtype=np.int64) if plain else _split.ordinary_segments(text, spans)
+    if plain:
+        segments = np.array([[0, len(data)]], dtype=np.int64)
+    else:
+        segments = known_patterns.ordinary_segments(text, spans)
     buf = np.frombuffer(data, dtype=np.uint8)
-    starts, ends, which, seg_first = _split.split_bytes(buf, tok.pattern, segments)
+    starts, ends, which, seg_first = known_patterns.split_bytes(buf, tok.pattern, segments)
     flat, offsets = tok.encoder.encode_ranges(buf, starts, ends, table)
-    ids = _split_pieces.gather(which, flat, offsets).tolist()
+    ids = piece_table.gather(which, flat, offsets).tolist()
     if plain:
         return ids
     piece_out = np.zeros(len(which) + 1, dtype=np.int64)  # where each piece's ids start in ``ids``

@@ -1,12 +1,12 @@
 """The character classes the known split patterns test, one byte of flags per code point, taken
-from the ``regex`` module itself: the compiled scanner (``_split_kernels``) then agrees with
+from the ``regex`` module itself: the compiled scanner (``scanners``) then agrees with
 ``regex.findall`` on every character, whatever Unicode version ``regex`` ships.
 
 Each class is read by running its own regex over a string of all 1,114,112 code points (about
 0.15 s, once per process): ``\\p{L}``, ``\\p{N}``, ``\\s``, o200k's two case classes, and the
 characters a contraction's letters match case-insensitively (``(?i:s)`` also matches U+017F,
 LATIN SMALL LETTER LONG S).  Leaves out: the patterns themselves (``core.bpe.pretokenize``) and
-scanning (``_split_kernels``).
+scanning (``scanners``).
 """
 
 from __future__ import annotations
@@ -16,16 +16,26 @@ import functools
 import numpy as np
 import regex
 
-# The flags (compiled into ``_split_kernels`` as constants: after changing one, delete numba's
-# cache of that module, ``core/bpe/__pycache__/_split_kernels*.nb*``, which is keyed by its file).
-LETTER, NUMBER, SPACE, OTHER = 1, 2, 4, 8  # OTHER: [^\s\p{L}\p{N}]
+# The flags (compiled into ``scanners`` as constants: after changing one, delete numba's
+# cache of that module, ``core/bpe/split/__pycache__/scanners*.nb*``, which is keyed by its file).
+LETTER = 1  # \p{L}
+NUMBER = 2  # \p{N}
+SPACE = 4  # \s
+OTHER = 8  # [^\s\p{L}\p{N}]
 PREFIX = 16  # [^\r\n\p{L}\p{N}]: what may stand before a word in the GPT-4-style patterns
 UPPER = 32  # [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]: o200k's cased-word head
 LOWER = 64  # [\p{Ll}\p{Lm}\p{Lo}\p{M}]: o200k's cased-word tail
 NEWLINE = 128  # [\r\n]
-_CLASSES = ((r"\p{L}", LETTER), (r"\p{N}", NUMBER), (r"\s", SPACE), (r"[^\s\p{L}\p{N}]", OTHER),
-            (r"[^\r\n\p{L}\p{N}]", PREFIX), (r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", UPPER),
-            (r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]", LOWER), (r"[\r\n]", NEWLINE))
+_CLASSES = (
+    (r"\p{L}", LETTER),
+    (r"\p{N}", NUMBER),
+    (r"\s", SPACE),
+    (r"[^\s\p{L}\p{N}]", OTHER),
+    (r"[^\r\n\p{L}\p{N}]", PREFIX),
+    (r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]", UPPER),
+    (r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]", LOWER),
+    (r"[\r\n]", NEWLINE),
+)
 CONTRACTION_LETTERS = "sdmtlvre"  # 's 'd 'm 't 'll 've 're
 
 
