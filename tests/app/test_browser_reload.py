@@ -5,6 +5,8 @@ import pytest
 
 from test_browser import choose_settings, chromium_context, idle, paste_corpus, serve
 
+pytestmark = pytest.mark.browser
+
 CORPUS = ("the lowest newer wider tokens were lower than the newest widest ones, and the low "
           "ones were newer still.\n") * 30
 CUT = """() => [...document.querySelectorAll(
