@@ -6,19 +6,19 @@ broken GPT-2 or tokenizer file) ends in an ``st.error`` naming the problem, and 
 
 import json
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
 from core import loads_tokenizer
 from core.bpe import VARIANTS, GPT2FileError, PatternTimeoutError, TokenizerFileError
 from core.bpe.display import visible
-from core.bpe.explain import compression_curve, unseen_words
+from core.bpe.explain import unseen_words
 from core.bpe.gpt2 import MAX_FILE_BYTES
 from core.bpe.interop import ExportError, hf_tokenizer_json
 from core.corpus import shared_file
 from ui import state
 from ui.cache import TRAINING_ERRORS, gpt2_tokenizer, session_tokenizer, train_tokenizer
+from ui.charts import variants_spec
 from ui.controls import corpus_and_settings, default_test_text, mark_test_text_edited, use_byte_variant
 from ui.render import md_safe, show_error, show_tokens, string_tokens_html
 from ui.token_view import show_clicked_tree
@@ -124,31 +124,15 @@ def show_curves() -> None:
     st.caption("One training run per variant: the first k merges of a run are the tokenizer with k "
                "merges (the prefix property), so each curve costs one run.")
     n = len(tok.merge_triples)
-    rows = []
+    tokenizers = {}
     for variant in VARIANTS:
         settings = state.tokenizer_settings(variant)
         try:
-            vtok = train_tokenizer(text, variant, n, settings.end_of_word, settings.pattern,
-                                   digest=state.corpus_digest())
+            tokenizers[variant] = train_tokenizer(text, variant, n, settings.end_of_word, settings.pattern,
+                                                  digest=state.corpus_digest())
         except TRAINING_ERRORS as exc:
             st.warning(f"{variant}: {md_safe(str(exc))}")
-            continue
-        for point in compression_curve(vtok, len(text)):
-            rows.append({
-                "variant": variant,
-                "merges": point.merges,
-                "chars per token": point.chars_per_token,
-            })
-    curve = pd.DataFrame(rows, columns=["variant", "merges", "chars per token"])
-    lines = alt.Chart(curve).mark_line().encode(
-        x=alt.X("merges:Q", title="merges", axis=alt.Axis(tickMinStep=1, format="d")),
-        y=alt.Y("chars per token:Q"),
-        color=alt.Color("variant:N", scale=alt.Scale(domain=list(VARIANTS))),
-        tooltip=["variant", "merges", alt.Tooltip("chars per token:Q", format=".3f")])
-    chosen = curve[(curve.variant == tok.variant) & (curve.merges == n)]
-    point = alt.Chart(chosen).mark_point(size=160, filled=True, color="#dc2626").encode(
-        x="merges:Q", y="chars per token:Q", tooltip=["variant", "merges", "chars per token"])
-    st.altair_chart((lines + point).properties(height=300), width="stretch")
+    st.vega_lite_chart(spec=variants_spec(tokenizers, len(text), tok.variant, n), width="stretch")
 
 
 def gpt2_files() -> tuple[bytes, bytes, str, str] | None:

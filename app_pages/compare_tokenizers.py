@@ -13,11 +13,9 @@ from ui.compare_view import (
     VIEW,
     choices,
     clicked_at,
-    cost_chart,
-    cost_frame,
+    costs,
     encode_all,
     handle_timeouts,
-    korean_vs_latin,
     spans_html,
     token_options,
     unseen_html,
@@ -153,14 +151,13 @@ def draw_tree() -> None:
 
 
 def draw_costs() -> None:
-    frame = cost_frame(results, text)
-    if frame.empty:
+    spec, ratios = costs(results, text)
+    if spec is None:
         return
-    st.altair_chart(cost_chart(frame), width="stretch")
-    ratios = korean_vs_latin(frame)
+    st.vega_lite_chart(spec=spec, width="stretch")
     if ratios:
-        costs = ", ".join(f"{x:.1f}× a Latin one under {md_safe(name)}" for name, x in ratios.items())
-        st.caption(f"A Korean character costs {costs}.")
+        korean = ", ".join(f"{x:.1f}× a Latin one under {md_safe(name)}" for name, x in ratios.items())
+        st.caption(f"A Korean character costs {korean}.")
     st.caption("Each token counts as one, shared evenly by the characters it covers; spaces and "
                "punctuation count with the script before them.")
 

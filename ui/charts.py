@@ -1,11 +1,14 @@
-"""Vega-Lite specs of a training trace, built with Altair and drawn by Vega in the browser's step
-view (``ui.step_view``): the top pairs counted before a merge, and the vocabulary and corpus
-length after each merge with a cursor at the step shown.
+"""Vega-Lite specs of training traces, built with Altair once per content, never per rerun.
 
-Each spec is built once (the pairs chart once per process, the curves once per tokenizer, inside
-the step view's cached payload) and holds no step: its named data sets ``pairs`` and ``cursor``
-are refilled by the browser at every step (``assets/step_view.js``), from the rows
-:func:`pair_rows` describes.
+Learn BPE's step view (``ui.step_view``) draws the top pairs counted before a merge, and the
+vocabulary and corpus length after each merge with a cursor at the step shown: each spec is built
+once (the pairs chart once per process, the curves once per tokenizer, inside the step view's
+cached payload) and holds no step; its named data sets ``pairs`` and ``cursor`` are refilled by the
+browser at every step (``assets/step_view.js``), from the rows :func:`pair_rows` describes.
+
+Char vs BPE draws each variant's compression curve (:func:`variants_spec`), kept in a bounded
+cache shared by every session, by the tokenizers' content: a rerun of the page (a test text typed)
+sends the same spec without building it.
 """
 
 from __future__ import annotations
@@ -13,9 +16,13 @@ from __future__ import annotations
 import functools
 
 import altair as alt
+import streamlit as st
 
 from core import BPETokenizer
 from core.bpe.explain import compression_curve, quoted
+
+from .bounded_cache import BoundedCache
+from .token_view import tokenizer_scope
 
 STATUS = ["winner", "tie (lost on order)", "other"]
 STATUS_COLOURS = ["#ca8a04", "#f97316", "#93c5fd"]
@@ -80,3 +87,40 @@ def _curve_template(measure: str, dots: bool) -> dict:
     cursor = alt.Chart(alt.Data(name="cursor")).mark_rule(color="#dc2626", strokeWidth=2).encode(
         x="merges:Q")
     return alt.layer(line, cursor).properties(width="container", height=200, autosize=FIT_WIDTH).to_dict()
+
+
+@st.cache_resource(show_spinner=False)
+def _variant_specs() -> BoundedCache:
+    """Char vs BPE's curves by the tokenizers' content; ~150 KB each at 5,000 merges."""
+    return BoundedCache(32, 16 * 2**20, cost=lambda spec: 50 * len(spec["datasets"]["curves"]))
+
+
+def variants_spec(tokenizers: dict[str, BPETokenizer], characters: int, chosen: str, merges: int) -> dict:
+    """Characters per token after each merge, one line per variant (``tokenizers``: variant ->
+    its tokenizer on a corpus of ``characters``), a red dot at the ``chosen`` variant's
+    ``merges``."""
+    key = (tuple((v, tokenizer_scope(t)) for v, t in tokenizers.items()), characters, chosen, merges)
+    spec = _variant_specs().get(key)
+    if spec is None:
+        spec = _variants_spec(tokenizers, characters, chosen, merges)
+        _variant_specs().put(key, spec)
+    return spec
+
+
+def _variants_spec(tokenizers: dict[str, BPETokenizer], characters: int, chosen: str, merges: int) -> dict:
+    rows = [{"variant": v, "merges": p.merges, "chars per token": p.chars_per_token}
+            for v, t in tokenizers.items() for p in thin(compression_curve(t, characters), MAX_CURVE_POINTS)]
+    dot = [r for r in rows if r["variant"] == chosen and r["merges"] == merges]
+    return {**_variants_template(tuple(tokenizers)), "datasets": {"curves": rows, "chosen": dot}}
+
+
+@functools.cache
+def _variants_template(variants: tuple[str, ...]) -> dict:
+    lines = alt.Chart(alt.Data(name="curves")).mark_line().encode(
+        x=alt.X("merges:Q", title="merges", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("chars per token:Q"),
+        color=alt.Color("variant:N", scale=alt.Scale(domain=list(variants))),
+        tooltip=["variant:N", "merges:Q", alt.Tooltip("chars per token:Q", format=".3f")])
+    point = alt.Chart(alt.Data(name="chosen")).mark_point(size=160, filled=True, color="#dc2626").encode(
+        x="merges:Q", y="chars per token:Q", tooltip=["variant:N", "merges:Q", "chars per token:Q"])
+    return (lines + point).properties(height=300).to_dict()

@@ -6,22 +6,31 @@ per script as an Altair chart.
   one trained on the session's corpus) by key, and why any is missing (GPT-2 without its files).
 - ``encode_all(keys, text) -> list[Encoded]``: each tokenizer's tokens, or why it cannot encode.
 - ``spans_html(result, marked)``: escaped HTML; hovering a token shows its id and bytes.
-- ``cost_frame(results)`` / ``cost_chart(frame)``: tokens per character, per tokenizer and script.
+- ``cost_frame(results)`` / ``cost_chart(frame)``: tokens per character, per tokenizer and script;
+  ``costs(results, text)``: the chart's spec and Korean's cost against Latin's, made once.
+
+Each tokenizer's encoding of a text, its spans' HTML and the costs are kept in bounded caches
+shared by every session, so a rerun of the page that changes none of them (a click on a token,
+another tree) computes none of them again.
 
 Leaves out: the rules (``core.bpe.compare``), the page layout (``app_pages/compare_tokenizers.py``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import weakref
 from dataclasses import dataclass
 
 import altair as alt
 import pandas as pd
+import streamlit as st
 
 from core import PRETRAINED_NAMES, BPETokenizer, Token
 from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError
 from core.bpe.compare import SCRIPT_NAMES, char_scripts, script_costs
 
+from .bounded_cache import BoundedCache
 from .cache import PRETRAINED_LABELS as LABELS
 from .cache import TRAINING_ERRORS, pretrained, session_tokenizer
 from .render import (
@@ -89,11 +98,23 @@ def encode_all(keys: list[str], labels: dict[str, str], text: str) -> list[Encod
     return [_encode(key, labels[key], text) for key in keys]
 
 
+@st.cache_resource(show_spinner=False)
+def _encodings() -> BoundedCache:
+    """Encodings by tokenizer and text (the page's texts are at most 20,000 characters)."""
+    return BoundedCache(64, 64 * 2**20,
+                        cost=lambda entry: 100 * len(entry[1].tokens) + 4 * len(entry[1].text))
+
+
 def _encode(key: str, label: str, text: str) -> Encoded:
     try:
         tok = session_tokenizer(progress=False) if key == SESSION else pretrained(key)
     except (*TRAINING_ERRORS, GPT2FileError) as exc:
         return Encoded(key, label, None, text, [], error=str(exc))
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return _encodings().made_for(tok, (key, label, digest), lambda: _encoded(key, label, tok, text))
+
+
+def _encoded(key: str, label: str, tok: BPETokenizer, text: str) -> Encoded:
     shown = tok.normalized(text)
     try:
         return Encoded(key, label, tok, shown, tok.encode_tokens(shown))
@@ -119,10 +140,22 @@ def clicked_at(value: int) -> tuple[int, int]:
     return divmod(value, PANEL)
 
 
+@st.cache_resource(show_spinner=False)
+def _spans() -> BoundedCache:
+    """Spans' HTML by encoding, panel and marked tokens: ~300 bytes a token."""
+    return BoundedCache(64, 64 * 2**20, cost=lambda entry: len(entry[1]))
+
+
 def spans_html(result: Encoded, panel: int, marked=(), height: int = 360) -> str:
     """The text as token spans, alternating colours; tokens in ``marked`` underlined in red.
     Hovering a token shows its id, text and bytes (``title``); a click names its id
     (``data-id``, read by ``ui.token_view``); every piece of text is escaped."""
+    marked = tuple(sorted(marked))
+    return _spans().made_for(result, (panel, marked, height),
+                             lambda: _spans_html(result, panel, marked, height))
+
+
+def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: int) -> str:
     tok = result.tok
     text = result.text
     marked = set(marked)
@@ -190,6 +223,26 @@ def cost_chart(frame: pd.DataFrame) -> alt.Chart:
         tooltip=["tokenizer", "script", "characters", "tokens",
                  alt.Tooltip("tokens per character:Q", format=".3f")],
     ).properties(height=340)
+
+
+@st.cache_resource(show_spinner=False)
+def _costs() -> BoundedCache:
+    """The cost chart's spec and Korean's cost, by the encodings they come from."""
+    return BoundedCache(32, 32 * 2**20, cost=lambda entry: 8192)
+
+
+def costs(results: list[Encoded], text: str) -> tuple[dict | None, dict[str, float]]:
+    """The cost per script chart's Vega-Lite spec (``None`` when no tokenizer could encode the
+    text) and what a Korean character costs against a Latin one, per tokenizer: made once for
+    these encodings (each cached, so the same objects come back while nothing changed)."""
+    key = tuple(id(r) for r in results)
+    entry = _costs().get(key)
+    if entry is None or any(ref() is not r for ref, r in zip(entry[0], results)):
+        frame = cost_frame(results, text)
+        made = (None, {}) if frame.empty else (cost_chart(frame).to_dict(), korean_vs_latin(frame))
+        entry = (tuple(weakref.ref(r) for r in results), made)
+        _costs().put(key, entry)
+    return entry[1]
 
 
 def token_options(result: Encoded) -> list[int]:
