@@ -21,7 +21,7 @@ from core.gpt.probe import StepEstimate, estimate_step
 from core.bpe import TokenizerFileError, load_tokenizer
 from core.gpt.rundir import TOKENIZER_FILE
 from core.gpt.registry import queue_state
-from core.gpt.runs import RunInfo, Viewer, default_runs_dir, read_metrics, seconds_per_step
+from core.gpt.runs import RunInfo, Viewer, default_runs_dir, read_metrics
 
 from . import state
 
@@ -125,7 +125,10 @@ def owner_label(owner: str) -> str:
 
 
 def run_label(run: RunInfo, viewer: Viewer) -> str:
-    """What the run pickers show: the name for one's own runs, plus whose for anyone else's."""
+    """What the run pickers show: the name for one's own runs, "(shared)" after a run launched
+    before by someone else with the same settings (trained once), whose for anyone else's."""
+    if run.joined_by == viewer.owner:
+        return f"{run.name} (shared)"
     if run.owner == viewer.owner:
         return run.name
     return f"{run.name} · {owner_label(run.owner)}" + ("" if viewer.instructor else " (shared)")
@@ -137,12 +140,21 @@ def ordinal(n: int) -> str:
 
 
 def queue_text(run: RunInfo) -> str:
-    """e.g. "2nd in line, about 3 min" for a queued run."""
-    if run.queue_position is None:
+    """e.g. "2nd to start, first turn in about 6 s" for a run that has not trained yet."""
+    if run.queue_position is None or run.wait_s is None:
         return "queued"
-    wait = ("wait unknown until the runs ahead log their first steps" if run.wait_s is None
-            else f"about {format_seconds(max(run.wait_s, 1.0))}")
-    return f"{ordinal(run.queue_position)} in line, {wait}"
+    wait = format_seconds(max(run.wait_s, 1.0))
+    return f"{ordinal(run.queue_position)} to start, first turn in about {wait}"
+
+
+def turns_text(run: RunInfo) -> str:
+    """What a run's training looks like while others train too: e.g. "training now, in turns
+    with 10 other runs on 2 trainers"."""
+    now = "training now" if run.stepping else "waiting for its next turn"
+    others = run.taking_turns - 1
+    if others <= 0 or run.taking_turns <= run.trainers:
+        return "training now"
+    return f"{now}, in turns with {plural(others, 'other run')} on {plural(run.trainers, 'trainer')}"
 
 
 def format_seconds(seconds: float) -> str:
@@ -156,18 +168,18 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
-def progress_and_eta(run: RunInfo, metrics: list[dict]) -> tuple[float, str]:
-    """(fraction done, "ETA ..." text) from the logged steps and their elapsed time."""
+def progress_and_eta(run: RunInfo) -> tuple[float, str]:
+    """(fraction done, "ETA ..." text): from the run's own step time, stretched by the turns it
+    takes with other runs (``core.gpt.registry``)."""
     total = run.max_steps or 1
     fraction = min(1.0, run.step / total)
     if run.status == "queued":
         return fraction, queue_text(run)
     if not run.active:
         return fraction, run.status
-    per_step = seconds_per_step(metrics)
-    if per_step is None:
-        return fraction, "starting…"
-    return fraction, f"ETA {format_seconds(per_step * (total - run.step))}"
+    if run.eta_s is None:
+        return fraction, f"starting… · {turns_text(run)}"
+    return fraction, f"ETA {format_seconds(run.eta_s)} · {turns_text(run)}"
 
 
 def loss_chart(metrics: list[dict]) -> alt.Chart | None:
@@ -201,12 +213,15 @@ def bpc_chart(runs: dict[str, RunInfo]) -> alt.Chart | None:
 
 
 def describe_run(run: RunInfo) -> str:
-    """One line under the run picker: its state, tokenizer and model shape."""
+    """One line under the run picker: its state, tokenizer and model shape (and, for a run
+    trained once for several launchers, how many)."""
     config = run.config
+    shared = (f"trained once for the {run.launchers} attendees who launched it · "
+              if run.launchers > 1 else "")
     if not config:
-        return run.status
+        return shared + run.status
     tc = config.get("train_config", {})
-    return (f"{run.status} · {config.get('tokenizer_kind', '?')} tokenizer, "
+    return (f"{shared}{run.status} · {config.get('tokenizer_kind', '?')} tokenizer, "
             f"{config.get('vocab_size', '?')} tokens · {tc.get('n_layer')} layers × "
             f"{tc.get('n_embd')} wide, context {tc.get('block_size')} tokens · "
             f"{config.get('device_description', config.get('device', '?'))}")

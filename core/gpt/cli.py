@@ -3,8 +3,8 @@ calls :func:`main`), a thin argparse front over ``core.gpt.loop.train``.
 
 Owns the flags, where the corpus and the tokenizer come from (``--corpus``, ``--tokenizer``,
 ``--merges``, ``--tokenizer-file``), the progress lines, and turning SIGTERM / Ctrl+C into a clean
-stop; the page's worker (``core.gpt.worker``) shares the last two.  Started under ``torchrun``,
-every rank runs it and rank 0 alone prints.
+stop.  Started under ``torchrun``, every rank runs it and rank 0 alone prints.  The page's runs
+do not come through here: its trainers call the loop directly (``core.gpt.worker``).
 """
 
 from __future__ import annotations

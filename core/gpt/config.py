@@ -12,10 +12,16 @@ from dataclasses import asdict, dataclass, fields
 
 from .model import GPTConfig
 
-# tiny: a CPU learns something in minutes.  small: nanoGPT's shakespeare_char shape; its cosine
-# schedule ends at 2,000 steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss is lowest
-# near step 1,750 and only rises after (measured on an H100, docs/benchmarks.md).
+# quick: what a room trains on a CPU, the page's default there: about 30 s alone on one core of a
+# 2-core machine, and still far apart in bits per character with characters and with BPE tokens
+# (python-docs sample, 300 merges: 2.91 vs 2.44 after 300 steps, docs/benchmarks.md).  tiny: a CPU
+# learns something in minutes.  small: nanoGPT's shakespeare_char shape, the default on a CUDA GPU;
+# its cosine schedule ends at 2,000 steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss
+# is lowest near step 1,750 and only rises after (measured on an H100, docs/benchmarks.md).
 PRESETS: dict[str, dict] = {
+    "quick": dict(n_layer=3, n_head=4, n_embd=96, block_size=64, batch_size=32, dropout=0.0,
+                  lr=3e-3, min_lr=3e-4, max_steps=300, warmup_steps=30, eval_interval=50,
+                  eval_iters=5, log_interval=10, sample_interval=150),
     "tiny": dict(n_layer=4, n_head=4, n_embd=128, block_size=64, batch_size=32, dropout=0.0,
                  lr=1e-3, min_lr=1e-4, max_steps=1000, warmup_steps=50, eval_interval=100,
                  eval_iters=20, log_interval=10, sample_interval=250),
@@ -23,6 +29,15 @@ PRESETS: dict[str, dict] = {
                   lr=1e-3, min_lr=1e-4, max_steps=2000, warmup_steps=100, eval_interval=250,
                   eval_iters=200, log_interval=10, sample_interval=500),
 }
+# The page's first choice on each kind of device (a room's run on a CPU, nanoGPT's on a GPU).
+DEFAULT_PRESETS = {"cpu": "quick", "mps": "quick", "cuda": "small"}
+
+
+def default_preset(device: str) -> str:
+    """The preset the page offers first on ``device`` (e.g. ``"cpu"``, ``"cuda:0"``)."""
+    return DEFAULT_PRESETS.get(device.split(":")[0], "quick")
+
+
 @dataclass(frozen=True)
 class Measured:
     """One measured speed of a preset (never extrapolated)."""
@@ -39,6 +54,7 @@ class Measured:
 # "gpu": one H100 80GB lent on 2026-11-22, bench/bench_gpt_step.py (CUDA graphs) and
 # bench/bench_gpt.py --target 0.  The tables are in docs/benchmarks.md.  Empty: not measured.
 MEASURED: dict[str, dict[str, tuple[Measured, ...]]] = {
+    "quick": {"a 2-core CPU": (), "one GPU": ()},
     "tiny": {"a 2-core CPU": (Measured(114, load=0.7), Measured(367, run_s=432, load=4)),
              "one GPU": ()},
     "small": {"a 2-core CPU": (Measured(21_900, load=3.8,
