@@ -62,29 +62,35 @@ class LocalTrainers:
         self.count = 1
         self.threads = 1
         self.gpus = 0
-        self._pools: dict[int, ProcessPoolExecutor] = {}
+        self._pools: dict[int, tuple[ProcessPoolExecutor, tuple]] = {}   # trainer -> (pool, setup)
         self._busy: dict[Future, int] = {}
 
+    def _setup(self, trainer: int) -> tuple:
+        return (self.threads, gpu_for(trainer, self.gpus))
+
     def configure(self, count: int, threads: int, gpus: int) -> None:
-        """The server's current caps; trainers beyond ``count`` finish their turn and stop."""
-        changed = (threads, gpus) != (self.threads, self.gpus)
+        """The server's current caps: idle trainers beyond ``count``, or set up for other caps,
+        stop (busy ones once their turn ends)."""
         self.count = count
         self.threads = threads
         self.gpus = gpus
-        self._close_idle(lambda trainer: changed or trainer >= count)
+        busy = set(self._busy.values())
+        for trainer, (pool, setup) in list(self._pools.items()):
+            if trainer not in busy and (trainer >= count or setup != self._setup(trainer)):
+                del self._pools[trainer]
+                pool.shutdown(wait=True)
 
     def free(self) -> int:
         return max(0, self.count - len(self._busy))
 
     def submit(self, fn, *args) -> Future:
         trainer = next(t for t in range(self.count) if t not in self._busy.values())
-        pool = self._pools.get(trainer)
-        if pool is None:
+        if trainer not in self._pools:
             context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked locks
             pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start_trainer,
-                                       initargs=(self.threads, gpu_for(trainer, self.gpus)))
-            self._pools[trainer] = pool
-        future = pool.submit(fn, *args)
+                                       initargs=self._setup(trainer))
+            self._pools[trainer] = (pool, self._setup(trainer))
+        future = self._pools[trainer][0].submit(fn, *args)
         self._busy[future] = trainer
         return future
 
@@ -96,16 +102,11 @@ class LocalTrainers:
         """``future``'s trainer is free again (started anew on its next turn when it died)."""
         trainer = self._busy.pop(future)
         if lost:
-            self._pools.pop(trainer).shutdown(wait=False, cancel_futures=True)
-
-    def _close_idle(self, which) -> None:
-        """Stop the idle trainers for which ``which(number)`` is true."""
-        for trainer in [t for t in self._pools if which(t) and t not in self._busy.values()]:
-            self._pools.pop(trainer).shutdown(wait=True)
+            self._pools.pop(trainer)[0].shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         """Stop every trainer (after the turns under way)."""
-        for pool in self._pools.values():
+        for pool, _ in self._pools.values():
             pool.shutdown(wait=True, cancel_futures=True)
         self._pools.clear()
         self._busy.clear()

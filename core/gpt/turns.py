@@ -17,7 +17,7 @@ others' training).  Among equals, a run that has had no turn yet goes first, the
 last turn ended longest ago, then the one queued first.
 
 In ``status.json``, while it is running: ``turn`` (``{"id", "scheduler", "host"}``, none between
-turns), ``pid`` and ``host`` of the trainer that has it (written by the trainer), ``turns`` and
+turns), ``pid``, ``host`` and ``gpu`` of the trainer that has it (written by it), ``turns`` and
 ``turn_s`` (turns finished, their seconds), ``last_turn`` (when the last ended), ``last_turn_id``
 (the turn whose trainer holds the run as it stands: none after a lost turn, whose trainer may
 have written part of a turn), and ``lost_turns``: turns in a row whose
@@ -106,16 +106,18 @@ def _charge(runs_dir: Path, run_dir: Path, seconds: float) -> None:
     write_json(runs_dir / TURNS_FILE, {"charged": charged})
 
 
-def claim_turn(run_dir, turn_id: str, pid: int, host: str) -> dict | None:
+def claim_turn(run_dir, turn_id: str, pid: int, host: str, gpu: str | None = None) -> dict | None:
     """In the trainer, as its turn begins: the run's status, with this process recorded as the
-    one training it (and ``started`` on a first turn); None when the turn is no longer this
-    trainer's (the run was stopped, or its turn given again after a trainer was thought gone)."""
+    one training it (its host, and its GPU when it has one of its own; ``started`` on a first
+    turn); None when the turn is no longer this trainer's (the run was stopped, or its turn
+    given again after a trainer was thought gone)."""
     run_dir = Path(run_dir)
     with locked(run_dir.parent.parent / QUEUE_LOCK):
         status = read_status(run_dir)
         if (status.get("turn") or {}).get("id") != turn_id:
             return None
-        return write_status(run_dir, "running", pid=pid, host=host, started=status.get("started") or now())
+        return write_status(run_dir, "running", pid=pid, host=host, gpu=gpu,
+                            started=status.get("started") or now())
 
 
 def end_turn(runs_dir, turn: Turn, outcome: dict) -> None:
@@ -137,7 +139,7 @@ def end_turn(runs_dir, turn: Turn, outcome: dict) -> None:
         stop_file = turn.run_dir / STOP_FILE
         if kind == "paused" and stop_file.exists():
             kind = "stopped"  # asked after the trainer last looked: the checkpoint is there
-        fields = dict(turn=None, pid=None, host=None, last_turn_id=turn.id,
+        fields = dict(turn=None, pid=None, host=None, gpu=None, last_turn_id=turn.id,
                       turns=int(status.get("turns") or 0) + 1,
                       turn_s=float(status.get("turn_s") or 0.0) + seconds, last_turn=time.time(),
                       lost_turns=0, step=outcome.get("step", status.get("step")))

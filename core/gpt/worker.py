@@ -68,7 +68,8 @@ def run_turn(run_dir, turn_id: str, seconds: float) -> dict:
     if not lock.acquire():
         return {"outcome": "busy"}
     try:
-        status = claim_turn(run_dir, turn_id, os.getpid(), os.uname().nodename)
+        status = claim_turn(run_dir, turn_id, os.getpid(), os.uname().nodename,
+                            os.environ.get("CUDA_VISIBLE_DEVICES"))
         if status is None:
             return {"outcome": "revoked"}
         return _train_turn(run_dir, turn_id, status.get("last_turn_id"), seconds)
