@@ -191,12 +191,17 @@ def main() -> None:
     p.add_argument("--limit", type=float, default=900.0, help="seconds an attendee watches at most")
     p.add_argument("--max-running", type=int, default=0,
                    help="the server's BPE_EXPLORER_MAX_RUNNING (0: the app's default for the device)")
+    p.add_argument("--no-post-script-gc", action="store_true",
+                   help="start the server with runner.postScriptGC off (Streamlit collects garbage "
+                        "after every script run by default)")
     p.add_argument("--json", help="write every attendee's figures here")
     args = p.parse_args()
     args.own = args.attendees // 3 if args.own is None else args.own
     with tempfile.TemporaryDirectory() as tmp:
         runs_dir = Path(tmp) / "runs"
         env = {"BPE_EXPLORER_MAX_RUNNING": str(args.max_running)} if args.max_running else {}
+        if args.no_post_script_gc:
+            env["STREAMLIT_RUNNER_POST_SCRIPT_GC"] = "false"
         proc, url = start_server(runs_dir, env)
         load_before = os.getloadavg()
         try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .identical import is_join, joined_run, read_identity
@@ -164,17 +164,15 @@ def run_info(run_dir) -> RunInfo:
         last=metrics[-1] if metrics else {})
 
 
-def _join_info(join_dir: Path) -> RunInfo:
+def _join_info(join_dir: Path, read: dict[Path, RunInfo] | None = None) -> RunInfo:
+    """A join: its run's state (from ``read`` when that run was read already) under its name."""
     target = joined_run(join_dir)
     if target is None or not is_run(target) or is_join(target):
         return RunInfo(name=join_dir.name, path=join_dir, status="failed", owner=join_dir.parent.name,
                        joined_by=join_dir.parent.name, join_path=join_dir,
                        error="The run this launch joined is gone: its owner deleted it.")
-    info = run_info(target)
-    info.name = join_dir.name
-    info.joined_by = join_dir.parent.name
-    info.join_path = join_dir
-    return info
+    info = (read or {}).get(target) or run_info(target)
+    return replace(info, name=join_dir.name, joined_by=join_dir.parent.name, join_path=join_dir)
 
 
 def is_run(path: Path) -> bool:
@@ -197,7 +195,9 @@ def list_runs(runs_dir=None, viewer: Viewer | None = None) -> list[RunInfo]:
     wait, training ones with their estimated end.  A queue left without its scheduler (the
     machine restarted) gets one."""
     runs_dir = Path(runs_dir) if runs_dir else default_runs_dir()
-    runs = [run_info(run) for run in run_folders(runs_dir)]
+    folders = run_folders(runs_dir)
+    read = {run: run_info(run) for run in folders if not is_join(run)}  # each run read once
+    runs = [*read.values(), *(_join_info(join, read) for join in folders if is_join(join))]
     _count_launchers(runs)
     _estimate(runs, queue_settings(runs_dir)["max_running"])
     if any(r.active and r.joined_by is None for r in runs):
