@@ -122,7 +122,6 @@ def test_page_in_the_app_navigation(tmp_path, monkeypatch):
     assert list_runs(tmp_path) == []
 
 
-@pytest.mark.slow
 def test_a_too_short_corpus_offers_tiny_shakespeare(app, monkeypatch):
     shared_path("corpora", "tinyshakespeare.txt")  # where the button finds it offline
     app.session_state["corpus_text"] = "low lower newest widest"

@@ -114,24 +114,25 @@ def test_resume_after_a_kill_logs_each_step_once(tmp_path):
 
 
 def test_training_in_turns_gives_the_same_model_as_training_at_once(tmp_path):
-    """Turns of a few milliseconds, each ending with a checkpoint, some carried on in memory and
-    some from the checkpoint (as a run's next turn in another trainer): the same steps logged
-    once each, and the same weights as one uninterrupted run (dropout 0, batches drawn by step)."""
-    config = tiny_config(max_steps=60, eval_interval=20, dropout=0.0)
+    """Turns of 10 ms (a step takes longer than 1 ms here), each ending with a checkpoint, some
+    carried on in memory and some from the checkpoint (as a run's next turn in another trainer):
+    the same steps logged once each, and the same weights as one uninterrupted run (dropout 0,
+    batches drawn by step)."""
+    config = tiny_config(max_steps=80, eval_interval=20, dropout=0.0)
     once = train(config, TEXT, CHARS, tmp_path / "once")
     data = prepare_data(TEXT, CHARS, config.block_size)
     (tmp_path / "turns").mkdir()
     training = Training(config, CHARS, data, tmp_path / "turns")
     turns = 0
-    while training.advance(until=time.monotonic() + 0.05) == "paused":
+    while training.advance(until=time.monotonic() + 0.01) == "paused":
         training.save()
         turns += 1
         if turns % 2:  # the next turn elsewhere: from the checkpoint alone
             training = Training(replace(config, resume=True), CHARS, data, tmp_path / "turns")
     training.save()
-    assert turns >= 3 and training.step == 60
+    assert turns >= 4 and training.step == 80
     metrics = (tmp_path / "turns" / "metrics.jsonl").read_text().splitlines()
-    assert [json.loads(line)["step"] for line in metrics] == list(range(5, 61, 5))
+    assert [json.loads(line)["step"] for line in metrics] == list(range(5, 81, 5))
     a = load_checkpoint(once.checkpoint).model.state_dict()
     b = load_checkpoint(tmp_path / "turns" / "ckpt.pt").model.state_dict()
     assert all(torch.equal(a[name], b[name]) for name in a)
@@ -185,6 +186,7 @@ def test_schedule_and_presets():
         make_config("huge")
 
 
+@pytest.mark.slow
 def test_the_command_line_sets_passive_cpu_threads_before_torch_loads():
     """``python -m core.train`` waits like the app's trainers (no spinning threads on shared
     cores), unless whoever started it chose otherwise."""
@@ -203,6 +205,7 @@ def _cli(*args, timeout=120):
                           text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_cli_writes_metrics_and_checkpoint(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(TEXT, encoding="utf-8")
