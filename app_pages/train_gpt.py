@@ -74,7 +74,8 @@ def estimate(config, vocab: int) -> None:
         except ProbeError as exc:
             show_error(exc, "Could not time a step: ")
             return
-    state.set_estimate_text(run_view.estimate_text(measured, config, vocab, run_view.training_now(runs_dir)))
+    others, trainers = run_view.training_now(runs_dir)
+    state.set_estimate_text(run_view.estimate_text(measured, config, vocab, others, trainers))
 
 
 def launch(config, kind: str, run_name: str) -> None:

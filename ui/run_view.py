@@ -19,7 +19,7 @@ from core.gpt.device import describe_device, detect_device
 from core.gpt.limits import ModelLimits, default_max_running, limits_for, threads_per_run
 from core.gpt.probe import StepEstimate, estimate_step
 from core.bpe import TokenizerFileError, load_tokenizer
-from core.gpt.rundir import TOKENIZER_FILE
+from core.gpt.rundir import TOKENIZER_FILE, queue_settings
 from core.gpt.registry import queue_state
 from core.gpt.runs import RunInfo, Viewer, default_runs_dir, read_metrics
 
@@ -87,25 +87,34 @@ def measure_step(config, vocab_size: int, max_running: int | None) -> StepEstima
     return estimate_step(replace(config, threads=threads), vocab_size)
 
 
-def training_now(runs_dir) -> int:
-    """How many runs, anyone's, train on this server now (they share the machine)."""
-    return len(queue_state(runs_dir)[0])
+def training_now(runs_dir) -> tuple[int, int]:
+    """(runs, anyone's, queued or training on this server now; runs it trains at the same
+    moment): they take turns on the machine."""
+    training, queued = queue_state(runs_dir)
+    return len(training) + len(queued), queue_settings(runs_dir)["max_running"]
 
 
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'s' * (n != 1)}"
 
 
-def estimate_text(est: StepEstimate, config, vocab_size: int, others: int) -> str:
-    """What the estimate says, and what it assumed: settings, device, threads, the load."""
+def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, trainers: int = 1) -> str:
+    """What the estimate says, and what it assumed: settings, device, threads, the load, and the
+    turns a run launched now would take with the ``others`` on ``trainers``."""
     where = f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu" else est.device
     load = f"while {plural(others, 'other run')} trained" if others else "while no other run trained"
+    alone = est.seconds * config.max_steps
+    turns = ""
+    if others + 1 > trainers:
+        turns = (f" It would take turns with the {plural(others, 'other run')} on this server's "
+                 f"{plural(trainers, 'trainer')}: about {format_seconds(alone * (others + 1) / trainers)} "
+                 f"in all while they train.")
     return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → about "
-            f"{format_seconds(est.seconds * config.max_steps)} for {config.max_steps:,} steps, "
+            f"{format_seconds(alone)} for {config.max_steps:,} steps, "
             f"plus evaluation. Measured just now on {where} (what a run launched now gets), "
             f"{plural(config.n_layer, 'layer')} × {config.n_embd} wide, context {config.block_size}, "
-            f"batch {config.batch_size}, {vocab_size:,} tokens, {load}. Runs that start while yours "
-            f"trains, and other work on this machine, slow it down.")
+            f"batch {config.batch_size}, {vocab_size:,} tokens, {load}.{turns} Runs that start while "
+            f"yours trains, and other work on this machine, slow it down.")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
