@@ -1,15 +1,18 @@
 """Train a GPT: launch a small GPT on the corpus with the char or the BPE tokenizer, watch it learn,
 compare runs in bits per character, and generate text from any checkpoint.
 
-Each visitor sees their own runs and the runs others shared (read-only); the instructor sees all.
-Who may do what is checked in ``core.gpt.runs``: the buttons drawn here only follow it."""
+Each visitor sees their own runs and the runs others shared (read-only); a launch identical to a
+run launched before (same corpus, tokenizer, settings and seed) shows that run, trained once, as
+theirs to watch; the instructor sees all.  Who may do what is checked in ``core.gpt.runs``: the
+buttons drawn here only follow it.  Runs train in turns of a few seconds (``core.gpt.turns``), so
+every curve in a room moves."""
 
 from dataclasses import asdict, astuple
 
 import streamlit as st
 
 from core import CharTokenizer
-from core.gpt.config import PRESETS, make_config, preset_help
+from core.gpt.config import PRESETS, default_preset, make_config, preset_help
 from core.gpt.limits import LimitError, check_config
 from core.gpt.owners import RunAccessError
 from core.gpt.probe import ProbeError
@@ -71,7 +74,8 @@ def estimate(config, vocab: int) -> None:
         except ProbeError as exc:
             show_error(exc, "Could not time a step: ")
             return
-    state.set_estimate_text(run_view.estimate_text(measured, config, vocab, run_view.training_now(runs_dir)))
+    others, trainers = run_view.training_now(runs_dir)
+    state.set_estimate_text(run_view.estimate_text(measured, config, vocab, others, trainers))
 
 
 def launch(config, kind: str, run_name: str) -> None:
@@ -82,8 +86,12 @@ def launch(config, kind: str, run_name: str) -> None:
     except (ValueError, OSError) as exc:  # a refused name or config, a cap reached, a full disk
         show_error(exc, "Not launched: ")
         return
-    state.select_run(run.name)
-    st.toast(f"Queued {run.name}" if run.status == "queued" else f"Launched {run.name}")
+    state.select_run(run_view.run_label(run, who))
+    if run.joined_by is not None:
+        st.toast(f"{run.name}: launched before with the same corpus, tokenizer, settings and seed, so "
+                 f"it trains once for everyone; you watch it ({run.status}).")
+    else:
+        st.toast(f"Queued {run.name}" if run.status == "queued" else f"Launched {run.name}")
 
 
 # -- settings ------------------------------------------------------------------------------------
@@ -91,21 +99,26 @@ with st.container(border=True):
     st.markdown(f"**Corpus:** {md_safe(name)} · {len(text):,} characters · **device:** {device_text}")
     settings = state.tokenizer_settings()
     c1, c2, c3 = st.columns(3)
-    kind = c1.radio("Tokenizer", ["char", "bpe"], key=state.GPT_TOKENIZER, horizontal=True, bind="query-params",
+    kind = c1.radio("Tokenizer", ["char", "bpe"], key=state.GPT_TOKENIZER, horizontal=True,
+                    bind="query-params",
                     format_func=lambda k: "characters" if k == "char" else
                     f"BPE ({settings.variant}, {settings.num_merges} merges)",
                     help="BPE uses the tokenizer trained on the other pages' settings.")
-    preset = c2.selectbox("Model size", [*PRESETS, "custom"], key="gpt_preset", bind="query-params",
+    sizes = [*PRESETS, "custom"]
+    preset = c2.selectbox("Model size", sizes, index=sizes.index(default_preset(device)), key="gpt_preset",
+                          bind="query-params",
                           help="\n\n".join([*map(preset_help, PRESETS), "custom: your sizes"]))
     c1, c2 = st.columns([2, 1])
-    device_choice = c2.selectbox("Device", ["auto", "cpu", "cuda", "mps"], key="gpt_device", bind="query-params",
-                                 help=f"auto picks {device} here.")
+    device_choice = c2.selectbox("Device", ["auto", "cpu", "cuda", "mps"], key="gpt_device",
+                                 bind="query-params", help=f"auto picks {device} here.")
     try:
-        limits, device_ok = run_view.device_limits(device_choice), True
+        limits = run_view.device_limits(device_choice)
+        device_ok = True
     except ValueError as exc:  # e.g. cuda asked for on a machine without one (core.gpt.device)
         show_error(exc)
-        limits, device_ok = run_view.device_limits("auto"), False
-    base = PRESETS["tiny" if preset == "custom" else preset]
+        limits = run_view.device_limits("auto")
+        device_ok = False
+    base = PRESETS[default_preset(device) if preset == "custom" else preset]
     max_steps = c3.number_input("Steps", 1, limits.max_steps, min(base["max_steps"], limits.max_steps),
                                 step=100, key="gpt_steps", bind="query-params")
     st.caption(f"Model bounds {limits.describe()}.")
@@ -113,8 +126,8 @@ with st.container(border=True):
     state.suggest_run_name(f"{kind}-{preset}")
     run_name = c1.text_input("Run name", key=state.GPT_RUN_NAME)
     try:
-        config = make_config(preset if preset != "custom" else "tiny", max_steps=int(max_steps),
-                             device=device_choice, **overrides)
+        config = make_config(preset if preset != "custom" else default_preset(device),
+                             max_steps=int(max_steps), device=device_choice, **overrides)
         check_config(config, limits.device_kind)
         too_big = False
     except (LimitError, ValueError) as exc:  # over this device's bounds, or inconsistent sizes
@@ -125,7 +138,8 @@ with st.container(border=True):
         tok = tokenizer_for(kind) if text else None
     except TRAINING_ERRORS as exc:
         show_error(exc)
-        too_big, tok = True, None
+        too_big = True
+        tok = None
     too_short = tok is not None and not too_big and run_view.too_short(
         state.corpus_digest(), (kind, *astuple(settings)), config.block_size, text, tok)
     if too_short:
@@ -134,13 +148,13 @@ with st.container(border=True):
                    f"longer corpus, or pick a smaller block size.", icon="📏")
         st.button("Load Tiny Shakespeare (1 MB of plays)", key="gpt_load_shakespeare",
                   on_click=load_tiny_shakespeare)
-    b1 = b2 = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
+    buttons = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
     blocked = too_big or too_short or not text or not device_ok
-    if b1.button("Estimate time per step", key="gpt_estimate", disabled=blocked):
+    if buttons.button("Estimate time per step", key="gpt_estimate", disabled=blocked):
         estimate(config, tok.vocab_size)
     if state.estimate_text():
         st.info(state.estimate_text())
-    if b2.button("🚀 Launch", key="gpt_launch", type="primary", disabled=blocked):
+    if buttons.button("🚀 Launch", key="gpt_launch", type="primary", disabled=blocked):
         launch(config, kind, run_name)
 
 runs = list_runs(runs_dir, who)
@@ -156,7 +170,17 @@ active_state = {(r.owner, r.name, r.status) for r in runs if r.active}
 # -- one run, live -------------------------------------------------------------------------------
 def run_controls(run) -> None:
     """Stop or leave the queue; resume, share or delete one that does not train.  Only for the
-    run's owner or the instructor: a run shared by someone else is read-only."""
+    run's owner or the instructor: a run shared by someone else is read-only, and so is one
+    launched before by someone else with the same settings (it can be removed from one's list)."""
+    if run.joined_by == who.owner and not who.instructor:
+        st.caption("Shared: launched before with the same corpus, tokenizer, settings and seed, so it "
+                   "trains once for everyone who launched it; read-only (you can watch it and sample "
+                   "from it).")
+        if st.button("Remove from my runs", key="gpt_leave_shared",
+                     help="It trains on for the others who launched it."):
+            delete_run(run.join_path, who)
+            st.rerun()
+        return
     if not who.can_manage(run):
         st.caption("Shared by another attendee: read-only (you can watch it and sample from it).")
         return
@@ -179,7 +203,7 @@ def _manage(run) -> None:
               on_change=_share, args=(run,),
               help="Everyone then sees this run's curves and samples, read-only.")
     if run.active:
-        label = "⏹ Leave the queue" if run.status == "queued" else "⏹ Stop"
+        label = "⏹ Leave the queue" if run.status == "queued" else "⏹ Stop training"
         if c1.button(label, key="gpt_stop"):
             with st.spinner("Stopping (saving a final checkpoint)…"):
                 stop_run(run.path, who)
@@ -222,10 +246,11 @@ def live_run() -> None:
     run = all_runs[chosen]
     st.caption(run_view.describe_run(run))
     metrics = read_metrics(run.path)
-    fraction, eta = run_view.progress_and_eta(run, metrics)
+    fraction, eta = run_view.progress_and_eta(run)
     st.progress(fraction, text=f"step {run.step:,} / {run.max_steps or 0:,} · {eta}")
     if run.status == "queued":
-        st.info(f"Waiting for a free slot: {run_view.queue_text(run)}.")
+        st.info(f"Waiting for a first turn: {run_view.queue_text(run)}. Every run takes turns of a "
+                f"few seconds on this server's trainers, so every curve moves.")
     if run.status == "failed":
         st.error(f"Run failed: {md_safe(run.error or 'no reason recorded')}")
     run_controls(run)
@@ -277,8 +302,10 @@ if unseen:
                + " in its corpus, so it cannot read this prompt. Drop those characters, or train "
                "your next run with a byte-level tokenizer, which reads any text.", icon="🔤")
     actions = st.container(horizontal=True)
-    actions.button("Drop unseen characters", key="gpt_drop_unseen", on_click=run_view.drop_unseen, args=(prompt, unseen))
-    actions.button("Use a byte-level tokenizer", key="gpt_use_bytes", on_click=run_view.use_byte_tokenizer)
+    actions.button("Drop unseen characters", key="gpt_drop_unseen", on_click=run_view.drop_unseen,
+                   args=(prompt, unseen))
+    actions.button("Use a byte-level tokenizer", key="gpt_use_bytes",
+                   on_click=run_view.use_byte_tokenizer)
 generate = st.button("Generate", key="gpt_generate")
 if generate and unseen:
     st.error("The prompt cannot be encoded with this run's tokenizer: drop the unseen characters first.")

@@ -8,7 +8,8 @@ A tab is a websocket session (``streamlit_client.py``) that opens Learn BPE (its
 the built-in sample), pastes a corpus of its own (BPE learns on it in the server: CPU work that
 competes with the runs), then switches to Train a GPT; each time is from the request to the
 server's ``script_finished``.  The runs are the tiny preset launched through ``core.gpt.runs``
-into the server's own runs folder, as an attendee's Launch does.  Putting a niced process back
+into the server's own runs folder, as an attendee's Launch does; they train on the scheduler's
+trainer processes, whose priority is what changes.  Putting a niced process back
 to priority 0 needs root (or CAP_SYS_NICE); without it that row is left out.
 """
 
@@ -58,17 +59,20 @@ def measure(url: str, opens: int, tag: int, chars: int, together: int = 1) -> di
 
 
 def start_runs(runs_dir: Path, n: int) -> list[int]:
-    """``n`` long tiny-preset runs, each from its own owner; their pids once all are training."""
+    """``n`` long tiny-preset runs, each from its own owner (seeds differ: the same run twice would
+    train once); the pids of the ``n`` trainers that train them, once all are training."""
     settings = ServerSettings(max_running=n, max_runs_per_owner=1)
     text = python_docs_corpus(50_000)
     for i in range(n):
-        launch_run(make_config("tiny", max_steps=20_000, device="cpu"), f"busy-{i}", runs_dir,
+        launch_run(make_config("tiny", max_steps=20_000, device="cpu", seed=i), f"busy-{i}", runs_dir,
                    owner=owner_id(5000 + i), text=text, settings=settings)
     deadline = time.monotonic() + 600
+    trainers = set()
     while time.monotonic() < deadline:
         runs = list_runs(runs_dir)
-        if sum(r.status == "running" and r.step > 0 for r in runs) == n:
-            return [r.pid for r in runs]
+        trainers |= {r.pid for r in runs if r.pid}
+        if sum(r.status == "running" and r.step > 0 for r in runs) == n and len(trainers) >= n:
+            return sorted(trainers)
         time.sleep(0.5)
     raise SystemExit("the runs did not start training")
 

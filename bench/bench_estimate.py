@@ -39,7 +39,7 @@ from core.gpt.probe import estimate_step, run_step_seconds  # noqa: E402
 from core.gpt.registry import read_metrics  # noqa: E402
 from core.gpt.spawn import child_env  # noqa: E402
 
-SHORT_STEPS = {"tiny": 200, "small": 12}  # a short run: enough logged blocks for a median
+SHORT_STEPS = {"quick": 100, "tiny": 200, "small": 12}  # a short run: enough logged blocks for a median
 
 
 @contextmanager

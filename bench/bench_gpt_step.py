@@ -5,10 +5,10 @@ plain float32 eager mode in the same process.
 
 For each mode: seconds until the first step is done (this holds torch.compile's compilation),
 then the median milliseconds per step in steady state and tokens per second.  A step is what
-``core.gpt.loop`` runs (``core.gpt.step``): a batch gathered on the device, forward, backward, gradient
-clipping and AdamW (fused on CUDA), in bf16 autocast on CUDA.  Modes: eager PyTorch, the model
-under ``torch.compile``, the step replayed from a CUDA graph, and both.  Also times one evaluation and one checkpoint write, the two pauses a run
-takes at every ``eval_interval``.
+``core.gpt.loop`` runs (``core.gpt.step``): a batch gathered on the device, forward, backward,
+gradient clipping and AdamW (fused on CUDA), in bf16 autocast on CUDA.  Modes: eager PyTorch, the
+model under ``torch.compile``, the step replayed from a CUDA graph, and both.  Also times one
+evaluation and one checkpoint write, the two pauses a run takes at every ``eval_interval``.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from core.gpt.device import describe_device, detect_device
 from core.gpt.limits import ModelLimits, default_max_running, limits_for, threads_per_run
 from core.gpt.probe import StepEstimate, estimate_step
 from core.bpe import TokenizerFileError, load_tokenizer
-from core.gpt.rundir import TOKENIZER_FILE
+from core.gpt.rundir import TOKENIZER_FILE, queue_settings
 from core.gpt.registry import queue_state
-from core.gpt.runs import RunInfo, Viewer, default_runs_dir, read_metrics, seconds_per_step
+from core.gpt.runs import RunInfo, Viewer, default_runs_dir, read_metrics
 
 from . import state
 
@@ -87,25 +87,34 @@ def measure_step(config, vocab_size: int, max_running: int | None) -> StepEstima
     return estimate_step(replace(config, threads=threads), vocab_size)
 
 
-def training_now(runs_dir) -> int:
-    """How many runs, anyone's, train on this server now (they share the machine)."""
-    return len(queue_state(runs_dir)[0])
+def training_now(runs_dir) -> tuple[int, int]:
+    """(runs, anyone's, queued or training on this server now; runs it trains at the same
+    moment): they take turns on the machine."""
+    training, queued = queue_state(runs_dir)
+    return len(training) + len(queued), queue_settings(runs_dir)["max_running"]
 
 
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'s' * (n != 1)}"
 
 
-def estimate_text(est: StepEstimate, config, vocab_size: int, others: int) -> str:
-    """What the estimate says, and what it assumed: settings, device, threads, the load."""
+def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, trainers: int = 1) -> str:
+    """What the estimate says, and what it assumed: settings, device, threads, the load, and the
+    turns a run launched now would take with the ``others`` on ``trainers``."""
     where = f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu" else est.device
     load = f"while {plural(others, 'other run')} trained" if others else "while no other run trained"
+    alone = est.seconds * config.max_steps
+    turns = ""
+    if others + 1 > trainers:
+        turns = (f" It would take turns with the {plural(others, 'other run')} on this server's "
+                 f"{plural(trainers, 'trainer')}: about {format_seconds(alone * (others + 1) / trainers)} "
+                 f"in all while they train.")
     return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → about "
-            f"{format_seconds(est.seconds * config.max_steps)} for {config.max_steps:,} steps, "
+            f"{format_seconds(alone)} for {config.max_steps:,} steps, "
             f"plus evaluation. Measured just now on {where} (what a run launched now gets), "
             f"{plural(config.n_layer, 'layer')} × {config.n_embd} wide, context {config.block_size}, "
-            f"batch {config.batch_size}, {vocab_size:,} tokens, {load}. Runs that start while yours "
-            f"trains, and other work on this machine, slow it down.")
+            f"batch {config.batch_size}, {vocab_size:,} tokens, {load}.{turns} Runs that start while "
+            f"yours trains, and other work on this machine, slow it down.")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -125,7 +134,10 @@ def owner_label(owner: str) -> str:
 
 
 def run_label(run: RunInfo, viewer: Viewer) -> str:
-    """What the run pickers show: the name for one's own runs, plus whose for anyone else's."""
+    """What the run pickers show: the name for one's own runs, "(shared)" after a run launched
+    before by someone else with the same settings (trained once), whose for anyone else's."""
+    if run.joined_by == viewer.owner:
+        return f"{run.name} (shared)"
     if run.owner == viewer.owner:
         return run.name
     return f"{run.name} · {owner_label(run.owner)}" + ("" if viewer.instructor else " (shared)")
@@ -137,12 +149,21 @@ def ordinal(n: int) -> str:
 
 
 def queue_text(run: RunInfo) -> str:
-    """e.g. "2nd in line, about 3 min" for a queued run."""
-    if run.queue_position is None:
+    """e.g. "2nd to start, first turn in about 6 s" for a run that has not trained yet."""
+    if run.queue_position is None or run.wait_s is None:
         return "queued"
-    wait = ("wait unknown until the runs ahead log their first steps" if run.wait_s is None
-            else f"about {format_seconds(max(run.wait_s, 1.0))}")
-    return f"{ordinal(run.queue_position)} in line, {wait}"
+    wait = format_seconds(max(run.wait_s, 1.0))
+    return f"{ordinal(run.queue_position)} to start, first turn in about {wait}"
+
+
+def turns_text(run: RunInfo) -> str:
+    """What a run's training looks like while others train too: e.g. "training now, in turns
+    with 10 other runs on 2 trainers"."""
+    now = "training now" if run.stepping else "waiting for its next turn"
+    others = run.taking_turns - 1
+    if others <= 0 or run.taking_turns <= run.trainers:
+        return "training now"
+    return f"{now}, in turns with {plural(others, 'other run')} on {plural(run.trainers, 'trainer')}"
 
 
 def format_seconds(seconds: float) -> str:
@@ -156,18 +177,18 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
-def progress_and_eta(run: RunInfo, metrics: list[dict]) -> tuple[float, str]:
-    """(fraction done, "ETA ..." text) from the logged steps and their elapsed time."""
+def progress_and_eta(run: RunInfo) -> tuple[float, str]:
+    """(fraction done, "ETA ..." text): from the run's own step time, stretched by the turns it
+    takes with other runs (``core.gpt.registry``)."""
     total = run.max_steps or 1
     fraction = min(1.0, run.step / total)
     if run.status == "queued":
         return fraction, queue_text(run)
     if not run.active:
         return fraction, run.status
-    per_step = seconds_per_step(metrics)
-    if per_step is None:
-        return fraction, "starting…"
-    return fraction, f"ETA {format_seconds(per_step * (total - run.step))}"
+    if run.eta_s is None:
+        return fraction, f"starting… · {turns_text(run)}"
+    return fraction, f"ETA {format_seconds(run.eta_s)} · {turns_text(run)}"
 
 
 def loss_chart(metrics: list[dict]) -> alt.Chart | None:
@@ -201,12 +222,15 @@ def bpc_chart(runs: dict[str, RunInfo]) -> alt.Chart | None:
 
 
 def describe_run(run: RunInfo) -> str:
-    """One line under the run picker: its state, tokenizer and model shape."""
+    """One line under the run picker: its state, tokenizer and model shape (and, for a run
+    trained once for several launchers, how many)."""
     config = run.config
+    shared = (f"trained once for the {run.launchers} attendees who launched it · "
+              if run.launchers > 1 else "")
     if not config:
-        return run.status
+        return shared + run.status
     tc = config.get("train_config", {})
-    return (f"{run.status} · {config.get('tokenizer_kind', '?')} tokenizer, "
+    return (f"{shared}{run.status} · {config.get('tokenizer_kind', '?')} tokenizer, "
             f"{config.get('vocab_size', '?')} tokens · {tc.get('n_layer')} layers × "
             f"{tc.get('n_embd')} wide, context {tc.get('block_size')} tokens · "
             f"{config.get('device_description', config.get('device', '?'))}")

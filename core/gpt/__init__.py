@@ -11,13 +11,22 @@ module you need.  Read bottom-up:
 - ``config``      ``TrainConfig`` (hyper-parameters), the presets, ``make_config``;
 - ``data``        the 90/10 split, batches, bits per character;
 - ``evaluate``    loss on fixed windows, sampling text;
-- ``distributed`` DDP under ``torchrun``;
+- ``ddp``         DDP under ``torchrun``;
 - ``checkpoint``  verified, atomic checkpoints;
 - ``rundir``      a run folder: every file name, the one atomic write, JSON lines, status (no torch);
-- ``loop``        ``train(config, text, tokenizer, run_dir, hooks)``;
-- ``cli``         ``python -m core.train`` (flags); ``worker`` the process a page's run trains in;
-- ``owners``, ``registry``, ``runs``  who may do what; reading runs; launch / stop / resume /
-  share / sample / delete (``runs`` re-exports what a caller needs);
-- ``scheduler``, ``spawn``, ``locks``  the queue's process, starting child processes, file locks;
-- ``limits``, ``probe``  the device's bounds; timing and sampling in a capped child process.
+- ``loop``        ``train(config, text, tokenizer, run_dir, hooks)``; ``Training``, a run in
+  memory trained a turn at a time;
+- ``cli``         ``python -m core.train`` (flags);
+- ``owners``, ``identical``, ``registry``, ``runs``  who may do what; identical launches trained
+  once; reading runs; launch / stop / resume / share / sample / delete (``runs`` re-exports what
+  a caller needs);
+- ``turns``, ``scheduler``, ``trainers``, ``dask_trainers``, ``worker``  runs taking turns, fair
+  between owners; the queue's process; its trainer processes, or a Dask cluster's workers; a
+  run's turn in a trainer;
+- ``spawn``, ``locks``  starting child processes, file locks;
+- ``limits``, ``probe``  the device's bounds, runs at once, a turn's length; timing and sampling in
+  a capped child process.
+
+From Launch to a training step: ``runs.launch_run`` -> ``scheduler`` -> ``worker.run_turn`` ->
+``loop.Training.advance`` -> ``step``.
 """

@@ -3,8 +3,8 @@ calls :func:`main`), a thin argparse front over ``core.gpt.loop.train``.
 
 Owns the flags, where the corpus and the tokenizer come from (``--corpus``, ``--tokenizer``,
 ``--merges``, ``--tokenizer-file``), the progress lines, and turning SIGTERM / Ctrl+C into a clean
-stop; the page's worker (``core.gpt.worker``) shares the last two.  Started under ``torchrun``,
-every rank runs it and rank 0 alone prints.
+stop.  Started under ``torchrun``, every rank runs it and rank 0 alone prints.  The page's runs
+do not come through here: its trainers call the loop directly (``core.gpt.worker``).
 """
 
 from __future__ import annotations
@@ -107,33 +107,25 @@ def stop_on_signals() -> Callable[[], bool]:
     return lambda: stop["flag"]
 
 
-def run_and_report(prepare: Callable[[], tuple[TrainConfig, str, str, object]], run_dir) -> int:
-    """Train what ``prepare()`` returns (config, corpus name, text, tokenizer), printing progress
-    on rank 0; a bad setting or file ends with ``error: ...`` on stderr and exit status 1."""
+def main(argv=None) -> int:
+    """Train as the flags say, printing progress on rank 0; a bad setting or file ends with
+    ``error: ...`` on stderr and exit status 1."""
+    args = _parser().parse_args(argv)
     should_stop = stop_on_signals()
     master = int(os.environ.get("RANK", "0")) == 0
     try:
-        config, corpus_name, text, tokenizer = prepare()
+        config, source = settings_from_args(args)
+        text, tokenizer = read_source(source)
         if master:
-            print(f"training {config.preset} GPT on {corpus_name} -> {run_dir}", flush=True)
+            print(f"training {config.preset} GPT on {source['corpus']} -> {args.run_dir}", flush=True)
         on_step = (lambda r: print(format_record(r, config.max_steps), flush=True)) if master else None
-        result = train(config, text, tokenizer, run_dir, Hooks(on_step, should_stop))
+        result = train(config, text, tokenizer, args.run_dir, Hooks(on_step, should_stop))
     except (ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
         return 1
     if master:
         print(f"{result.status} at step {result.step}; checkpoint {result.checkpoint}", flush=True)
     return 0
-
-
-def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
-
-    def prepare():
-        config, source = settings_from_args(args)
-        return (config, source["corpus"], *read_source(source))
-
-    return run_and_report(prepare, args.run_dir)
 
 
 if __name__ == "__main__":

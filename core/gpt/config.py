@@ -12,10 +12,17 @@ from dataclasses import asdict, dataclass, fields
 
 from .model import GPTConfig
 
-# tiny: a CPU learns something in minutes.  small: nanoGPT's shakespeare_char shape; its cosine
-# schedule ends at 2,000 steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss is lowest
-# near step 1,750 and only rises after (measured on an H100, docs/benchmarks.md).
+# quick: what a room trains on a CPU, the page's default there: about 30 s alone on one core of a
+# 2-core machine (33.5 s in one process, 37.4 s from launch), and far apart in bits per character
+# with characters and with BPE tokens at every evaluation (the page's built-in English sample,
+# BPE with 300 merges: 3.01 vs 2.42 at step 300; docs/benchmarks.md).  tiny: a CPU
+# learns something in minutes.  small: nanoGPT's shakespeare_char shape, the default on a CUDA GPU;
+# its cosine schedule ends at 2,000 steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss
+# is lowest near step 1,750 and only rises after (measured on an H100, docs/benchmarks.md).
 PRESETS: dict[str, dict] = {
+    "quick": dict(n_layer=3, n_head=4, n_embd=96, block_size=64, batch_size=32, dropout=0.0,
+                  lr=3e-3, min_lr=3e-4, max_steps=300, warmup_steps=30, eval_interval=50,
+                  eval_iters=5, log_interval=10, sample_interval=150),
     "tiny": dict(n_layer=4, n_head=4, n_embd=128, block_size=64, batch_size=32, dropout=0.0,
                  lr=1e-3, min_lr=1e-4, max_steps=1000, warmup_steps=50, eval_interval=100,
                  eval_iters=20, log_interval=10, sample_interval=250),
@@ -23,6 +30,15 @@ PRESETS: dict[str, dict] = {
                   lr=1e-3, min_lr=1e-4, max_steps=2000, warmup_steps=100, eval_interval=250,
                   eval_iters=200, log_interval=10, sample_interval=500),
 }
+# The page's first choice on each kind of device (a room's run on a CPU, nanoGPT's on a GPU).
+DEFAULT_PRESETS = {"cpu": "quick", "mps": "quick", "cuda": "small"}
+
+
+def default_preset(device: str) -> str:
+    """The preset the page offers first on ``device`` (e.g. ``"cpu"``, ``"cuda:0"``)."""
+    return DEFAULT_PRESETS.get(device.split(":")[0], "quick")
+
+
 @dataclass(frozen=True)
 class Measured:
     """One measured speed of a preset (never extrapolated)."""
@@ -33,12 +49,14 @@ class Measured:
     note: str = ""
 
 
-# What the Model size help states (preset_help).  "cpu": the project's 2-core Xeon, 2 torch threads
-# (what the page gives a run there), char tokenizer on Tiny Shakespeare, bench/bench_estimate.py on
-# 2026-11-23 with the load average it printed (four other engineers shared the machine);
+# What the Model size help states (preset_help).  "cpu": the project's 2-core Xeon, char tokenizer
+# on Tiny Shakespeare, bench/bench_estimate.py with the load average it printed (four other
+# engineers shared the machine): tiny on 2026-11-23 with 2 torch threads, quick (--full) on
+# 2026-11-24 with 1, what the page gives a run there now (one trainer per core);
 # "gpu": one H100 80GB lent on 2026-11-22, bench/bench_gpt_step.py (CUDA graphs) and
 # bench/bench_gpt.py --target 0.  The tables are in docs/benchmarks.md.  Empty: not measured.
 MEASURED: dict[str, dict[str, tuple[Measured, ...]]] = {
+    "quick": {"a 2-core CPU": (Measured(99, run_s=37.4, load=1.1),), "one GPU": ()},
     "tiny": {"a 2-core CPU": (Measured(114, load=0.7), Measured(367, run_s=432, load=4)),
              "one GPU": ()},
     "small": {"a 2-core CPU": (Measured(21_900, load=3.8,

@@ -1,5 +1,5 @@
-"""How big a model, and how many steps, this machine's device may be asked to train, and how many
-runs may train at once.
+"""How big a model, and how many steps, this machine's device may be asked to train, how many
+runs train at the same moment, and how long each one's turn lasts.
 
 Widgets' maxima are a convenience; :func:`check_config` is the rule, applied by
 ``core.gpt.runs.launch_run`` whatever the caller sent.  Measured on a 2-core CPU shared with other
@@ -114,17 +114,42 @@ def cpu_cores() -> int:
         return os.cpu_count() or 1
 
 
-def default_max_running(device: str, gpu_count: int = 1) -> int:
-    """Runs training at once unless the server says otherwise: one per CUDA GPU, one on MPS, and
-    on a CPU one per 2 cores (at least 1)."""
+# Runs trained at the same moment on one GPU (one trainer process each): a small model leaves most
+# of a GPU idle, so several can share it.  Chosen from bench/bench_gpu_turns.py (tokens/s of 1..N
+# small runs at once, each and in all, and memory): the fewest runs that reach 90 % of the best
+# total.  No GPU was lent to measure it yet, so every GPU trains one run at a time until the
+# bench's figure is recorded here, by the name torch gives the GPU.
+RUNS_PER_GPU: dict[str, int] = {}
+
+# On a CPU: one trainer process per this many cores, each with that many torch threads.
+CORES_PER_CPU_TRAINER = 1
+
+# A run's turn: the seconds a trainer gives it before the next run (core.gpt.turns).  Changing runs
+# inside a trainer costs a checkpoint written and, when the next run was last trained elsewhere,
+# one read: 0.02-0.04 s for the quick preset on a 2-core CPU (1 % of a turn), where starting a
+# process for each turn would cost 2.3-5 s (python, torch and core.gpt imported; measured on the
+# same machine).  Short enough that a run launched into a room of 11 on 2 trainers logs its first
+# steps within 30 s.
+TURN_S = 3.0
+
+
+def runs_per_gpu(gpu_name: str | None) -> int:
+    """Runs trained at once on one GPU of this name (:data:`RUNS_PER_GPU`; 1 when not measured)."""
+    return RUNS_PER_GPU.get(gpu_name or "", 1)
+
+
+def default_max_running(device: str, gpu_count: int = 1, per_gpu: int = 1) -> int:
+    """Runs trained at the same moment unless the server says otherwise: ``per_gpu`` on each CUDA
+    GPU, one on MPS, and on a CPU one per :data:`CORES_PER_CPU_TRAINER` cores (at least 1)."""
     kind = device.split(":")[0]
     if kind == "cuda":
-        return max(1, gpu_count)
+        return max(1, gpu_count) * max(1, per_gpu)
     if kind == "mps":
         return 1
-    return max(1, cpu_cores() // 2)
+    return max(1, cpu_cores() // CORES_PER_CPU_TRAINER)
 
 
 def threads_per_run(max_running: int) -> int:
-    """Torch threads for one CPU run, so ``max_running`` runs share the cores without thrashing."""
+    """Torch threads for one CPU trainer, so ``max_running`` of them share the cores without
+    thrashing."""
     return max(1, cpu_cores() // max(1, max_running))

@@ -9,6 +9,10 @@ with ``tokenizer`` and writes the run folder as it goes (rank 0 only when distri
   ``ended``, ``error``;
 - ``ckpt.pt``       the latest checkpoint (see ``core.gpt.checkpoint``).
 
+:class:`Training` holds one run in memory and trains it a slice at a time: ``train`` is one
+slice to the end; the page's trainers (``core.gpt.worker``) keep several runs and give each a few
+seconds in turn, checkpointing after every slice, so any trainer can carry on from there.
+
 File names and writes are ``core.gpt.rundir``'s; the data, the step and the evaluation are
 ``core.gpt.data``, ``core.gpt.step`` and ``core.gpt.evaluate``.  Leaves out where the corpus and
 the tokenizer come from: the command line (``core.gpt.cli``) and the page's worker
@@ -28,9 +32,9 @@ import torch
 from .checkpoint import (CheckpointError, checkpoint_path, load_checkpoint, load_optimizer_state,
                          save_checkpoint)
 from .config import TrainConfig
-from .data import get_batch, prepare_data
+from .data import Data, get_batch, prepare_data
+from .ddp import Dist, setup_distributed
 from .device import describe_device, detect_device, should_compile
-from .distributed import Dist, setup_distributed
 from .evaluate import estimate_loss, eval_windows, sample_text
 from .locks import FileLock
 from .model import GPT
@@ -84,7 +88,11 @@ def train(config: TrainConfig, text: str, tokenizer, run_dir, hooks: Hooks | Non
         write_status(run_dir, "running", fresh=True, pid=os.getpid(), started=now(), ended=None,
                      error=None, max_steps=config.max_steps)
     try:
-        result = _Run(config, text, tokenizer, run_dir, dist, hooks or Hooks()).run()
+        data = prepare_data(text, tokenizer, config.block_size)
+        training = Training(config, tokenizer, data, run_dir, dist)
+        status = training.advance(hooks)
+        training.save()
+        result = training.result(status)
     except BaseException as exc:
         if dist.master:
             write_status(run_dir, "failed", ended=now(), error=str(exc) or type(exc).__name__)
@@ -98,27 +106,42 @@ def train(config: TrainConfig, text: str, tokenizer, run_dir, hooks: Hooks | Non
     return result
 
 
-class _Run:
-    """One call of :func:`train`: the data, model and optimizer on the device, then the loop."""
+class Training:
+    """One run in memory: its data (``core.gpt.data.prepare_data``), model and optimizer on the
+    device, at ``step``.
 
-    def __init__(self, config: TrainConfig, text: str, tokenizer, run_dir: Path, dist: Dist,
-                 hooks: Hooks) -> None:
-        self.config, self.tokenizer, self.run_dir, self.dist, self.hooks = (
-            config, tokenizer, run_dir, dist, hooks)
-        self.device = dist.device
-        self.data = prepare_data(text, tokenizer, config.block_size)
+    Built from the folder's checkpoint when ``config.resume`` (the metrics logged after that
+    checkpoint are dropped: those steps are trained again), else from scratch.  :meth:`advance`
+    trains on from ``step``, for as long as it is let; :meth:`save` checkpoints where it stands.
+    Status files and the folder's lock are the caller's (:func:`train`, ``core.gpt.worker``).
+    """
+
+    def __init__(self, config: TrainConfig, tokenizer, data: Data, run_dir, dist: Dist | None = None) -> None:
+        self.config = config
+        self.tokenizer = tokenizer
+        self.run_dir = Path(run_dir)
+        self.dist = dist or Dist(detect_device(config.device))
+        self.device = self.dist.device
+        self.data = data
         self.model_config = config.model_config(tokenizer.vocab_size)
         torch.manual_seed(config.seed)  # the same initial weights on every rank
         self.raw_model = GPT(self.model_config).to(self.device)
         self.optimizer = make_optimizer(self.raw_model, config, self.device)
-        self.ckpt_file = checkpoint_path(run_dir)
-        self.start_step, self.elapsed_before = self._resume() if config.resume else self._start_fresh()
-        torch.manual_seed(config.seed + dist.rank + self.start_step)  # dropout differs per rank and resume
+        self.ckpt_file = checkpoint_path(self.run_dir)
+        self.saved_step = None
+        self.step, self.elapsed = self._resume() if config.resume else self._start_fresh()
         compile_it = should_compile(self.device, config.compile)
-        self.model = dist.wrap(torch.compile(self.raw_model) if compile_it else self.raw_model)
-        if dist.master:
+        self.model = self.dist.wrap(torch.compile(self.raw_model) if compile_it else self.raw_model)
+        if self.dist.master:
             self._write_config()
-        self.records, self.last_val, self.last_bpc, self.saved_step = [], None, None, None
+        self.records = []
+        self.last_val = None
+        self.last_bpc = None
+        self.train_ids = self.data.train.to(self.device)
+        self.val_ids = self.data.val.to(self.device)
+        self.n_eval = eval_windows(config, len(self.val_ids))
+        self.batch_gen = torch.Generator(device=self.device)
+        self.run_step = make_step(self.model, self.optimizer, config, self.device, self.dist.enabled)
 
     def _resume(self) -> tuple[int, float]:
         """Load the folder's checkpoint into the model and optimizer: (its step, its seconds)."""
@@ -134,6 +157,7 @@ class _Run:
         if self.dist.master:
             for name in (METRICS_FILE, SAMPLES_FILE):
                 keep_records_until(self.run_dir / name, ckpt.step)
+        self.saved_step = ckpt.step
         return ckpt.step, float(ckpt.extra.get("elapsed_s", 0.0))
 
     def _start_fresh(self) -> tuple[int, float]:
@@ -150,52 +174,75 @@ class _Run:
             "device": self.device, "device_description": describe_device(self.device),
             "world_size": self.dist.world_size, **self.data.stats(self.config.block_size)})
 
-    def _checkpoint(self, step: int, elapsed: float) -> None:
-        save_checkpoint(self.ckpt_file, self.raw_model, self.tokenizer, step, self.config.to_dict(),
-                        self.optimizer, extra={"elapsed_s": elapsed,
-                                               **self.data.stats(self.config.block_size)})
-        self.saved_step = step
+    @property
+    def done(self) -> bool:
+        return self.step >= self.config.max_steps
 
-    def _stop_requested(self) -> bool:
+    def save(self) -> None:
+        """Checkpoint the model and optimizer where they stand, between slices."""
+        self._checkpoint(self.elapsed)
+
+    def _checkpoint(self, elapsed: float) -> None:
+        """Rank 0 writes the checkpoint of this step, once."""
+        if self.dist.master and self.saved_step != self.step:
+            save_checkpoint(self.ckpt_file, self.raw_model, self.tokenizer, self.step,
+                            self.config.to_dict(), self.optimizer,
+                            extra={"elapsed_s": elapsed, **self.data.stats(self.config.block_size)})
+            self.saved_step = self.step
+
+    def result(self, status: str) -> TrainResult:
+        checkpoint = self.ckpt_file if self.dist.master else None
+        return TrainResult(status, self.step, self.last_val, self.last_bpc, checkpoint, self.records)
+
+    def _stop_requested(self, hooks: Hooks) -> bool:
         """Rank 0 asks the hook; every rank stops at the same step."""
-        asked = self.hooks.should_stop is not None and self.dist.master and bool(self.hooks.should_stop())
+        asked = hooks.should_stop is not None and self.dist.master and bool(hooks.should_stop())
         return self.dist.any(asked)
 
-    def run(self) -> TrainResult:
-        config, dist = self.config, self.dist
-        self.train_ids, self.val_ids = self.data.train.to(self.device), self.data.val.to(self.device)
-        self.n_eval = eval_windows(config, len(self.val_ids))
-        batch_gen = torch.Generator(device=self.device)
-        run_step = make_step(self.model, self.optimizer, config, self.device, dist.enabled)
+    def advance(self, hooks: Hooks | None = None, until: float | None = None) -> str:
+        """Train on from ``step``: to ``max_steps`` ("finished"), to a stop asked for by
+        ``hooks.should_stop`` ("stopped"), or until ``time.monotonic()`` passes ``until`` ("paused",
+        single process only: ranks would not agree on the moment)."""
+        hooks = hooks or Hooks()
+        config = self.config
+        torch.manual_seed(config.seed + self.dist.rank + self.step)  # dropout differs per rank and slice
         self.model.train()
         self.t_start = self.t_log = time.perf_counter()
-        self.tokens_since_log, step, status = 0, self.start_step, "finished"
-        while step < config.max_steps:
-            if self._stop_requested():
-                status = "stopped"
-                break
-            batch_gen.manual_seed(config.seed * 1_000_003 + step)  # the batch depends on the step alone
-            x, y = get_batch(self.train_ids, config.batch_size, config.block_size, batch_gen,
-                             dist.rank, dist.world_size)
-            lr = get_lr(step, config)
-            loss = run_step(x, y, lr)
-            step += 1
-            self.tokens_since_log += config.batch_size * config.block_size
-            if dist.master and (self._evaluates(step) or step % config.log_interval == 0):
-                self._log(step, loss, lr)
-        if dist.master and self.saved_step != step:
-            self._checkpoint(step, self._elapsed(time.perf_counter()))
-        return TrainResult(status, step, self.last_val, self.last_bpc,
-                           self.ckpt_file if dist.master else None, self.records)
+        self.tokens_since_log = 0
+        outcome = "finished"
+        try:
+            while self.step < config.max_steps:
+                if self._stop_requested(hooks):
+                    outcome = "stopped"
+                    break
+                if until is not None and time.monotonic() >= until:
+                    outcome = "paused"
+                    break
+                self._train_step(hooks)
+        finally:
+            self.elapsed += time.perf_counter() - self.t_start
+        return outcome
+
+    def _train_step(self, hooks: Hooks) -> None:
+        config = self.config
+        self.batch_gen.manual_seed(config.seed * 1_000_003 + self.step)  # the batch depends on the step alone
+        x, y = get_batch(self.train_ids, config.batch_size, config.block_size, self.batch_gen,
+                         self.dist.rank, self.dist.world_size)
+        lr = get_lr(self.step, config)
+        loss = self.run_step(x, y, lr)
+        self.step += 1
+        self.tokens_since_log += config.batch_size * config.block_size
+        if self.dist.master and (self._evaluates(self.step) or self.step % config.log_interval == 0):
+            self._log(self.step, loss, lr, hooks)
 
     def _evaluates(self, step: int) -> bool:
         return step % self.config.eval_interval == 0 or step == self.config.max_steps
 
     def _elapsed(self, clock: float) -> float:
-        """Training seconds so far, across resumes."""
-        return self.elapsed_before + clock - self.t_start
+        """Training seconds so far, across slices and resumes."""
+        return self.elapsed + clock - self.t_start
 
-    def _log(self, step: int, loss: torch.Tensor, lr: float) -> None:
+    def _log(self, step: int, loss: torch.Tensor, lr: float, hooks: Hooks) -> None:
         """Record a logged step (evaluating and checkpointing on evaluation steps), then a sample
         when one is due."""
         train_loss = loss.item()  # waits for the device: only now is the clock below honest
@@ -205,20 +252,22 @@ class _Run:
                   "elapsed_s": self._elapsed(clock)}
         if self._evaluates(step):
             record.update(self._evaluate())
-            self._checkpoint(step, record["elapsed_s"])
+            self._checkpoint(record["elapsed_s"])
         append_jsonl(self.run_dir / METRICS_FILE, record)
         self.records.append(record)
-        if self.hooks.on_step is not None:
-            self.hooks.on_step(record)
+        if hooks.on_step is not None:
+            hooks.on_step(record)
         config = self.config
         if config.sample_tokens and (step % config.sample_interval == 0 or step == config.max_steps):
             append_jsonl(self.run_dir / SAMPLES_FILE, {"step": step, "text": sample_text(
                 self.raw_model, self.tokenizer, self.device, config.sample_tokens, top_k=None)})
-        self.t_log, self.tokens_since_log = time.perf_counter(), 0  # evaluation time is not training time
+        self.t_log = time.perf_counter()  # evaluation time is not training time
+        self.tokens_since_log = 0
 
     def _evaluate(self) -> dict:
         val = estimate_loss(self.raw_model, self.val_ids, self.config, self.device, self.n_eval)
-        self.last_val, self.last_bpc = val, self.data.bits_per_char(val)
+        self.last_val = val
+        self.last_bpc = self.data.bits_per_char(val)
         train_est = estimate_loss(self.raw_model, self.train_ids, self.config, self.device, self.n_eval)
         return {"val_loss": val, "train_loss_est": train_est, "val_bpc": self.last_bpc,
                 "val_bpb": self.data.bits_per_byte(val)}

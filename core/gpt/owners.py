@@ -2,9 +2,11 @@
 names.
 
 An owner lists, stops, resumes, deletes, shares and samples their own runs; a run they share is
-listed for everyone, read-only; an instructor sees and manages every run.  Owner ids and run names
-are checked to a safe character set, so neither can point outside the runs folder.  Leaves out
-the runs themselves (``core.gpt.registry``, ``core.gpt.runs``).
+listed for everyone, read-only; a run they launched that someone had launched already (the same
+corpus, tokenizer, settings and seed: ``core.gpt.identical``) is theirs to watch, read-only; an
+instructor sees and manages every run.  The room's runs (``ROOM_OWNER``) belong to no attendee.
+Owner ids and run names are checked to a safe character set, so neither can point outside the
+runs folder.  Leaves out the runs themselves (``core.gpt.registry``, ``core.gpt.runs``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from .rundir import default_runs_dir
 
 LOCAL_OWNER = "local"
+ROOM_OWNER = "room"   # runs trained once for the room (core.gpt.runs.launch_run(room=True))
 OWNER_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -45,7 +48,9 @@ class Viewer:
         return self.instructor or run.owner == self.owner
 
     def can_view(self, run) -> bool:
-        return self.can_manage(run) or run.shared
+        """Its own runs, shared ones, and a run trained once for everyone who launched the same
+        (``run.joined_by``: this owner's join of it)."""
+        return self.can_manage(run) or run.shared or getattr(run, "joined_by", None) == self.owner
 
 
 SERVER = Viewer(LOCAL_OWNER, instructor=True)  # scripts and tests at the server's own keyboard
@@ -67,7 +72,9 @@ def unique_run_name(name: str, runs_dir=None, owner: str = LOCAL_OWNER) -> str:
     """``name`` made safe, with ``-2``, ``-3``... added while the owner already has a run so named."""
     folder = (Path(runs_dir) if runs_dir else default_runs_dir()) / validate_owner(owner)
     base = sanitize_run_name(name)
-    candidate, k = base, 2
+    candidate = base
+    k = 2
     while (folder / candidate).exists():
-        candidate, k = f"{base}-{k}", k + 1
+        candidate = f"{base}-{k}"
+        k += 1
     return candidate

@@ -128,7 +128,8 @@ def measure_step(config: TrainConfig, vocab_size: int, device: str) -> tuple[flo
     compiled = torch.compile(model) if should_compile(device, config.compile) else model
     run_step = make_step(compiled, optimizer, config, device)
     ids = torch.randint(vocab_size, (8 * config.block_size + 1,), device=device)
-    batch_gen, step = torch.Generator(device=device), 0
+    batch_gen = torch.Generator(device=device)
+    step = 0
     model.train()
 
     def block(n: int) -> float:

@@ -11,8 +11,10 @@ temporary file beside the target, flushed and ``fsync``-ed, then ``os.replace``-
 in another process sees the old file or the new one, never half of it.
 
 The runs folder holds one folder per owner, and in it one per run: ``runs_dir/<owner>/<run>/``.
-``status.json`` is written by :func:`write_status` alone; ``status`` moves queued -> starting ->
-running -> finished / stopped / failed (and stopped or failed -> queued on resume).
+``status.json`` is written by :func:`write_status` alone; ``status`` moves queued -> running ->
+finished / stopped / failed (and stopped or failed -> queued on resume).  A run launched from the
+page trains in turns (``core.gpt.turns``): while it is ``running``, ``turn`` names the turn a
+trainer has now (none between turns), ``pid`` that trainer's process.
 """
 
 from __future__ import annotations
@@ -33,14 +35,23 @@ CHECKPOINT_FILE = "ckpt.pt"            # the latest checkpoint (core.gpt.checkpo
 TRAIN_LOCK_FILE = "train.lock"         # held by the one process training in this folder
 # written when a run is launched from the page (core.gpt.runs)
 TRAIN_CONFIG_FILE = "train_config.json"  # the TrainConfig the worker trains with
-CORPUS_FILE, TOKENIZER_FILE = "corpus.txt", "tokenizer.json"
-LAUNCH_FILE, LOG_FILE, SHARE_FILE = "launch.json", "train.log", "shared.json"
+CORPUS_FILE = "corpus.txt"
+TOKENIZER_FILE = "tokenizer.json"
+IDENTITY_FILE = "identity.json"        # what makes two launches the same run (core.gpt.identical)
+LAUNCH_FILE = "launch.json"            # runs of an older version: the process that trained them
+LOG_FILE = "train.log"
+SHARE_FILE = "shared.json"
+JOIN_FILE = "joined.json"              # a launcher's folder for an identical run trained once
+STOP_FILE = "stop.request"             # asks the trainer that has the run's turn to stop it
 # in the runs folder itself, beside the owners' folders
-QUEUE_LOCK, SCHEDULER_LOCK = ".queue.lock", ".scheduler.lock"
-QUEUE_FILE, SCHEDULER_LOG = ".queue.json", ".scheduler.log"  # the queue's caps; the scheduler's output
+QUEUE_LOCK = ".queue.lock"             # taken by every change to the queue (core.gpt.runs)
+SCHEDULER_LOCK = ".scheduler.lock"     # held by the folder's one scheduler
+QUEUE_FILE = ".queue.json"             # the queue's caps (write_queue_settings)
+SCHEDULER_LOG = ".scheduler.log"       # the scheduler's and its trainers' output
+TURNS_FILE = ".turns.json"             # the owners' training time so far (core.gpt.turns)
 
-TRAINING = ("starting", "running")
-ACTIVE = ("queued", *TRAINING)   # holds one of its owner's slots; cannot be deleted
+TRAINING = ("starting", "running")     # "starting": runs of an older version only
+ACTIVE = ("queued", *TRAINING)   # holds a share of its launchers' caps; cannot be deleted
 
 
 def default_runs_dir() -> Path:
@@ -119,15 +130,20 @@ def write_status(run_dir, status: str, *, fresh: bool = False, **fields) -> dict
     return record
 
 
-def write_queue_settings(runs_dir, max_running: int, gpus: int) -> None:
-    """The server's caps for this runs folder, read by the scheduler before every start: whoever
-    starts the scheduler, and whenever, it keeps the caps of the server that queued last."""
+def write_queue_settings(runs_dir, max_running: int, gpus: int, runs_per_gpu: int = 1) -> None:
+    """The server's caps for this runs folder, read by the scheduler before every turn: whoever
+    starts the scheduler, and whenever, it keeps the caps of the server that queued last.
+    ``max_running``: runs trained at the same moment (one per trainer process); ``gpus`` and
+    ``runs_per_gpu``: how those trainers spread over this machine's GPUs."""
     write_json(Path(runs_dir) / QUEUE_FILE, {"max_running": max(1, int(max_running)),
-                                             "gpus": max(0, int(gpus))})
+                                             "gpus": max(0, int(gpus)),
+                                             "runs_per_gpu": max(1, int(runs_per_gpu))})
 
 
 def queue_settings(runs_dir) -> dict:
-    """``{"max_running": N, "gpus": G}`` as last written (one run at a time, no GPU, if never)."""
+    """``{"max_running": N, "gpus": G, "runs_per_gpu": R}`` as last written (one run at a time,
+    no GPU, if never)."""
     saved = read_json(Path(runs_dir) / QUEUE_FILE)
     return {"max_running": max(1, int(saved.get("max_running") or 1)),
-            "gpus": max(0, int(saved.get("gpus") or 0))}
+            "gpus": max(0, int(saved.get("gpus") or 0)),
+            "runs_per_gpu": max(1, int(saved.get("runs_per_gpu") or 1))}

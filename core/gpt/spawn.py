@@ -1,10 +1,11 @@
-"""How this package starts its background processes: the scheduler of a runs folder, a trainer
-for a run, and the probes, each as ``python -m core.gpt.<module>`` in the repository, with the
-repository on ``PYTHONPATH`` and absolute paths only, so nothing depends on the working directory
-of the server that started them.
+"""How this package starts its background processes: the scheduler of a runs folder and the
+probes, each as ``python -m core.gpt.<module>`` in the repository, with the repository on
+``PYTHONPATH`` and absolute paths only, so nothing depends on the working directory of the
+server that started them.  The scheduler's trainers inherit its environment
+(``core.gpt.trainers``).
 
-Torch-free (the scheduler imports it).  Leaves out when to start a trainer (the scheduler) and
-what the probes do (``core.gpt.probe``).
+Torch-free (the scheduler imports it).  Leaves out what the scheduler and the probes do
+(``core.gpt.scheduler``, ``core.gpt.probe``).
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from pathlib import Path
 
 from .limits import CPU_SHARING_ENV
 from .locks import is_locked
-from .rundir import (LAUNCH_FILE, LOG_FILE, SCHEDULER_LOCK, SCHEDULER_LOG, now, write_json,
-                     write_status)
+from .rundir import SCHEDULER_LOCK, SCHEDULER_LOG
 
 ROOT = Path(__file__).resolve().parents[2]   # the repository: the folder that holds core/
-SCHEDULER, WORKER, PROBE = "core.gpt.scheduler", "core.gpt.worker", "core.gpt.probe"
+SCHEDULER = "core.gpt.scheduler"
+PROBE = "core.gpt.probe"
 
 
 def module_command(module: str, *args: str) -> list[str]:
@@ -36,11 +37,11 @@ def child_env(extra: dict | None = None) -> dict:
             **(extra or {})}
 
 
-def _start(cmd: list[str], log_path: Path, env: dict | None = None) -> subprocess.Popen:
-    """``cmd`` in a session of its own (a stop can signal its whole group), writing to ``log_path``."""
+def _start(cmd: list[str], log_path: Path) -> subprocess.Popen:
+    """``cmd`` in a session of its own (it outlives the server's), writing to ``log_path``."""
     with open(log_path, "ab") as log:
         return subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True, env=child_env(env))
+                                stdin=subprocess.DEVNULL, start_new_session=True, env=child_env())
 
 
 def ensure_scheduler(runs_dir) -> None:
@@ -52,14 +53,3 @@ def ensure_scheduler(runs_dir) -> None:
         return
     proc = _start(module_command(SCHEDULER, str(runs_dir)), runs_dir / SCHEDULER_LOG)
     threading.Thread(target=proc.wait, name=f"reap-scheduler-{proc.pid}", daemon=True).start()
-
-
-def start_trainer(run_dir, env: dict | None = None) -> subprocess.Popen:
-    """The worker on this run folder, writing to ``train.log``; status becomes ``starting`` with
-    its pid.  Called by the scheduler (which holds the queue lock, and reaps the process)."""
-    run_dir = Path(run_dir).resolve()
-    cmd = module_command(WORKER, str(run_dir))
-    proc = _start(cmd, run_dir / LOG_FILE, env)
-    write_json(run_dir / LAUNCH_FILE, {"pid": proc.pid, "command": cmd, "launched": now()})
-    write_status(run_dir, "starting", pid=proc.pid, queued_at=None)
-    return proc

@@ -31,7 +31,10 @@ class EagerStep:
     cache_casts = True  # autocast's cache of bf16 weight copies, reused within a forward
 
     def __init__(self, model, optimizer, grad_clip: float, device: str) -> None:
-        self.model, self.optimizer, self.grad_clip, self.device = model, optimizer, grad_clip, device
+        self.model = model
+        self.optimizer = optimizer
+        self.grad_clip = grad_clip
+        self.device = device
 
     def set_lr(self, lr: float) -> None:
         for group in self.optimizer.param_groups:
@@ -72,9 +75,12 @@ class GraphStep(EagerStep):
         self.lr = torch.zeros((), device=device)
         for group in optimizer.param_groups:  # after any resume: load_state_dict resets groups
             group["lr"], group["capturable"] = self.lr, True
-        self.eager_left, self.graph = warmup, None
+        self.eager_left = warmup
+        self.graph = None
         self.warmup_steps = warmup + 1  # the eager ones and the recording
-        self.x = self.y = self.loss = None
+        self.x = None   # the fixed input buffers every replay reads
+        self.y = None
+        self.loss = None
 
     def set_lr(self, lr: float) -> None:
         self.lr.fill_(lr)
@@ -82,7 +88,8 @@ class GraphStep(EagerStep):
     def __call__(self, x: torch.Tensor, y: torch.Tensor, lr: float) -> torch.Tensor:
         self.set_lr(lr)
         if self.x is None:  # the fixed buffers every step reads, warm-up steps too
-            self.x, self.y = x.contiguous().clone(), y.contiguous().clone()
+            self.x = x.contiguous().clone()
+            self.y = y.contiguous().clone()
         self.x.copy_(x)
         self.y.copy_(y)
         if self.graph is None and self.eager_left > 0:

@@ -1,44 +1,138 @@
-"""The process that trains a run launched from the page: ``python -m core.gpt.worker RUN_DIR``,
-started by the scheduler (``core.gpt.spawn.start_trainer``).
+"""A run's turn, in a trainer process: :func:`run_turn` trains a run launched from the page for a
+few seconds with ``core.gpt.loop.Training`` and checkpoints it, so that its next turn can be in
+any trainer.  The scheduler's trainers call it (``core.gpt.trainers`` on this machine,
+``core.gpt.dask_trainers`` on a Dask cluster).
 
-Everything it needs is in the run folder, written at launch by ``core.gpt.runs``: the config
-(``train_config.json``, read straight into a ``TrainConfig``), the corpus and the tokenizer.  So
-a run depends neither on the session that launched it nor on the server's working directory.
-Leaves the flags to the command line (``core.gpt.cli``), whose progress lines and clean stop on
-SIGTERM it shares.
+From Launch to a training step: ``app_pages/train_gpt.py`` (the button) ->
+``core.gpt.runs.launch_run`` (the run folder, queued) -> ``core.gpt.scheduler`` (a turn on a free
+trainer, ``core.gpt.turns``) -> :func:`run_turn` -> ``core.gpt.loop.Training.advance`` ->
+``core.gpt.step``.
+
+Everything a run needs is in its folder, written at launch: the config (``train_config.json``,
+read straight into a ``TrainConfig``), the corpus and the tokenizer; so a run depends neither on
+the session that launched it nor on the process that trained its last turn.  A trainer keeps the
+runs it trained in memory (``HELD_BYTES`` at most, the least recently trained dropped first):
+when a run's next turn comes back to the same process and the run's status says that the last
+turn it finished was this process's (nobody trained it since, no turn was lost), it carries on
+from memory; otherwise it loads the checkpoint.  The encoded corpus is kept apart, by the run's
+identity: it never changes.
 """
 
 from __future__ import annotations
 
-import sys
+import os
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import torch
 
 from ..bpe import load_tokenizer
 from ..corpus import read_corpus
-from .cli import run_and_report
 from .config import TrainConfig
-from .limits import yield_cpu_to_server
-from .rundir import CORPUS_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE, read_json
+from .data import Data, prepare_data
+from .identical import read_identity
+from .locks import FileLock
+from .loop import Hooks, Training
+from .rundir import (CHECKPOINT_FILE, CORPUS_FILE, STOP_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE,
+                     TRAIN_LOCK_FILE, read_json)
+from .turns import claim_turn
+
+HELD_BYTES = 1 << 30   # models and optimizer states one trainer keeps between turns
+HELD_DATA = 64         # encoded corpora one trainer keeps
 
 
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: python -m core.gpt.worker RUN_DIR", file=sys.stderr)
-        return 2
-    run_dir = Path(argv[0]).absolute()
-
-    def prepare():
-        settings = read_json(run_dir / TRAIN_CONFIG_FILE)
-        if not settings:
-            raise ValueError(f"{run_dir / TRAIN_CONFIG_FILE} is missing or unreadable.")
-        corpus = run_dir / CORPUS_FILE
-        return (TrainConfig.from_dict(settings), corpus, read_corpus(corpus),
-                load_tokenizer(run_dir / TOKENIZER_FILE))
-
-    return run_and_report(prepare, run_dir)
+@dataclass
+class _Held:
+    training: Training
+    turn_id: str           # the turn that left the run as it is here
+    identity: str | None
+    nbytes: int
 
 
-if __name__ == "__main__":
-    yield_cpu_to_server()
-    sys.exit(main())
+_held: OrderedDict[str, _Held] = OrderedDict()
+_data: OrderedDict[str, Data] = OrderedDict()
+_memory = threading.Lock()  # a Dask worker may run turns of different runs in threads
+
+
+def run_turn(run_dir, turn_id: str, seconds: float) -> dict:
+    """Train the run in ``run_dir`` for up to ``seconds`` if turn ``turn_id`` is still its turn
+    (``core.gpt.turns``), then checkpoint it.  Returns ``{"outcome": ..., "step": ...,
+    "seconds": ...}``: ``paused`` (its time is up), ``finished``, ``stopped`` (asked to, by
+    ``core.gpt.runs.stop_run``), ``failed`` (with ``error``: a setting, corpus or checkpoint
+    that cannot be trained), ``busy`` (another process trains this folder) or ``revoked``."""
+    run_dir = Path(run_dir).absolute()
+    lock = FileLock(run_dir / TRAIN_LOCK_FILE)
+    if not lock.acquire():
+        return {"outcome": "busy"}
+    try:
+        status = claim_turn(run_dir, turn_id, os.getpid(), os.uname().nodename,
+                            os.environ.get("CUDA_VISIBLE_DEVICES"))
+        if status is None:
+            return {"outcome": "revoked"}
+        return _train_turn(run_dir, turn_id, status.get("last_turn_id"), seconds)
+    except (ValueError, OSError) as exc:  # a bad setting, a too-short corpus, a damaged file
+        _forget(run_dir)
+        return {"outcome": "failed", "error": str(exc) or type(exc).__name__}
+    finally:
+        lock.release()
+
+
+def _train_turn(run_dir: Path, turn_id: str, last_turn_id: str | None, seconds: float) -> dict:
+    start = time.monotonic()
+    training = _training(run_dir, last_turn_id)
+    outcome = training.advance(Hooks(should_stop=(run_dir / STOP_FILE).exists), until=start + seconds)
+    training.save()
+    if outcome == "paused":
+        _hold(run_dir, training, turn_id)
+    else:
+        _forget(run_dir)
+    return {"outcome": outcome, "step": training.step, "seconds": time.monotonic() - start}
+
+
+def _training(run_dir: Path, last_turn_id: str | None) -> Training:
+    """The run as its last turn left it: from memory when this process trained that turn, else
+    from the folder (its checkpoint, or from scratch before the first one)."""
+    identity = read_identity(run_dir)
+    with _memory:
+        held = _held.pop(str(run_dir), None)
+    if held is not None and last_turn_id and held.turn_id == last_turn_id and held.identity == identity:
+        return held.training
+    settings = read_json(run_dir / TRAIN_CONFIG_FILE)
+    if not settings:
+        raise ValueError(f"{run_dir / TRAIN_CONFIG_FILE} is missing or unreadable.")
+    config = replace(TrainConfig.from_dict(settings), resume=(run_dir / CHECKPOINT_FILE).is_file())
+    if config.threads and torch.get_num_threads() != config.threads:
+        torch.set_num_threads(config.threads)
+    tokenizer = load_tokenizer(run_dir / TOKENIZER_FILE)
+    return Training(config, tokenizer, _encoded(run_dir, identity, tokenizer, config), run_dir)
+
+
+def _encoded(run_dir: Path, identity: str | None, tokenizer, config: TrainConfig) -> Data:
+    with _memory:
+        data = _data.get(identity) if identity else None
+    if data is None:
+        data = prepare_data(read_corpus(run_dir / CORPUS_FILE), tokenizer, config.block_size)
+        if identity:
+            with _memory:
+                _data[identity] = data
+                while len(_data) > HELD_DATA:
+                    _data.popitem(last=False)
+    return data
+
+
+def _hold(run_dir: Path, training: Training, turn_id: str) -> None:
+    """Keep the run in memory for its next turn, within ``HELD_BYTES`` (weights, gradients and
+    AdamW's two moments: four copies of the parameters)."""
+    nbytes = 4 * sum(p.numel() * p.element_size() for p in training.raw_model.parameters())
+    with _memory:
+        _held[str(run_dir)] = _Held(training, turn_id, read_identity(run_dir), nbytes)
+        while sum(h.nbytes for h in _held.values()) > HELD_BYTES and len(_held) > 1:
+            _held.popitem(last=False)
+
+
+def _forget(run_dir: Path) -> None:
+    with _memory:
+        _held.pop(str(run_dir), None)

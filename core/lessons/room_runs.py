@@ -66,7 +66,7 @@ def room_runs(data: StationData) -> dict[str, RunInfo | None]:
 def _config(data: StationData):
     from ..gpt.config import make_config  # torch: only when launching
 
-    return make_config(str(data.args.get("preset", "tiny")), max_steps=int(data.args.get("steps", 400)),
+    return make_config(str(data.args.get("preset", "quick")), max_steps=int(data.args.get("steps", 300)),
                        seed=SEED)
 
 

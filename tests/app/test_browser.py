@@ -259,7 +259,7 @@ def test_train_a_gpt_and_watch_it_learn(app_page, shots_dir):
 
     runs = pg.get_by_text("Compare runs", exact=False)
     expect(runs).to_be_visible()
-    for name in ("char-tiny", "bpe-tiny"):
+    for name in ("char-quick", "bpe-quick"):  # the page's first preset on a CPU
         expect(pg.get_by_text(name, exact=True).last).to_be_visible()
     charts = pg.locator('[data-testid="stVegaLiteChart"]')
     expect(charts.nth(1)).to_be_visible(timeout=60_000)  # losses, and bits per char of both runs

@@ -26,6 +26,7 @@ pytestmark = pytest.mark.skipif(not torch.distributed.is_available(),
                                 reason="this PyTorch build has no torch.distributed")
 
 
+@pytest.mark.slow
 def test_two_gloo_processes_match_one(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(TEXT, encoding="utf-8")

@@ -1,5 +1,6 @@
-"""core.gpt.runs: real background processes are queued, started, listed, stopped, resumed, shared and
-found dead; who may do what; the per-owner cap; the device's model bounds."""
+"""core.gpt.runs: real trainers give runs turns that are listed, stopped, resumed, shared, lost to a
+killed trainer or a restarted scheduler without losing a step; who may do what; the per-owner cap;
+the device's model bounds.  (Whose turn it is, without training: test_turns.py.)"""
 
 import json
 import os
@@ -8,25 +9,29 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from core import CharTokenizer
 from core.gpt.checkpoint import load_checkpoint
-from core.gpt.limits import BACKGROUND_NICENESS, LimitError
+from core.gpt.limits import BACKGROUND_NICENESS, TURN_S, LimitError
 from core.gpt.locks import FileLock
 from core.gpt.loop import train
-from core.gpt.rundir import SCHEDULER_LOCK
+from core.gpt.rundir import SCHEDULER_LOCK, read_status
 from core.gpt.runs import (SERVER, RunAccessError, RunLimitError, Viewer, delete_run, get_run,
                            launch_run, list_runs, pid_alive, read_metrics, read_samples, resume_run,
                            run_info, sample_run, sanitize_run_name, set_shared, stop_run,
                            unique_run_name, validate_owner)
+from core.gpt.turns import MAX_LOST_TURNS
 from core.settings import ServerSettings
 from test_train import CHARS, TEXT, tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]
-ALICE, BOB = Viewer("alice-0123456789"), Viewer("bob-0123456789ab")
+ALICE = Viewer("alice-0123456789")
+BOB = Viewer("bob-0123456789ab")
+CAROL = Viewer("carol-0123456789")
 ROOMY = ServerSettings(max_running=4, max_runs_per_owner=8)
 
 
@@ -84,47 +89,64 @@ def test_owner_ids_never_name_a_path(owner):
 def test_unique_run_name(tmp_path):
     (tmp_path / ALICE.owner / "a").mkdir(parents=True)
     assert unique_run_name("a", tmp_path, ALICE.owner) == "a-2"
-    assert unique_run_name("a", tmp_path, BOB.owner) == "a" and unique_run_name("b", tmp_path, ALICE.owner) == "b"
+    assert unique_run_name("a", tmp_path, BOB.owner) == "a"
+    assert unique_run_name("b", tmp_path, ALICE.owner) == "b"
 
 
+@pytest.mark.slow
 def test_launch_list_and_stop_a_real_process(runs_dir):
     config = tiny_config(max_steps=20_000, eval_interval=10, log_interval=5)
     info = launch_run(config, "../sneaky name", runs_dir, owner=ALICE.owner, text=TEXT,
                       tokenizer=CharTokenizer.from_text(TEXT), settings=ROOMY)
     assert info.path == runs_dir / ALICE.owner / "sneaky-name" and info.active
     with pytest.raises(ValueError, match="already exists"):
-        launch_run(config, "sneaky name", runs_dir, owner=ALICE.owner, text=TEXT, settings=ROOMY)
+        launch_run(replace(config, seed=2), "sneaky name", runs_dir, owner=ALICE.owner, text=TEXT,
+                   settings=ROOMY)
     wait_for(lambda: any("val_loss" in r for r in read_metrics(info.path)))
-    [listed] = list_runs(runs_dir, ALICE)
+    listed = wait_for(lambda: next((r for r in list_runs(runs_dir, ALICE) if r.pid), None))
     assert listed.name == "sneaky-name" and listed.status == "running" and listed.step >= 10
     assert listed.owner == ALICE.owner and listed.config["vocab_size"] == len(set(TEXT))
+    assert listed.stepping and listed.taking_turns == 1
     # the trainer gives way to the server that launched it: pages stay quick while runs fill the cores
-    assert os.getpriority(os.PRIO_PROCESS, listed.pid) >= os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS
+    server = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, listed.pid) >= server + BACKGROUND_NICENESS
     stopped = stop_run(info.path, ALICE, timeout=30)
-    assert stopped.status == "stopped" and not pid_alive(listed.pid)
+    assert stopped.status == "stopped" and stopped.pid is None
     ckpt = load_checkpoint(info.path / "ckpt.pt", tokenizer=CharTokenizer.from_text(TEXT))
     assert ckpt.step >= stopped.step  # the final checkpoint was written on the way out
     assert read_samples(info.path) is not None
+    wait_for(lambda: not pid_alive(listed.pid), timeout=30)  # nothing left to train: trainers stop
 
 
-def test_a_killed_run_is_failed_resumes_and_never_logs_a_step_twice(runs_dir):
+@pytest.mark.slow
+def test_a_killed_trainer_costs_its_turn_only_and_no_step_is_logged_twice(runs_dir):
+    """The trainer dies mid-turn (SIGKILL): the run carries on from its last checkpoint in a new
+    trainer by itself, and every step appears once; killed in every turn, the run fails, keeps
+    its checkpoint and resumes by hand (once: a second Resume is refused)."""
     config = tiny_config(max_steps=20_000, eval_interval=10, log_interval=5)
     info = launch_run(config, "interrupted", runs_dir, owner=ALICE.owner, text=TEXT, settings=ROOMY)
     wait_for(lambda: (info.path / "ckpt.pt").is_file())
-    first = run_info(info.path)
-    os.kill(first.pid, signal.SIGKILL)
-    wait_for(lambda: not pid_alive(first.pid), timeout=10)
-    dead = run_info(info.path)
-    assert dead.status == "failed" and "ended without finishing" in dead.error and dead.resumable
-    assert stop_run(info.path, ALICE).status == "failed"  # stopping a dead run changes nothing
+    first = _trainer_of(info.path)
+    os.kill(first, signal.SIGKILL)
     saved = load_checkpoint(info.path / "ckpt.pt").step
+    wait_for(lambda: read_metrics(info.path)[-1]["step"] >= saved + 20)
+    again = run_info(info.path)
+    assert again.status == "running" and again.pid != first and not again.error
 
+    wait_for(lambda: read_status(info.path).get("lost_turns") == 0)  # a whole turn since the kill
+    for kill in range(1, MAX_LOST_TURNS + 1):
+        pid = _trainer_of(info.path)
+        os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: read_status(info.path).get("lost_turns") == kill, timeout=60)
+    dead = run_info(info.path)
+    assert dead.status == "failed"
+    assert "ended during this run's turn 3 times in a row" in dead.error and dead.resumable
+    assert stop_run(info.path, ALICE).status == "failed"  # stopping an ended run changes nothing
+    saved = load_checkpoint(info.path / "ckpt.pt").step
     resume_run(info.path, ALICE, ROOMY)
-    with pytest.raises(ValueError, match="already (queued|starting|running)"):
+    with pytest.raises(ValueError, match="already (queued|running)"):
         resume_run(info.path, ALICE, ROOMY)
     wait_for(lambda: read_metrics(info.path)[-1]["step"] >= saved + 20)
-    resumed = run_info(info.path)
-    assert resumed.status == "running" and resumed.pid != first.pid
     assert stop_run(info.path, ALICE, timeout=30).resumable
     steps = [r["step"] for r in read_metrics(info.path)]
     assert steps == sorted(set(steps)), "a step logged twice, or out of order"
@@ -132,7 +154,69 @@ def test_a_killed_run_is_failed_resumes_and_never_logs_a_step_twice(runs_dir):
     assert load_checkpoint(info.path / "ckpt.pt").step >= saved + 20
 
 
-def test_two_resumes_at_once_start_one_trainer(runs_dir):
+def _trainer_of(run_dir: Path) -> int:
+    """The pid of the trainer in the middle of this run's turn (waits for one)."""
+    return wait_for(lambda: (s := read_status(run_dir)).get("turn") and s.get("pid"))
+
+
+@pytest.mark.slow
+def test_a_stop_a_resume_and_a_server_restart_mid_turn_lose_no_step_and_log_none_twice(runs_dir):
+    """Stopped mid-turn, resumed, then the scheduler and its trainers killed mid-turn (the
+    machine restarting under a room): a page that lists the runs starts a scheduler, which gives
+    the run its turn again; it ends at its last step with every step logged once."""
+    config = tiny_config(max_steps=3_000, eval_interval=50, log_interval=10)
+    info = launch_run(config, "restarted", runs_dir, owner=ALICE.owner, text=TEXT, settings=ROOMY)
+    wait_for(lambda: (info.path / "ckpt.pt").is_file())
+    stopped = stop_run(info.path, ALICE, timeout=30)
+    assert stopped.status == "stopped" and load_checkpoint(info.path / "ckpt.pt").step >= stopped.step
+    resume_run(info.path, ALICE, ROOMY)
+    before = wait_for(lambda: load_checkpoint(info.path / "ckpt.pt").step > stopped.step and
+                      _trainer_of(info.path))
+    scheduler = _scheduler_of(runs_dir)
+    for pid in (scheduler, before):
+        os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not pid_alive(scheduler) and not pid_alive(before), timeout=10)
+    wait_for(lambda: list_runs(runs_dir) and run_info(info.path).status == "finished", timeout=300)
+    steps = [r["step"] for r in read_metrics(info.path)]
+    assert steps == list(range(10, 3_001, 10)), "a step lost, or logged twice"
+    assert load_checkpoint(info.path / "ckpt.pt").step == 3_000
+
+
+def _scheduler_of(runs_dir: Path) -> int:
+    return next(pid for pid, cmd in _processes() if b"core.gpt.scheduler" in cmd
+                and str(runs_dir.resolve()).encode() in cmd)
+
+
+def _processes():
+    """(pid, command line) of every live process."""
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes()
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z":
+            yield int(proc.name), cmd
+
+
+def _trainers_of(runs_dir: Path) -> list[int]:
+    """The trainer processes of the scheduler of ``runs_dir`` (its spawned children)."""
+    schedulers = {pid for pid, cmd in _processes() if b"core.gpt.scheduler" in cmd
+                  and str(runs_dir.resolve()).encode() in cmd}
+    return [pid for pid, cmd in _processes() if b"spawn_main" in cmd and _parent(pid) in schedulers]
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+@pytest.mark.slow
+def test_two_resumes_at_once_queue_one_run_and_one_trainer_trains_it(runs_dir):
     """Both threads call resume_run at the same moment: one run is queued, the other refused; the
     checkpoint's step only ever grows and no step is logged twice."""
     config = tiny_config(max_steps=20_000, eval_interval=5, log_interval=5)
@@ -140,7 +224,8 @@ def test_two_resumes_at_once_start_one_trainer(runs_dir):
     wait_for(lambda: (info.path / "ckpt.pt").is_file())
     stop_run(info.path, ALICE, timeout=30)
     saved = load_checkpoint(info.path / "ckpt.pt").step
-    barrier, outcomes = threading.Barrier(2), []
+    barrier = threading.Barrier(2)
+    outcomes = []
 
     def click():
         barrier.wait()
@@ -156,7 +241,6 @@ def test_two_resumes_at_once_start_one_trainer(runs_dir):
     steps_seen = []
     wait_for(lambda: steps_seen.append(_ckpt_step(info.path)) or steps_seen[-1] >= saved + 30)
     assert steps_seen == sorted(steps_seen), "the checkpoint went backwards"
-    assert len({run_info(info.path).pid}) == 1 and _trainers_of(info.path) == 1
     stop_run(info.path, ALICE, timeout=30)
     steps = [r["step"] for r in read_metrics(info.path)]
     assert steps == sorted(set(steps)), "a step logged twice"
@@ -169,42 +253,45 @@ def _ckpt_step(run_dir) -> int:
         return 0
 
 
-def _trainers_of(run_dir: Path) -> int:
-    """Live trainer processes (``core.gpt.worker``) whose command line names this run folder."""
-    count = 0
-    for proc in Path("/proc").iterdir():
-        try:
-            cmd = (proc / "cmdline").read_bytes().split(b"\0")
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if b"core.gpt.worker" in cmd and str(run_dir.resolve()).encode() in cmd and state != "Z":
-            count += 1
-    return count
+@pytest.mark.slow
+def test_every_run_in_a_room_moves_before_any_finishes(runs_dir):
+    """Three owners' long runs on one trainer: each logs steps within a few turns of the others,
+    taking turns, long before the first could finish."""
+    one_trainer = ServerSettings(max_running=1, max_runs_per_owner=2)
+    runs = [launch_run(tiny_config(max_steps=20_000, seed=k), f"run{k}", runs_dir, owner=who.owner,
+                       text=TEXT, settings=one_trainer)
+            for k, who in enumerate((ALICE, BOB, CAROL))]
+    wait_for(lambda: all(read_metrics(r.path) for r in runs), timeout=120)
+    listed = list_runs(runs_dir)
+    assert all(r.status == "running" and r.step < 20_000 for r in listed)
+    assert sum(r.stepping for r in listed) <= 1 and {r.taking_turns for r in listed} == {3}
+    assert len(_trainers_of(runs_dir)) == 1
 
 
-def test_the_queue_runs_one_at_a_time_in_order_and_leaves_no_zombies(runs_dir):
-    """Cap 1: three runs launched at once train one after another, first in first out."""
+@pytest.mark.slow
+def test_one_trainer_gives_first_turns_in_launch_order_and_leaves_no_zombies(runs_dir):
+    """Cap 1: three short runs launched at once train one at a time, first turns in launch order."""
     cap_one = ServerSettings(max_running=1, max_runs_per_owner=3)
     names = ["first", "second", "third"]
-    for name in names:
-        launch_run(tiny_config(max_steps=30), name, runs_dir, owner=ALICE.owner, text=TEXT,
+    for seed, name in enumerate(names):
+        launch_run(tiny_config(max_steps=30, seed=seed), name, runs_dir, owner=ALICE.owner, text=TEXT,
                    settings=cap_one)
     queued = {r.name: r for r in list_runs(runs_dir, ALICE) if r.status == "queued"}
     assert queued["third"].queue_position == len(queued) and len(queued) >= 2
-    order, most = [], 0
+    order = []
+    most = 0
 
     def all_done():
         nonlocal most
         runs = list_runs(runs_dir)
-        training = [r.name for r in runs if r.training]
-        most = max(most, len(training))
-        order.extend(n for n in training if n not in order)
+        stepping = [r.name for r in runs if r.stepping]
+        most = max(most, len(stepping))
+        order.extend(n for n in stepping if n not in order)
         return all(r.status == "finished" for r in runs)
 
     wait_for(all_done, timeout=180, interval=0.1)
     assert most == 1 and order == names
-    assert wait_for(lambda: not _zombies_of(os.getpid()) and not _trainers_of(runs_dir), timeout=10)
+    assert wait_for(lambda: not _zombies_of(os.getpid()) and not _trainers_of(runs_dir), timeout=30)
 
 
 def _zombies_of(pid: int) -> list[int]:
@@ -219,21 +306,24 @@ def _zombies_of(pid: int) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_an_owner_gets_a_few_slots_and_a_clear_refusal(runs_dir):
     settings = ServerSettings(max_running=1, max_runs_per_owner=2)
-    accepted, refused = [], []
+    accepted = []
+    refused = []
     for k in range(8):
         try:
-            accepted.append(launch_run(tiny_config(max_steps=20_000), f"run{k}", runs_dir,
+            accepted.append(launch_run(tiny_config(max_steps=20_000, seed=k), f"run{k}", runs_dir,
                                        owner=ALICE.owner, text=TEXT, settings=settings))
         except RunLimitError as exc:
             refused.append(str(exc))
     assert len(accepted) == 2 and len(refused) == 6
     assert "already have 2 runs queued or training" in refused[0]
-    assert launch_run(tiny_config(), "bobs", runs_dir, owner=BOB.owner, text=TEXT, settings=settings)
-    stop_run(accepted[1].path, ALICE)  # a queued run leaves the queue at once, freeing a slot
+    assert launch_run(tiny_config(seed=99), "bobs", runs_dir, owner=BOB.owner, text=TEXT, settings=settings)
+    stop_run(accepted[1].path, ALICE)  # out of the queue, or stopped between turns, at once
     assert run_info(accepted[1].path).status == "stopped"
-    assert launch_run(tiny_config(), "again", runs_dir, owner=ALICE.owner, text=TEXT, settings=settings)
+    assert launch_run(tiny_config(seed=100), "again", runs_dir, owner=ALICE.owner, text=TEXT,
+                      settings=settings)
 
 
 def test_a_model_too_big_for_the_device_is_refused_before_anything_is_written(tmp_path):
@@ -254,6 +344,7 @@ def trained(tmp_path_factory):
     return runs_dir, run_dir
 
 
+@pytest.mark.slow
 def test_owners_see_and_manage_only_their_own_runs(trained):
     runs_dir, run_dir = trained
     set_shared(run_dir, ALICE, False)
@@ -281,6 +372,7 @@ def test_owners_see_and_manage_only_their_own_runs(trained):
     assert stop_run(run_dir, teacher).status == "finished"
 
 
+@pytest.mark.slow
 def test_sampling_runs_out_of_process_with_clear_errors(trained):
     runs_dir, run_dir = trained
     with pytest.raises(ValueError, match="cannot be encoded"):
@@ -309,27 +401,31 @@ def test_delete_a_run_but_never_a_queued_one_or_another_folder(runs_dir):
     assert precious.is_dir()
 
 
-def test_queued_runs_show_their_place_and_wait(runs_dir):
-    """One run training (this process stands in for it) at 0.1 s a step with 100 steps left; the
-    queue behind it waits about 10 s, then 10 s more per run of 100 steps ahead."""
+def test_the_queue_says_what_trains_what_waits_and_for_about_how_long(runs_dir):
+    """One trainer; a run training (this process stands in for its trainer) at 0.1 s a step with
+    100 steps left, and two runs waiting for a first turn: they get one in about one and two
+    turns; the training one, taking turns with them, ends in about 3 x 10 s."""
     blocker = FileLock(runs_dir / SCHEDULER_LOCK)
     assert blocker.acquire()
     try:
         busy = runs_dir / BOB.owner / "busy"
         busy.mkdir(parents=True)
-        (busy / "status.json").write_text(json.dumps({"status": "running", "pid": os.getpid(),
-                                                      "max_steps": 200, "started": "2026"}))
+        (busy / "status.json").write_text(json.dumps({
+            "status": "running", "in_turns": True, "pid": os.getpid(), "max_steps": 200,
+            "started": "2026", "turn": {"id": "t", "scheduler": os.getpid(), "host": os.uname().nodename}}))
         (busy / "metrics.jsonl").write_text("".join(json.dumps(
             {"step": s, "train_loss": 1.0, "lr": 1e-3, "tokens_per_s": 1, "elapsed_s": s / 10}) + "\n"
             for s in (10, 100)))
-        for name in ("a", "b"):
-            launch_run(tiny_config(max_steps=100), name, runs_dir, owner=ALICE.owner, text=TEXT,
+        for seed, name in enumerate(("a", "b")):
+            launch_run(tiny_config(max_steps=100, seed=seed), name, runs_dir, owner=ALICE.owner, text=TEXT,
                        settings=ServerSettings(max_running=1, max_runs_per_owner=2))
-        queued = {r.name: r for r in list_runs(runs_dir, ALICE)}
-        assert queued["a"].queue_position == 1 and queued["a"].wait_s == pytest.approx(10.0)
-        assert queued["b"].queue_position == 2 and queued["b"].wait_s == pytest.approx(20.0)
+        runs = {r.name: r for r in list_runs(runs_dir)}
+        assert runs["a"].queue_position == 1 and runs["a"].wait_s == pytest.approx(TURN_S)
+        assert runs["b"].queue_position == 2 and runs["b"].wait_s == pytest.approx(2 * TURN_S)
+        assert runs["busy"].stepping and runs["busy"].taking_turns == 3 and runs["busy"].trainers == 1
+        assert runs["busy"].eta_s == pytest.approx(30.0)
         for name in ("a", "b"):
-            stop_run(queued[name].path, ALICE)
+            stop_run(runs[name].path, ALICE)
     finally:
         blocker.release()
 
@@ -338,13 +434,14 @@ def test_list_runs_of_a_missing_folder(tmp_path):
     assert list_runs(tmp_path / "none") == []
 
 
+@pytest.mark.slow
 def test_training_modules_do_not_load_streamlit_and_the_scheduler_not_torch():
     code = ("import sys, core.gpt.model, core.gpt.loop, core.gpt.checkpoint, core.gpt.runs, "
             "core.gpt.device; print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip() == "False", out.stderr
-    code = "import sys, core.gpt.scheduler; print('torch' in sys.modules)"
+    code = "import sys, core.gpt.scheduler, core.gpt.dask_trainers; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip() == "False", out.stderr

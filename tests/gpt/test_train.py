@@ -1,10 +1,13 @@
-"""core.gpt.loop and core.gpt.cli: the loss goes down, the files a run writes, bits per character, resume, the CLI."""
+"""core.gpt.loop and core.gpt.cli: the loss goes down, the files a run writes, bits per character,
+resume, training in turns, the CLI."""
 
 import json
 import math
 import os
 import subprocess
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,10 +15,10 @@ import torch
 
 from core import BPETokenizer, CharTokenizer
 from core.gpt.checkpoint import load_checkpoint
-from core.gpt.config import PRESETS, make_config
+from core.gpt.config import PRESETS, default_preset, make_config
 from core.gpt.data import prepare_data
 from core.gpt.locks import FileLock
-from core.gpt.loop import Hooks, RunLockedError, train
+from core.gpt.loop import Hooks, RunLockedError, Training, train
 from core.gpt.step import get_lr
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,6 +113,31 @@ def test_resume_after_a_kill_logs_each_step_once(tmp_path):
     assert [r["step"] for r in samples] == [20, 30]
 
 
+def test_training_in_turns_gives_the_same_model_as_training_at_once(tmp_path):
+    """Turns of 10 ms (a step takes longer than 1 ms here), each ending with a checkpoint, some
+    carried on in memory and some from the checkpoint (as a run's next turn in another trainer):
+    the same steps logged once each, and the same weights as one uninterrupted run (dropout 0,
+    batches drawn by step)."""
+    config = tiny_config(max_steps=80, eval_interval=20, dropout=0.0)
+    once = train(config, TEXT, CHARS, tmp_path / "once")
+    data = prepare_data(TEXT, CHARS, config.block_size)
+    (tmp_path / "turns").mkdir()
+    training = Training(config, CHARS, data, tmp_path / "turns")
+    turns = 0
+    while training.advance(until=time.monotonic() + 0.01) == "paused":
+        training.save()
+        turns += 1
+        if turns % 2:  # the next turn elsewhere: from the checkpoint alone
+            training = Training(replace(config, resume=True), CHARS, data, tmp_path / "turns")
+    training.save()
+    assert turns >= 4 and training.step == 80
+    metrics = (tmp_path / "turns" / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(line)["step"] for line in metrics] == list(range(5, 81, 5))
+    a = load_checkpoint(once.checkpoint).model.state_dict()
+    b = load_checkpoint(tmp_path / "turns" / "ckpt.pt").model.state_dict()
+    assert all(torch.equal(a[name], b[name]) for name in a)
+
+
 def test_resume_needs_a_checkpoint_and_the_same_tokenizer(tmp_path):
     with pytest.raises(ValueError, match="no checkpoint"):
         train(tiny_config(resume=True), TEXT, CHARS, tmp_path / "empty")
@@ -150,13 +178,15 @@ def test_schedule_and_presets():
     assert get_lr(100, config) == pytest.approx(config.lr)
     assert get_lr(2000, config) == config.min_lr
     assert all(get_lr(s, config) >= config.min_lr for s in range(100, 2001, 50))
-    assert set(PRESETS) == {"tiny", "small"}
+    assert set(PRESETS) == {"quick", "tiny", "small"}
+    assert [default_preset(d) for d in ("cpu", "mps", "cuda:1")] == ["quick", "quick", "small"]
     with pytest.raises(ValueError, match="Unknown training setting"):
         make_config("tiny", n_layers=3)
     with pytest.raises(ValueError, match="preset"):
         make_config("huge")
 
 
+@pytest.mark.slow
 def test_the_command_line_sets_passive_cpu_threads_before_torch_loads():
     """``python -m core.train`` waits like the app's trainers (no spinning threads on shared
     cores), unless whoever started it chose otherwise."""
@@ -175,6 +205,7 @@ def _cli(*args, timeout=120):
                           text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_cli_writes_metrics_and_checkpoint(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(TEXT, encoding="utf-8")

@@ -21,6 +21,7 @@ def finished_room_runs(runs_dir: Path, char_bpc: float = 2.4, bpe_bpc: float = 2
         folder.mkdir(parents=True)
         write_json(folder / CONFIG_FILE, {"chars_per_token": 1.0 if kind == "char" else 2.3})
         for step, value in ((steps // 2, bpc + 0.5), (steps, bpc)):
-            append_jsonl(folder / METRICS_FILE, {"step": step, "train_loss": 1.0, "val_bpc": value})
+            append_jsonl(folder / METRICS_FILE, {"step": step, "elapsed_s": step * 0.1, "train_loss": 1.0,
+                                                 "val_bpc": value})
         write_status(folder, "finished", max_steps=steps)
     return paths
