@@ -21,7 +21,7 @@ from core.gpt.probe import StepEstimate, estimate_step
 from core.bpe import TokenizerFileError, load_tokenizer
 from core.gpt.rundir import TOKENIZER_FILE, queue_settings
 from core.gpt.registry import queue_state
-from core.gpt.runs import RunInfo, Viewer, default_runs_dir, read_metrics
+from core.gpt.runs import ROOM_OWNER, RunInfo, Viewer, default_runs_dir, read_metrics
 
 from . import state
 
@@ -129,7 +129,10 @@ def too_short(digest: str, tokenizer_key: tuple, block_size: int, _text: str, _t
 
 
 def owner_label(owner: str) -> str:
-    """A short, stable name for an owner that does not reveal their id (the id is their key)."""
+    """A short, stable name for an owner that does not reveal their id (the id is their key); the
+    room's runs (a lesson's, trained once for everyone) are "the room"'s."""
+    if owner == ROOM_OWNER:
+        return "the room"
     return "attendee " + hashlib.sha256(owner.encode()).hexdigest()[:6]
 
 
