@@ -142,12 +142,13 @@ async def launch_from(url: str, owner: str, text: str, steps: int) -> Session:
 
 
 def watch_queue(runs_dir: Path, expected: int, timeout: float) -> dict:
-    """Poll every run folder until ``expected`` runs have ended; the most seen training at once."""
+    """Poll every run folder until ``expected`` runs have ended; the most seen on a trainer at once
+    (runs take turns: the cap is on the runs stepping at the same moment)."""
     most, start, statuses = 0, time.monotonic(), {}
     while time.monotonic() - start < timeout:
         runs = list_runs(runs_dir)
         statuses = {r.name: r.status for r in runs}
-        most = max(most, sum(r.training for r in runs))
+        most = max(most, sum(r.stepping for r in runs))
         if len(runs) == expected and not any(r.active for r in runs):
             break
         time.sleep(0.2)
@@ -156,7 +157,8 @@ def watch_queue(runs_dir: Path, expected: int, timeout: float) -> dict:
 
 async def launch_phase(url: str, runs_dir: Path, n: int, steps: int, timeout: float) -> dict:
     text = python_docs_corpus(20_000)
-    sessions = await asyncio.gather(*(launch_from(url, owner_id(1000 + i), text, steps)
+    # a corpus each: identical launches would train once (core.gpt.identical) and leave no queue
+    sessions = await asyncio.gather(*(launch_from(url, owner_id(1000 + i), f"launcher {i}\n" + text, steps)
                                       for i in range(n)))
     clicks = await asyncio.gather(*(s.rerun(page="train_gpt", trigger=s.button("🚀 Launch"))
                                     for s in sessions))
@@ -210,7 +212,7 @@ def main() -> None:
                 r = asyncio.run(launch_phase(url, runs_dir, args.launchers, args.steps, 1800))
                 ended = sorted(set(r["statuses"].values()))
                 print(f"{args.launchers} sessions clicked Launch at once ({args.steps} steps each): "
-                      f"at most {r['most_training']} training at once; all ended in "
+                      f"at most {r['most_training']} stepping at once; all ended in "
                       f"{r['seconds']:.0f} s as {ended}; Launch reply p95 {r['launch_p95_ms']:.0f} ms")
         finally:
             proc.terminate()
