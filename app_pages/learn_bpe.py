@@ -7,14 +7,14 @@ import time
 import streamlit as st
 
 from core.bpe import PatternTimeoutError
-from core.bpe.display import quoted
-from core.bpe.explain import merge_tree, shown_text, text_window, tree_lines
+from core.bpe.explain import shown_text, text_window
 from core.bpe.interop import hf_tokenizer_json
 from ui import state, step_view
 from ui.cache import START_ERRORS, learn_tokenizers
 from ui.controls import corpus_and_settings, start_label
 from ui.render import show_error
-from ui.token_view import clicked_token, forget_click, show_merge_graph, tokenizer_scope
+from ui.token_view import (clicked_token, forget_click, show_merge_graph, token_names, tokenizer_scope,
+                           tree_text)
 
 WINDOW = 2000
 
@@ -67,29 +67,39 @@ try:
 except PatternTimeoutError as exc:  # a custom split pattern too slow even for the window of text
     show_error(exc)
 
-st.subheader("How was a token built?")
-# every token, or a real tokenizer's new ones (its 100k-200k old ones can be clicked in the text)
-ids = list(range(tok.vocab_size - len(tok.special_tokens))) if real is None else [s.new_id for s in tok.trace]
-# a new key per tokenizer, so a token picked for another corpus is not carried over
-tree_key = f"learn_tree_{start}_{tokenizer_scope(tok)}"
-clicked = clicked_token("learn", tree_key)
-token_id = st.selectbox("Token (or click a token in the text above)", ids, index=len(ids) - 1, key=tree_key,
-                        format_func=lambda i: f"{i}: {quoted(tok.token_str(i))}",
-                        on_change=forget_click, args=("learn",))
-clickable = real is not None and (tok.merge_parts(clicked) is not None or clicked in tok.byte_ids)
-if clicked is not None and (clicked in ids or clickable):
-    token_id = clicked
-    st.caption(f"Token {clicked}, clicked in the text:")
-show_merge_graph(tok, token_id)
-st.caption("Each merged token points down to the two tokens it was made from, down to single "
-           f"{'characters' if tok.variant_rules.has_alphabet else 'bytes'}; a token used twice is "
-           "drawn once unless its lines would cross. Each box gives the merge that made the token and how "
-           "often its pair occurred.")
-if real is not None:
-    st.caption(f"Below the new tokens are {label}'s own merges (recovered from its vocabulary): they say "
-               f"“merged”, as {label}'s training counts are not published.")
-with st.expander("The same tree as text"):
-    st.code("\n".join(tree_lines(merge_tree(tok, token_id))), language=None)
+@st.fragment
+def tree_section() -> None:
+    """How a token was built: a fragment, so a click on a token in the text (or another pick)
+    redraws this section alone, not the page."""
+    st.subheader("How was a token built?")
+    # every token, or a real tokenizer's new ones (its 100k-200k old ones can be clicked in the text)
+    if real is None:
+        ids = list(range(tok.vocab_size - len(tok.special_tokens)))
+    else:
+        ids = [s.new_id for s in tok.trace]
+    # a new key per tokenizer, so a token picked for another corpus is not carried over
+    tree_key = f"learn_tree_{start}_{tokenizer_scope(tok)}"
+    clicked = clicked_token("learn", tree_key)
+    names = token_names(tok, ids)
+    token_id = st.selectbox("Token (or click a token in the text above)", ids, index=len(ids) - 1,
+                            key=tree_key, format_func=names.get, on_change=forget_click, args=("learn",))
+    clickable = real is not None and (tok.merge_parts(clicked) is not None or clicked in tok.byte_ids)
+    if clicked is not None and (clicked in ids or clickable):
+        token_id = clicked
+        st.caption(f"Token {clicked}, clicked in the text:")
+    show_merge_graph(tok, token_id)
+    st.caption("Each merged token points down to the two tokens it was made from, down to single "
+               f"{'characters' if tok.variant_rules.has_alphabet else 'bytes'}; a token used twice is "
+               "drawn once unless its lines would cross. Each box gives the merge that made the token "
+               "and how often its pair occurred.")
+    if real is not None:
+        st.caption(f"Below the new tokens are {label}'s own merges (recovered from its vocabulary): they "
+                   f"say “merged”, as {label}'s training counts are not published.")
+    with st.expander("The same tree as text"):
+        st.code(tree_text(tok, token_id), language=None)
+
+
+tree_section()
 
 
 def show_downloads() -> None:

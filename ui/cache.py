@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from dataclasses import asdict, fields
 
 import streamlit as st
@@ -37,9 +38,12 @@ from . import state
 from .bounded_cache import BoundedCache, KeyLocks
 
 # Shared caches, bounded: a 5,000-merge tokenizer is ~10 MB, GPT-2's ~35 MB once it has encoded.
-STORE_ENTRIES = 16
+# Entries: a room of 50 attendees, each with a corpus of their own (at 16, thirty of them evicted
+# each other's tokenizers and every page run trained again: bench/bench_server.py, 30 sessions);
+# the bytes bound the memory.
+STORE_ENTRIES = 64
 STORE_BYTES = 96 * 2**20
-PREFIX_ENTRIES = 32
+PREFIX_ENTRIES = 64
 PREFIX_BYTES = 32 * 2**20
 GPT2_ENTRIES = 3
 # An extended real tokenizer holds its own copy of the real one's 100k-200k tokens: measured 61 MB
@@ -75,7 +79,8 @@ def short_label(name: str) -> str:
 def server_settings() -> ServerSettings:
     """The server's settings: ``BPE_EXPLORER_*`` environment variables, then
     ``.streamlit/secrets.toml`` for names unset there (``core.settings``).  Parsed once per distinct
-    environment and secrets, so a changed setting counts after a restart or a reload of secrets.
+    environment and secrets, so a changed setting counts after a restart, or a few seconds after
+the secrets file changed.
     Raises :class:`~core.settings.SettingsError` (a ``ValueError``) for a setting that cannot be used.
     """
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(PREFIX)))
@@ -84,13 +89,22 @@ def server_settings() -> ServerSettings:
     return settings
 
 
+SECRETS_READ_EVERY_S = 5.0
+_read_secrets: list = [float("-inf"), None, ()]  # when, from which secrets object, what was read
+
+
 def _secrets() -> tuple:
-    """The settings' names found in ``st.secrets``; none when there is no secrets file (reading
-    ``st.secrets`` then raises)."""
-    if not st.secrets.load_if_toml_exists():
-        return ()
-    names = [f.name for f in fields(ServerSettings)]
-    return tuple((n, str(st.secrets[n])) for n in names if n in st.secrets)
+    """The settings' names found in ``st.secrets`` (none when there is no secrets file: reading
+    ``st.secrets`` then raises), read at most every few seconds: looking for the file on every
+    call cost a room's server a sixth of its time (a page run asks for the settings many times)."""
+    now, secrets = time.monotonic(), st.secrets  # AppTest gives each run secrets of its own
+    if now - _read_secrets[0] >= SECRETS_READ_EVERY_S or _read_secrets[1] is not secrets:
+        found = ()
+        if secrets.load_if_toml_exists():
+            names = [f.name for f in fields(ServerSettings)]
+            found = tuple((n, str(secrets[n])) for n in names if n in secrets)
+        _read_secrets[:] = [now, secrets, found]
+    return _read_secrets[2]
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)

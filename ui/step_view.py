@@ -110,8 +110,9 @@ VIEW_KEY = "learn_step_view"
 
 @st.cache_resource(show_spinner=False)
 def _payloads() -> BoundedCache:
-    """Encoded payloads by tokenizer and window; a 5,000-merge payload is ~1.2 MB."""
-    return BoundedCache(16, 64 * 2**20, cost=lambda entry: len(entry[1]))
+    """Encoded payloads by tokenizer and window (as many as the tokenizers: ``ui.cache``); a
+    300-merge payload is ~130 KB, a 5,000-merge one ~1.2 MB."""
+    return BoundedCache(64, 96 * 2**20, cost=lambda entry: len(entry[1]))
 
 
 _building = KeyLocks()  # one session builds a payload while the room waits for it

@@ -18,8 +18,8 @@ import html
 import streamlit as st
 
 from core import BPETokenizer
-from core.bpe.display import visible
-from core.bpe.explain import DagNode, merge_dag
+from core.bpe.display import quoted, visible
+from core.bpe.explain import DagNode, merge_dag, merge_tree, tree_lines
 
 from . import state
 from .bounded_cache import BoundedCache
@@ -113,6 +113,25 @@ def _drawn() -> BoundedCache:
 
 def _cached_svg(tok: BPETokenizer, token_id: int) -> str:
     return _drawn().made_for(tok, token_id, lambda: merge_graph_svg(tok, token_id))
+
+
+def tree_text(tok: BPETokenizer, token_id: int) -> str:
+    """The merge tree drawn with box characters (``core.bpe.explain.tree_lines``), made once."""
+    return _drawn().made_for(tok, ("text", token_id),
+                             lambda: "\n".join(tree_lines(merge_tree(tok, token_id))))
+
+
+@st.cache_resource(show_spinner=False)
+def _names() -> BoundedCache:
+    """A token picker's labels by tokenizer and ids: ~60 bytes a token."""
+    return BoundedCache(16, 16 * 2**20, cost=lambda entry: 60 * len(entry[1]))
+
+
+def token_names(tok: BPETokenizer, ids: list[int]) -> dict[int, str]:
+    """``"id: 'token'"`` for each of ``ids``, made once per tokenizer (a picker of 5,000 tokens
+    formats 5,000 names at every rerun otherwise)."""
+    return _names().made_for(tok, (len(ids), ids[0] if ids else None),
+                             lambda: {i: f"{i}: {quoted(tok.token_str(i))}" for i in ids})
 
 
 def _label(node: DagNode) -> str:
