@@ -13,7 +13,7 @@ from ui import state, step_view
 from ui.cache import START_ERRORS, learn_tokenizers
 from ui.controls import corpus_and_settings, start_label
 from ui.render import show_error
-from ui.token_view import (clicked_token, forget_click, show_merge_graph, token_names, tokenizer_scope,
+from ui.token_view import (clicked_token, forget_click, show_merge_graph, picker_names, tokenizer_scope,
                            tree_text)
 
 WINDOW = 2000
@@ -73,14 +73,11 @@ def tree_section() -> None:
     redraws this section alone, not the page."""
     st.subheader("How was a token built?")
     # every token, or a real tokenizer's new ones (its 100k-200k old ones can be clicked in the text)
-    if real is None:
-        ids = list(range(tok.vocab_size - len(tok.special_tokens)))
-    else:
-        ids = [s.new_id for s in tok.trace]
+    names = picker_names(tok, new_only=real is not None)
+    ids = list(names)
     # a new key per tokenizer, so a token picked for another corpus is not carried over
     tree_key = f"learn_tree_{start}_{tokenizer_scope(tok)}"
     clicked = clicked_token("learn", tree_key)
-    names = token_names(tok, ids)
     token_id = st.selectbox("Token (or click a token in the text above)", ids, index=len(ids) - 1,
                             key=tree_key, format_func=names.get, on_change=forget_click, args=("learn",))
     clickable = real is not None and (tok.merge_parts(clicked) is not None or clicked in tok.byte_ids)

@@ -107,15 +107,18 @@ class KeyLocks:
             lock, users = self._locks.get(key, (None, 0))
             lock = lock or threading.Lock()
             self._locks[key] = (lock, users + 1)
+        held = False
         try:
-            if not lock.acquire(blocking=False):
+            held = lock.acquire(blocking=False)
+            if not held:
+                # ``on_wait``'s exit may raise (a Streamlit spinner, when its session is told to
+                # rerun): the lock, once taken, is released all the same, or the room waits forever
                 with on_wait() if on_wait else contextlib.nullcontext():
-                    lock.acquire()
-            try:
-                yield
-            finally:
-                lock.release()
+                    held = lock.acquire()
+            yield
         finally:
+            if held:
+                lock.release()
             with self._guard:
                 lock, users = self._locks[key]
                 if users == 1:

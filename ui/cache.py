@@ -12,7 +12,7 @@ visitors leave.
 - ``pretrained(name)``: a real model's tokenizer (GPT-2, GPT-4, ...), loaded once per server.
 - ``extended_tokenizer(text, start, num_merges, progress, digest)``: the real tokenizer ``start``
   with the merges it would add for ``text`` (``core.bpe.extend``), learned once per corpus + start;
-  ``learn_tokenizers()``: what Learn BPE animates for the session, and the real tokenizer it
+  ``learn_tokenizers()``: what Learn BPE steps through for the session, and the real tokenizer it
   started from.  Raise one of ``START_ERRORS`` (GPT-2's files missing, too big a corpus).
 - ``server_settings() -> ServerSettings``: what the person running the server set (environment or
   ``.streamlit/secrets.toml``): instructor key, caps, corpus folder.
@@ -80,7 +80,7 @@ def server_settings() -> ServerSettings:
     """The server's settings: ``BPE_EXPLORER_*`` environment variables, then
     ``.streamlit/secrets.toml`` for names unset there (``core.settings``).  Parsed once per distinct
     environment and secrets, so a changed setting counts after a restart, or a few seconds after
-the secrets file changed.
+    the secrets file changed.
     Raises :class:`~core.settings.SettingsError` (a ``ValueError``) for a setting that cannot be used.
     """
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(PREFIX)))
@@ -263,7 +263,7 @@ def _extension_prefix(key: tuple, base: BPETokenizer, tok: BPETokenizer, num_mer
 
 
 def learn_tokenizers(progress: bool = True) -> tuple[BPETokenizer, BPETokenizer | None]:
-    """What Learn BPE animates for the session's corpus and settings, and the real tokenizer it
+    """What Learn BPE steps through for the session's corpus and settings, and the real tokenizer it
     starts from (``None``: from characters or bytes, the session's own tokenizer)."""
     start = state.kept("start")  # a name of ``core.bpe.pretrained``, or characters/bytes
     if start == state.FROM_SCRATCH:

@@ -35,7 +35,8 @@ FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding", resize=True)
 def pair_rows(tok: BPETokenizer, k: int, name=None) -> list[dict]:
     """The rows of the pairs chart before merge ``k``: the competing pairs, winner first, each
     with its count and whether it won, tied (same count, lost on order) or lost.  The browser
-    builds the same rows from the payload; ``name`` quotes a token (``quoted(token_str)``)."""
+    builds the same rows from the payload, whose names of tokens longer than
+    ``ui.step_view.NAME_CHARS`` are cut; ``name`` quotes a token (``quoted(token_str)``)."""
     name = name or (lambda i: quoted(tok.token_str(i)))
     step = tok.trace[k]
     rows = []

@@ -4,9 +4,9 @@ per script as an Altair chart.
 
 - ``choices() -> (labels, missing)``: every tokenizer the page can show (the real ones, then the
   one trained on the session's corpus) by key, and why any is missing (GPT-2 without its files).
-- ``encode_all(keys, text) -> list[Encoded]``: each tokenizer's tokens, or why it cannot encode.
-- ``spans_html(result, marked)``: escaped HTML; hovering a token shows its id and bytes.
-- ``cost_frame(results)`` / ``cost_chart(frame)``: tokens per character, per tokenizer and script;
+- ``encode_all(keys, labels, text) -> list[Encoded]``: each tokenizer's tokens, or why it cannot encode.
+- ``spans_html(result, panel, marked, height)``: escaped HTML; hovering a token shows its id and bytes.
+- ``cost_frame(results, text)`` / ``cost_chart(frame)``: tokens per character, per tokenizer and script;
   ``costs(results, text)``: the chart's spec and Korean's cost against Latin's, made once.
 
 Each tokenizer's encoding of a text, its spans' HTML and the costs are kept in bounded caches
@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import weakref
 from dataclasses import dataclass
+from typing import Callable
 
 import altair as alt
 import pandas as pd
@@ -79,15 +80,23 @@ def choices() -> tuple[dict[str, str], dict[str, str]]:
 class Encoded:
     """One tokenizer's view of the text: its tokens (offsets into ``text``, its normalized form
     for a tokenizer that normalizes), or ``error`` saying why there are none (with ``unseen``, the
-    characters a trained tokenizer's alphabet lacks)."""
+    characters a trained tokenizer's alphabet lacks).
+
+    The tokenizer is held weakly: encodings are kept in a cache shared by the room, which must not
+    keep an attendee's tokenizer alive once the tokenizer store has let it go (``made_for`` then
+    drops the encoding too)."""
 
     key: str
     label: str
-    tok: BPETokenizer | None
+    tok_ref: Callable[[], BPETokenizer | None]
     text: str
     tokens: list[Token]
     error: str | None = None
     unseen: tuple[str, ...] = ()
+
+    @property
+    def tok(self) -> BPETokenizer | None:
+        return self.tok_ref()
 
     @property
     def chars_per_token(self) -> float:
@@ -109,7 +118,7 @@ def _encode(key: str, label: str, text: str) -> Encoded:
     try:
         tok = session_tokenizer(progress=False) if key == SESSION else pretrained(key)
     except (*TRAINING_ERRORS, GPT2FileError) as exc:
-        return Encoded(key, label, None, text, [], error=str(exc))
+        return Encoded(key, label, lambda: None, text, [], error=str(exc))
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
     return _encodings().made_for(tok, (key, label, digest), lambda: _encoded(key, label, tok, text))
 
@@ -117,10 +126,10 @@ def _encode(key: str, label: str, text: str) -> Encoded:
 def _encoded(key: str, label: str, tok: BPETokenizer, text: str) -> Encoded:
     shown = tok.normalized(text)
     try:
-        return Encoded(key, label, tok, shown, tok.encode_tokens(shown))
+        return Encoded(key, label, weakref.ref(tok), shown, tok.encode_tokens(shown))
     except UnknownCharacterError:
         unseen = tuple(dict.fromkeys(ch for _, ch in tok.unknown_characters(shown)))
-        return Encoded(key, label, tok, shown, [], unseen=unseen,
+        return Encoded(key, label, weakref.ref(tok), shown, [], unseen=unseen,
                        error=f"{len(unseen):,} distinct characters of the text are not in its alphabet "
                              "(its corpus never had them), so it cannot encode it: shown in red. "
                              "A byte-level tokenizer encodes any text.")

@@ -25,8 +25,9 @@ VARIANT_HELP = {
 
 
 def _keep_setting(name: str) -> dict:
-    """A settings widget's keyword arguments: kept across pages; a change restarts the animation."""
-    return state.keep(name, on_change=state.reset_animation)
+    """A settings widget's keyword arguments: kept across pages; a change sends Learn BPE back to
+    its first step."""
+    return state.keep(name, on_change=state.reset_learn_step)
 
 
 def _marker_input() -> None:
@@ -102,7 +103,7 @@ def _merges_input() -> None:
 def use_byte_variant() -> None:
     """A button callback: BPE on UTF-8 bytes, which has a token for any text."""
     state.put("kept_variant", "byte")
-    state.reset_animation()
+    state.reset_learn_step()
 
 
 def default_test_text(corpus: str) -> None:
@@ -163,7 +164,7 @@ def restore_settings(params: dict) -> None:
         if value is not None:
             state.put("kept_" + name, value)
     if params.get(state.STEP_PARAM, "").isdigit():
-        state.set_learn_step(int(params[state.STEP_PARAM]))  # the page clamps it to the merges
+        state.set_learn_step(int(params[state.STEP_PARAM]))  # the step view clamps it to the merges
     if params.get(state.RUN_PARAM):
         state.select_run(params[state.RUN_PARAM])
 

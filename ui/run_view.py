@@ -60,7 +60,7 @@ def use_byte_tokenizer() -> None:
     """A button callback: the next run gets a byte-level BPE tokenizer, which reads any text."""
     state.put("kept_variant", "byte")  # the variant the BPE pages share, so they show it too
     state.put(state.GPT_TOKENIZER, "bpe")
-    state.reset_animation()
+    state.reset_learn_step()
     st.toast("The next run you launch uses a byte-level BPE tokenizer: it can read any text.")
 
 

@@ -2,17 +2,16 @@
 indexes ``st.session_state`` with a key of its own.
 
 Naming: lowercase ``<area>_<name>``, the area being ``corpus``, ``learn``, ``charbpe`` (Char vs
-BPE), ``compare`` (Compare tokenizers), ``gpt`` (Train a GPT), ``lesson`` (Start here), ``owner``
-or ``instructor``.  A
-widget whose value outlives its page (Streamlit forgets a widget's key on a page that does not
-draw it) has the key ``w_<name>`` and its value is kept at ``kept_<name>``: :func:`keep` is the
-one way to do that.  Keys that only name
-a widget, never read here, follow the same ``<area>_<name>`` style in their page.
+BPE), ``tokenizers`` (Compare tokenizers), ``gpt`` (Train a GPT), ``lesson`` (Start here),
+``owner`` or ``instructor``.  A widget whose value outlives its page (Streamlit forgets a widget's
+key on a page that does not draw it) has the key ``w_<name>`` and its value is kept at
+``kept_<name>``: :func:`keep` is the one way to do that.  Keys that only name a widget, never read
+here, follow the same ``<area>_<name>`` style in their page.
 
 - ``corpus() -> (name, text)``, ``corpus_digest()``, ``set_corpus(name, text)``: the shared corpus.
 - ``tokenizer_settings(variant=None) -> TokenizerSettings``: the BPE pages' settings, the split
   pattern resolved here once.
-- ``learn_step()`` / ``set_learn_step(k)``, ``learn_epoch()``, ``reset_animation()``: where Learn
+- ``learn_step()`` / ``set_learn_step(k)``, ``learn_epoch()``, ``reset_learn_step()``: where Learn
   BPE's step view opens.
 - runs (``runs_dir_override``, ``selected_run``, ``suggest_run_name``, ``sync_bpc_runs``,
   ``estimate_text``) and identity (``stored_owner``, ``is_instructor``, ...) for Train a GPT.
@@ -61,7 +60,6 @@ GPT_TOKENIZER = "gpt_tokenizer"
 GPT_PROMPT = "gpt_prompt"
 # Start here (``ui.lesson_view``)
 LESSON_STATION = "lesson_station"  # the station shown (the URL keeps it as ?station=)
-LESSON_REVEALED = "lesson_revealed"  # stations whose answer this session asked to see
 LESSON_OPENING = "lesson_opening"  # the tool page the Open button set up, switched to next run
 # who is at this browser (``ui.identity``)
 OWNER_ID = "owner_id"
@@ -153,7 +151,7 @@ def set_corpus(name: str, text: str, source: str | None = None) -> None:
     ss[CORPUS_DIGEST] = text_digest(text)
     ss[CORPUS_DIGEST_OF] = text
     ss["kept_num_merges"] = default_merges(text)
-    reset_animation()
+    reset_learn_step()
 
 
 def corpus() -> tuple[str, str]:
@@ -220,7 +218,7 @@ def learn_epoch() -> int:
     return int(st.session_state.get(LEARN_EPOCH, 0))
 
 
-def reset_animation() -> None:
+def reset_learn_step() -> None:
     """Back to merge 0: the corpus or a setting changed."""
     set_learn_step(0)
     st.session_state[LEARN_EPOCH] = learn_epoch() + 1
@@ -229,7 +227,7 @@ def reset_animation() -> None:
 # -- the token a visitor clicked (ui.token_view) ---------------------------------------------------
 def last_click(view: str) -> tuple[str, int] | None:
     """``(tokenizer, id)`` last clicked in the token text ``view`` ("learn", "charbpe",
-    "compare"), or ``None``."""
+    "tokenizers"), or ``None``."""
     return st.session_state.get(f"{view}_clicked_token")
 
 

@@ -124,7 +124,7 @@ def show(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[To
     extension (``core.bpe.explain.segment``).
 
     The browser keeps the step it shows across reruns, pages and windows of this page load, until
-    the session's step is reset (a new corpus or new settings: ``state.reset_animation``); it opens
+    the session's step is reset (a new corpus or new settings: ``state.reset_learn_step``); it opens
     at the session's step, which a reload or a bookmark restores from the URL."""
     opening = f"{state.learn_epoch()} {state.learn_step()}\n".encode()
     _STEP_VIEW(data=opening + encoded_payload(tok, window, text_length, start_tokens), key=VIEW_KEY)
@@ -156,7 +156,8 @@ def payload(tok: BPETokenizer, window: str, text_length: int,
     byte_level = not tok.variant_rules.has_alphabet
     faces = {i: token_face(tok, i) for i in ids}
     return {
-        "key": f"{tokenizer_scope(tok)}-{_digest(window)}-{text_length}",
+        # an extension's scope names its new merges only: its vocabulary's size tells the bases apart
+        "key": f"{tokenizer_scope(tok)}-{tok.vocab_size}-{_digest(window)}-{text_length}",
         "n": n,
         "base_vocab": tok.vocab_size - n,
         "length0": tok.initial_length,

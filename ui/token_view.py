@@ -123,15 +123,18 @@ def tree_text(tok: BPETokenizer, token_id: int) -> str:
 
 @st.cache_resource(show_spinner=False)
 def _names() -> BoundedCache:
-    """A token picker's labels by tokenizer and ids: ~60 bytes a token."""
-    return BoundedCache(16, 16 * 2**20, cost=lambda entry: 60 * len(entry[1]))
+    """Token pickers' labels by tokenizer: ~60 bytes a token."""
+    return BoundedCache(64, 32 * 2**20, cost=lambda entry: 60 * len(entry[1]))
 
 
-def token_names(tok: BPETokenizer, ids: list[int]) -> dict[int, str]:
-    """``"id: 'token'"`` for each of ``ids``, made once per tokenizer (a picker of 5,000 tokens
-    formats 5,000 names at every rerun otherwise)."""
-    return _names().made_for(tok, (len(ids), ids[0] if ids else None),
-                             lambda: {i: f"{i}: {quoted(tok.token_str(i))}" for i in ids})
+def picker_names(tok: BPETokenizer, new_only: bool) -> dict[int, str]:
+    """A token picker's choices, ``id -> "id: 'token'"``: every token but the special ones, or
+    (``new_only``, for a real tokenizer's 100k-200k) the merges learned here; made once per
+    tokenizer (a picker of 5,000 tokens formats 5,000 names at every rerun otherwise)."""
+    def make() -> dict[int, str]:
+        ids = [s.new_id for s in tok.trace] if new_only else range(tok.vocab_size - len(tok.special_tokens))
+        return {i: f"{i}: {quoted(tok.token_str(i))}" for i in ids}
+    return _names().made_for(tok, ("picker", new_only), make)
 
 
 def _label(node: DagNode) -> str:

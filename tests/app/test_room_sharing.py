@@ -1,6 +1,7 @@
 """A room shares work: two sessions asking for the same corpus and settings at once train one
 tokenizer (the second waits for the first's), and the pieces that make the shared caches safe."""
 
+import contextlib
 import gc
 import threading
 import time
@@ -36,6 +37,46 @@ def test_one_key_is_made_once_while_other_keys_go_on():
     assert locks._locks == {}  # a key's lock goes when nobody holds or waits for it
 
 
+def test_a_waiter_interrupted_as_it_gets_the_lock_still_lets_it_go():
+    """A session told to rerun while it waits (its spinner raises as it closes) must not keep the
+    key's lock, or every attendee waiting behind it for the same tokenizer waits forever."""
+    locks, release = KeyLocks(), threading.Event()
+
+    class Interrupted(Exception):
+        pass
+
+    @contextlib.contextmanager
+    def spinner_that_raises_on_exit():
+        yield
+        raise Interrupted
+
+    def first() -> None:
+        with locks.hold("k"):
+            release.wait(30)
+
+    def second() -> None:
+        with pytest.raises(Interrupted):
+            with locks.hold("k", on_wait=spinner_that_raises_on_exit):
+                pass
+
+    holder = threading.Thread(target=first, daemon=True)
+    holder.start()
+    deadline = time.monotonic() + 30
+    while "k" not in locks._locks:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    lock = locks._locks["k"][0]
+    waiter = threading.Thread(target=second, daemon=True)
+    waiter.start()
+    while locks._locks["k"][1] < 2:  # the second session waits
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    release.set()
+    holder.join(30)
+    waiter.join(30)
+    assert not lock.locked(), "the interrupted waiter kept the lock"
+
+
 def test_a_value_made_for_an_object_is_never_served_for_another_at_its_address():
     cache = BoundedCache(8, 2**20)
 
@@ -53,9 +94,45 @@ def test_a_value_made_for_an_object_is_never_served_for_another_at_its_address()
     assert made == "second's", f"served the value of a freed object (same address: {id(second) == address})"
 
 
+class SharedRuntimeSlot:
+    """AppTest sets Streamlit's one runtime slot as a run starts and clears it as the run ends:
+    with two sessions' runs at once, the first to end would pull the runtime from under the other
+    (its components then fail: "Runtime hasn't been created!"). Through this stand-in for the
+    ``Runtime`` name AppTest uses, the slot is cleared when the last run ends."""
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "runs", 0)
+        object.__setattr__(self, "guard", threading.Lock())
+
+    def __setattr__(self, name: str, value) -> None:
+        from streamlit.runtime import Runtime
+
+        assert name == "_instance", name
+        with self.guard:
+            object.__setattr__(self, "runs", self.runs + (1 if value is not None else -1))
+            if value is not None and Runtime._instance is None:
+                Runtime._instance = value
+            elif value is None and self.runs == 0:
+                Runtime._instance = None
+
+    def __getattr__(self, name: str):
+        from streamlit.runtime import Runtime
+
+        return getattr(Runtime, name)
+
+    def __dir__(self):  # MagicMock(spec=Runtime) in AppTest reads the real class's attributes
+        from streamlit.runtime import Runtime
+
+        return dir(Runtime)
+
+
 @pytest.mark.slow
 def test_two_sessions_opening_one_corpus_train_it_once(monkeypatch):
+    from streamlit.testing.v1 import app_test
+
     from ui import cache
+
+    monkeypatch.setattr(app_test, "Runtime", SharedRuntimeSlot())
 
     made, release = [], threading.Event()
     real = cache.BPETrainer

@@ -353,7 +353,9 @@ function go(v, k) {
 
 function saveToUrl(v, now = false) {
   clearTimeout(v.urlTimer);
+  v.urlTimer = null;
   const write = () => {
+    v.urlTimer = null;
     const url = new URL(window.location.href);
     if (v.k) url.searchParams.set(v.d.param, String(v.k));
     else url.searchParams.delete(v.d.param);
@@ -487,8 +489,16 @@ function listen(v) {
   on(v.root, "mouseover", (event) => titleOnHover(v.d, event));
 }
 
+// the view goes: its clock, listeners and Vega views (each holds a window listener and a canvas)
+// with it; a step not yet in the URL is written only while the URL is still Learn BPE's
 function unmount(v) {
-  pause(v);
+  v.playing = false;
+  cancelAnimationFrame(v.frame);
+  cancelAnimationFrame(v.scrolling);
+  if (v.urlTimer !== null && window.location.pathname === v.path) saveToUrl(v, true);
+  clearTimeout(v.urlTimer);
+  (v.charts || []).forEach((view) => view.finalize());
+  v.charts = null;
   v.listening.abort();
   if (current === v) current = null;
 }
@@ -498,7 +508,7 @@ function mount(root, d, step) {
   root.tabIndex = 0;  // the arrow keys step once the view has the focus
   const v = {root, d, el: elements(root), seq: initialSequence(d), k: 0, playing: false, frame: null,
              speed: d.speed, rowsMade: 0, rowsShown: 0, charts: null, urlTimer: null, scrolling: null,
-             listening: new AbortController()};
+             listening: new AbortController(), path: window.location.pathname};
   listen(v);
   while (v.k < step) { v.seq = applyMerge(v.seq, d.merges[v.k]); v.k += 1; }
   draw(v, true);
@@ -510,11 +520,14 @@ export default function (component) {
   const root = parentElement.querySelector(".bpe-step");
   if (!root || !(data instanceof Uint8Array)) return;
   const {epoch, step, d} = readPayload(data);
-  if (memory.epoch !== epoch) memory = {epoch, step};  // a new corpus or new settings: the server's step
+  const reset = memory.epoch !== epoch;  // a new corpus or new settings: the server's step
+  if (reset) memory = {epoch, step};
   if (!current || current.d !== d || current.root !== root || !root.firstChild) {
     if (current) unmount(current);
     current = mount(root, d, Math.max(0, Math.min(d.n, memory.step)));
     drawCharts(current);
+  } else if (reset) {
+    go(current, step);  // the same tokenizer again (the same sample picked anew): back to its step
   }
   const v = current;
   return () => {  // the page was left, or is about to draw the view again: only the first stops it
