@@ -15,7 +15,7 @@ from core import CharTokenizer
 from core.gpt.config import PRESETS, default_preset, make_config, preset_help
 from core.gpt.limits import LimitError, check_config
 from core.gpt.owners import RunAccessError
-from core.gpt.probe import ProbeError
+from core.gpt.probe import MAX_PROMPT_CHARS, ProbeError
 from core.settings import SettingsError
 from core.gpt.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples,
                            resume_run, sample_run, set_shared, stop_run, unique_run_name)
@@ -178,7 +178,11 @@ def run_controls(run) -> None:
                    "from it).")
         if st.button("Remove from my runs", key="gpt_leave_shared",
                      help="It trains on for the others who launched it."):
-            delete_run(run.join_path, who)
+            try:
+                delete_run(run.join_path, who)
+            except (RunAccessError, ValueError, OSError) as exc:  # e.g. removed in another tab a moment ago
+                show_error(exc)
+                return
             st.rerun()
         return
     if not who.can_manage(run):
@@ -193,7 +197,7 @@ def run_controls(run) -> None:
 def _share(run) -> None:
     try:
         set_shared(run.path, who, not run.shared)
-    except RunAccessError as exc:
+    except (RunAccessError, ValueError, OSError) as exc:  # e.g. deleted in another tab a moment ago
         st.toast(str(exc))
 
 
@@ -295,7 +299,7 @@ gen_label = g1.selectbox("Checkpoint of run", list(ready), key="gpt_gen_run")
 temperature = g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")
 top_k = g3.number_input("Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")
 n_tokens = g4.number_input("Tokens", 1, 2000, 200, key="gpt_gen_tokens")
-prompt = st.text_input("Prompt", "\n", key=state.GPT_PROMPT)
+prompt = st.text_input("Prompt", "\n", key=state.GPT_PROMPT, max_chars=MAX_PROMPT_CHARS)
 unseen = run_view.unseen_in_prompt(ready[gen_label].path, prompt)
 if unseen:
     st.warning("This run's tokenizer never saw " + ", ".join(md_safe(repr(c)) for c in unseen)

@@ -13,7 +13,8 @@ module you need.  Read bottom-up:
 - ``evaluate``    loss on fixed windows, sampling text;
 - ``ddp``         DDP under ``torchrun``;
 - ``checkpoint``  verified, atomic checkpoints;
-- ``rundir``      a run folder: every file name, the one atomic write, JSON lines, status (no torch);
+- ``rundir``      a run folder: every file name, JSON lines, status (no torch; writes through
+  ``core.atomic``);
 - ``loop``        ``train(config, text, tokenizer, run_dir, hooks)``; ``Training``, a run in
   memory trained a turn at a time;
 - ``cli``         ``python -m core.train`` (flags);

@@ -59,8 +59,8 @@ class ModelLimits:
     max_steps: int
 
     def describe(self) -> str:
-        """e.g. "on this CPU: up to 8 layers × 256 wide, context 256, batch 64 (8,192 tokens a
-        step), 20,000 steps" — the line shown next to the model-size controls."""
+        """The line shown next to the model-size controls, e.g. "on this CPU: up to 6 layers × 256
+        wide, 8 heads, context 256, batch 64 (4,096 tokens a step), 5 M parameters, 20,000 steps"."""
         where = {"cpu": "this CPU", "cuda": "this GPU", "mps": "this Mac's GPU"}[self.device_kind]
         return (f"on {where}: up to {self.n_layer} layers × {self.n_embd} wide, "
                 f"{self.n_head} heads, context {self.block_size}, batch {self.batch_size} "

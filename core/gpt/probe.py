@@ -109,10 +109,19 @@ def run_step_seconds(metrics: list[dict], tokens_per_step: int) -> float | None:
     return statistics.median(blocks) if blocks else None
 
 
+MAX_PROMPT_CHARS = 10_000
+
+
 def sample_checkpoint(run_dir, prompt: str, max_new_tokens: int, temperature: float = 0.8,
                       top_k: int | None = None, *, timeout: float = 60.0,
                       memory: int | None = DEFAULT_MEMORY) -> str:
-    """Text generated on the CPU from the run's checkpoint (verified, see core.gpt.checkpoint)."""
+    """Text generated on the CPU from the run's checkpoint (verified, see core.gpt.checkpoint).
+    A prompt over ``MAX_PROMPT_CHARS`` is refused (``ValueError``): it travels on the child's
+    command line, which the system bounds, and the model reads only its last ``block_size``
+    tokens anyway."""
+    if len(prompt) > MAX_PROMPT_CHARS:
+        raise ValueError(f"The prompt is {len(prompt):,} characters long; at most {MAX_PROMPT_CHARS:,} "
+                         "are sent to the model (it reads only its last few hundred tokens).")
     return _run(["sample", "--run-dir", str(Path(run_dir).resolve()), "--prompt", prompt,
                  "--tokens", str(int(max_new_tokens)), "--temperature", str(float(temperature)),
                  "--top-k", str(int(top_k or 0))], timeout, memory)["text"]

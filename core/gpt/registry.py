@@ -3,7 +3,7 @@ the queue with its estimated waits, who launched each run, and whether a process
 
 Reads only: no function here writes a run's files (a run whose status says a process trains it but
 whose process is gone *reads* as failed or as waiting for its next turn; the scheduler records
-it, see :func:`died`).  Torch-free, like the scheduler that uses it.  Leaves out launching,
+it, ``core.gpt.turns.lose_turn``).  Torch-free, like the scheduler that uses it.  Leaves out launching,
 stopping and the rest of a run's changes (``core.gpt.runs``) and who trains next
 (``core.gpt.turns``).
 """

@@ -17,8 +17,8 @@ A launch identical to a run that is finished, queued or training (the same corpu
 tokenizer, settings and seed: ``core.gpt.identical``) trains nothing: the launcher gets a *join*,
 their own name for that run, read-only, and a run launched by n attendees counts 1/n against
 each one's cap.  Queue changes (enqueue, join, stop, resume, delete) happen under one lock on the
-runs folder, and a trainer holds a lock on the run folder for its turn, so two Resume clicks
-queue one run and one trainer trains it.  Stopping a run between turns is immediate; during a
+runs folder, so two Resume clicks queue one run, and a trainer holds a lock on the run folder
+for its turn, so one trainer trains it.  Stopping a run between turns is immediate; during a
 turn it asks the trainer (``stop.request``), which checkpoints and ends the turn.  A run whose
 trainer died gets its turn again from its last checkpoint; three times in a row, it fails, its
 last checkpoint stays, and :func:`resume_run` carries on from it.
@@ -133,6 +133,8 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
     run_dir.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     with locked(runs_dir / QUEUE_LOCK):
         existing = find_identical(runs_dir, identity)
+        if owner == ROOM_OWNER and existing is not None and existing.parent.name != ROOM_OWNER:
+            existing = None  # the room's runs never rest on an attendee's, which they may stop or delete
         mine = _launched_by(runs_dir, existing, owner) if existing is not None else None
         if mine is not None:
             return run_info(mine)

@@ -31,6 +31,13 @@ def gpu_for(trainer: int, gpus: int) -> int | None:
     return trainer % gpus if gpus else None
 
 
+def visible_device(gpu: int) -> str:
+    """``CUDA_VISIBLE_DEVICES`` for a trainer on the server's GPU number ``gpu``: the server's own
+    mask, if it was started with one (``2,3``, or MIG UUIDs), names the devices it may use."""
+    inherited = [d.strip() for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    return inherited[gpu] if gpu < len(inherited) else str(gpu)
+
+
 def train_turn(run_dir: str, turn_id: str, seconds: float) -> dict:
     """``core.gpt.worker.run_turn``, run in a trainer: what the scheduler sends (a reference by
     name that it can pass without importing torch itself)."""
@@ -43,7 +50,7 @@ def _start_trainer(threads: int, gpu: int | None) -> None:
     """In a new trainer process, before torch loads: its GPU, waiting threads that do not spin,
     background priority; then torch and the training code, so the first turn starts at once."""
     if gpu is not None:
-        os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu)
+        os.environ["CUDA_VISIBLE_DEVICES"] = visible_device(gpu)
     for name, value in CPU_SHARING_ENV.items():
         os.environ.setdefault(name, value)
     yield_cpu_to_server()
@@ -85,14 +92,21 @@ class LocalTrainers:
 
     def submit(self, fn, *args) -> Future:
         trainer = next(t for t in range(self.count) if t not in self._busy.values())
+        try:
+            future = self._pool(trainer).submit(fn, *args)
+        except BrokenProcessPool:  # the trainer died while idle (killed, out of memory): a new one
+            self._pools.pop(trainer)[0].shutdown(wait=False, cancel_futures=True)
+            future = self._pool(trainer).submit(fn, *args)
+        self._busy[future] = trainer
+        return future
+
+    def _pool(self, trainer: int) -> ProcessPoolExecutor:
         if trainer not in self._pools:
             context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked locks
             pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start_trainer,
                                        initargs=self._setup(trainer))
             self._pools[trainer] = (pool, self._setup(trainer))
-        future = self._pools[trainer][0].submit(fn, *args)
-        self._busy[future] = trainer
-        return future
+        return self._pools[trainer][0]
 
     def wait(self, futures, timeout: float) -> None:
         """Until one of ``futures`` is done, or ``timeout`` seconds."""

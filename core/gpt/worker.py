@@ -11,11 +11,11 @@ trainer, ``core.gpt.turns``) -> :func:`run_turn` -> ``core.gpt.loop.Training.adv
 Everything a run needs is in its folder, written at launch: the config (``train_config.json``,
 read straight into a ``TrainConfig``), the corpus and the tokenizer; so a run depends neither on
 the session that launched it nor on the process that trained its last turn.  A trainer keeps the
-runs it trained in memory (``HELD_BYTES`` at most, the least recently trained dropped first):
-when a run's next turn comes back to the same process and the run's status says that the last
-turn it finished was this process's (nobody trained it since, no turn was lost), it carries on
-from memory; otherwise it loads the checkpoint.  The encoded corpus is kept apart, by the run's
-identity: it never changes.
+runs it trained in memory (``HELD_BYTES`` at most, corpora included, the least recently trained
+dropped first): when a run's next turn comes back to the same process and the run's status says
+that the last turn it finished was this process's (nobody trained it since, no turn was lost), it
+carries on from memory; otherwise it loads the checkpoint.  The encoded corpus is kept apart, by
+the run's identity (it never changes), within ``HELD_DATA`` corpora and ``HELD_DATA_BYTES``.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ from .rundir import (CHECKPOINT_FILE, CORPUS_FILE, STOP_FILE, TOKENIZER_FILE, TR
                      TRAIN_LOCK_FILE, read_json)
 from .turns import claim_turn
 
-HELD_BYTES = 1 << 30   # models and optimizer states one trainer keeps between turns
-HELD_DATA = 64         # encoded corpora one trainer keeps
+HELD_BYTES = 1 << 30       # runs one trainer keeps between turns: models, optimizer states, corpora
+HELD_DATA = 64             # encoded corpora one trainer keeps
+HELD_DATA_BYTES = 1 << 30  # and their bytes (a 64 MB corpus of characters is 512 MB of int64 ids)
 
 
 @dataclass
@@ -118,15 +119,22 @@ def _encoded(run_dir: Path, identity: str | None, tokenizer, config: TrainConfig
         if identity:
             with _memory:
                 _data[identity] = data
-                while len(_data) > HELD_DATA:
+                while len(_data) > 1 and (len(_data) > HELD_DATA
+                                          or sum(map(_data_bytes, _data.values())) > HELD_DATA_BYTES):
                     _data.popitem(last=False)
     return data
 
 
+def _data_bytes(data: Data) -> int:
+    return data.train.nbytes + data.val.nbytes
+
+
 def _hold(run_dir: Path, training: Training, turn_id: str) -> None:
     """Keep the run in memory for its next turn, within ``HELD_BYTES`` (weights, gradients and
-    AdamW's two moments: four copies of the parameters)."""
+    AdamW's two moments: four copies of the parameters; and its encoded corpus, which it keeps
+    alive, counted with each run that holds it)."""
     nbytes = 4 * sum(p.numel() * p.element_size() for p in training.raw_model.parameters())
+    nbytes += _data_bytes(training.data) * (2 if training.train_ids is not training.data.train else 1)
     with _memory:
         _held[str(run_dir)] = _Held(training, turn_id, read_identity(run_dir), nbytes)
         while sum(h.nbytes for h in _held.values()) > HELD_BYTES and len(_held) > 1:

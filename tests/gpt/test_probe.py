@@ -10,7 +10,7 @@ import pytest
 
 from core.gpt.config import make_config
 from core.gpt.limits import default_max_running, threads_per_run
-from core.gpt.probe import estimate_step, run_step_seconds
+from core.gpt.probe import MAX_PROMPT_CHARS, estimate_step, run_step_seconds, sample_checkpoint
 from core.gpt.rundir import TRAIN_CONFIG_FILE
 from core.gpt.runs import SERVER, launch_run, read_metrics, run_info, stop_run
 from core.settings import ServerSettings
@@ -63,3 +63,9 @@ def test_the_estimate_is_within_30_percent_of_the_run_it_predicts(tmp_path):
     assert abs(measured / expected - 1) <= TOLERANCE, figures
     saved = json.loads((run.path / TRAIN_CONFIG_FILE).read_text())
     assert (before.device, before.threads) == ("cpu", saved["threads"])  # the run's own threads
+
+
+def test_a_prompt_past_the_bound_is_refused_with_a_message(tmp_path):
+    """A browser can send a 200,000-character prompt; on a command line it would fail with E2BIG."""
+    with pytest.raises(ValueError, match="at most 10,000"):
+        sample_checkpoint(tmp_path, "x" * (MAX_PROMPT_CHARS + 1), 10)

@@ -4,13 +4,15 @@ with the runs themselves training on the CPU.  No GPU was lent to this project's
 measurement that sets ``runs_per_gpu`` is bench/bench_gpu_turns.py's."""
 
 import os
+import signal
+import time
 
 import pytest
 
 from core.gpt.limits import BACKGROUND_NICENESS
 from core.gpt.rundir import queue_settings, read_status, write_queue_settings
 from core.gpt.runs import SERVER, launch_run, list_runs, stop_run
-from core.gpt.trainers import LocalTrainers, gpu_for
+from core.gpt.trainers import LocalTrainers, gpu_for, visible_device
 from core.settings import ServerSettings
 from test_runs import ALICE, BOB, CAROL, runs_dir, wait_for  # noqa: F401  (runs_dir: a fixture)
 from test_train import TEXT, tiny_config
@@ -43,6 +45,35 @@ def test_each_trainer_process_gets_its_gpu_threads_and_background_priority():
     assert sorted(r["gpu"] for r in found) == ["0", "0", "1", "1"]
     assert len({r["pid"] for r in found}) == 4 and {r["threads"] for r in found} == {1}
     assert min(r["nice"] for r in found) >= os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS
+
+
+@pytest.mark.slow
+def test_a_trainer_killed_while_idle_is_replaced_at_the_next_turn():
+    """The kernel's out-of-memory killer picks an idle trainer: the next turn gets a new one,
+    and the scheduler goes on (before, the dead pool's submit raised and the scheduler exited)."""
+    trainers = LocalTrainers()
+    trainers.configure(1, 1, 0)
+    try:
+        first = trainers.submit(where_am_i)
+        pid = first.result(timeout=300)["pid"]
+        trainers.done(first, lost=False)
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while not trainers._pools[0][0]._broken:  # the pool notices its process is gone
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        second = trainers.submit(where_am_i)
+        assert second.result(timeout=300)["pid"] != pid
+    finally:
+        trainers.close()
+
+
+def test_a_server_s_own_gpu_mask_is_kept(monkeypatch):
+    """A server started with CUDA_VISIBLE_DEVICES=2,3 gives its trainers GPUs 2 and 3, not 0 and 1."""
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
+    assert [visible_device(gpu) for gpu in range(2)] == ["2", "3"]
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert [visible_device(gpu) for gpu in range(2)] == ["0", "1"]
 
 
 @pytest.mark.slow
