@@ -174,8 +174,9 @@ def feedback(station: Station, progress: StationProgress) -> None:
     q = station.question
     if progress.done:
         first = " at the first try" if progress.first_try_right else ""
+        seen = ", once you had seen the answer" if progress.revealed and not progress.first_try_right else ""
         why = explanation(station, answer, md_safe) if answer else ""
-        st.success(f"**Right{first}.** {why}", icon="✅")
+        st.success(f"**Right{first}{seen}.** {why}", icon="✅")
         return
     given_text, _ = progress.last
     try:
@@ -185,11 +186,10 @@ def feedback(station: Station, progress: StationProgress) -> None:
     said = md_safe(q.choices.get(given.text, given.text))
     more = hint(station, answer, given, md_safe) if answer else ""
     st.error(f"**Not quite:** you predicted {said}. {more}", icon="🤔")
-    revealed = state.get(state.LESSON_REVEALED, set())
-    if answer is not None and station.id in revealed:
+    if answer is not None and progress.revealed:
         st.info(explanation(station, answer, md_safe), icon="💡")
     elif answer is not None and st.button("Show me the answer", key=f"lesson_reveal_{station.id}"):
-        state.put(state.LESSON_REVEALED, revealed | {station.id})
+        store().reveal(owner_id(), station.id)  # kept: the room view counts who asked to see it
         st.rerun()
 
 
@@ -275,7 +275,8 @@ def _room_table(path: LessonPath) -> None:
         wrong = station.question.choices.get(row.common_wrong, row.common_wrong)
         wrong = md_safe(f"{wrong} ({row.common_wrong_count})") if wrong else "–"
         rows.append({"station": md_safe(f"{station.number}. {station.short}"), "reached": row.reached,
-                     "answered": row.answered, "right at first try": share, "done": row.done,
+                     "answered": row.answered, "right at first try": share,
+                     "saw the answer": row.revealed, "done": row.done,
                      "most common wrong answer": wrong})
     # a plain table (readable at 800 px, its text in the page); it draws cells as Markdown
     st.table(pd.DataFrame(rows), hide_index=True)

@@ -226,7 +226,9 @@ def _example(base: BPETokenizer, text: str, left: int, right: int) -> tuple[str,
     """The first word of ``text`` where ``base`` puts ``left`` and ``right`` side by side, and
     how ``base`` cuts it."""
     tokens = base.encode_tokens(text)
-    i = next(i for i in range(len(tokens) - 1) if (tokens[i].id, tokens[i + 1].id) == (left, right))
+    i = next((i for i in range(len(tokens) - 1) if (tokens[i].id, tokens[i + 1].id) == (left, right)), None)
+    if i is None:  # a teacher's station whose text never puts the pair side by side
+        raise LessonError(f"The text never has tokens {left} and {right} side by side.")
     start, end = tokens[i].start, tokens[i + 1].end
     while start > 0 and not text[start - 1].isspace():
         start -= 1

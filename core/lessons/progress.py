@@ -6,7 +6,11 @@ app keeps what outlives a session; a name starting with a dot is never taken for
 of runs)::
 
     {"version": 1, "stations": {"02_first_merge": {"opened": 1732400000.0, "tries": 2,
-                                                   "answers": [["e + s", false], ["l + o", true]]}}}
+                                                   "answers": [["e + s", false], ["l + o", true]],
+                                                   "revealed": 1732400042.0}}}
+
+``revealed``: when the attendee asked to see the answer; kept, so the room view can tell a station
+finished by predicting from one finished after reading the answer.
 
 Rules: an owner id is checked (``core.gpt.owners.validate_owner``) before it names a file; each
 owner reads and writes only their own file (:meth:`ProgressStore.of`); the room's counts
@@ -41,11 +45,13 @@ MAX_OWNERS = 5000         # files the room view reads at most
 
 @dataclass(frozen=True)
 class StationProgress:
-    """One attendee at one station: opened it, and their answers in order (``(answer, right)``)."""
+    """One attendee at one station: opened it, their answers in order (``(answer, right)``), and
+    whether they asked to see the answer."""
 
     opened: bool = False
     answers: tuple[tuple[str, bool], ...] = ()
     tries: int = 0
+    revealed: bool = False
 
     @property
     def done(self) -> bool:
@@ -63,12 +69,14 @@ class StationProgress:
 @dataclass(frozen=True)
 class RoomRow:
     """The room at one station: how many attendees opened it, answered, got it right at the first
-    try, and finished it; the wrong answer most of them gave (each attendee counted once)."""
+    try, asked to see the answer, and finished it; the wrong answer most of them gave (each
+    attendee counted once)."""
 
     station: str
     reached: int
     answered: int
     first_try_right: int
+    revealed: int
     done: int
     common_wrong: str | None
     common_wrong_count: int
@@ -80,7 +88,8 @@ class RoomRow:
 
 def _station_progress(record: dict) -> StationProgress:
     answers = tuple((str(a), bool(r)) for a, r in record.get("answers", [])[:MAX_ANSWERS])
-    return StationProgress(bool(record.get("opened")), answers, int(record.get("tries", len(answers))))
+    return StationProgress(bool(record.get("opened")), answers, int(record.get("tries", len(answers))),
+                           revealed=bool(record.get("revealed")))
 
 
 class ProgressStore:
@@ -144,11 +153,18 @@ class ProgressStore:
             record["tries"] = int(record.get("tries", 0)) + 1
         return self._update(owner, station_id, add)
 
+    def reveal(self, owner: str, station_id: str) -> StationProgress:
+        """Note that ``owner`` asked to see the station's answer (the first time counts)."""
+        def revealed(record: dict) -> None:
+            record.setdefault("opened", time.time())
+            record.setdefault("revealed", time.time())
+        return self._update(owner, station_id, revealed)
+
     def room(self, viewer: Viewer, station_ids: list[str]) -> list[RoomRow]:
         """Per station, the room's counts (see :class:`RoomRow`); only for an instructor."""
         if not viewer.instructor:
             raise RunAccessError("Only the instructor sees the room's progress.")
-        files = sorted(self.folder.glob("*.json"))[:MAX_OWNERS] if self.folder.is_dir() else []
+        files = sorted(self.folder.glob("[!.]*.json"))[:MAX_OWNERS] if self.folder.is_dir() else []
         everyone = [self._read(path) for path in files]
         return [_room_row(sid, [_station_progress(s[sid]) for s in everyone if sid in s])
                 for sid in station_ids]
@@ -160,6 +176,7 @@ def _room_row(station_id: str, people: list[StationProgress]) -> RoomRow:
     common = wrong.most_common(1)
     return RoomRow(station_id, reached=len(people), answered=len(answered),
                    first_try_right=sum(p.first_try_right for p in answered),
+                   revealed=sum(p.revealed for p in people),
                    done=sum(p.done for p in answered),
                    common_wrong=common[0][0] if common else None,
                    common_wrong_count=common[0][1] if common else 0)

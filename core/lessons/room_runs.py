@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..atomic import atomic_write
 from ..gpt.locks import locked
+from ..gpt.owners import ROOM_OWNER
 from ..gpt.registry import RunInfo, is_run, read_metrics, run_info
 from ..gpt.rundir import default_runs_dir
 from ..settings import ServerSettings
@@ -29,7 +30,6 @@ from .computations import Answer, StationData, computation
 from .errors import AnswerNotReady
 from .progress import FOLDER, LOCK
 
-ROOM_OWNER = "room"
 KINDS = {"char": "characters", "bpe": "BPE"}
 RECORD = ".room-runs.json"   # in the progress folder: station -> {kind: run folder, relative}
 SEED = 1337
@@ -63,7 +63,8 @@ def room_runs(data: StationData) -> dict[str, RunInfo | None]:
     return {kind: run_info(path) if is_run(path) else None for kind, path in run_paths(data).items()}
 
 
-def _config(data: StationData):
+def room_config(data: StationData):
+    """The station's runs' settings: its preset and steps, one seed for the room."""
     from ..gpt.config import make_config  # torch: only when launching
 
     return make_config(str(data.args.get("preset", "quick")), max_steps=int(data.args.get("steps", 300)),
@@ -77,7 +78,7 @@ def start_room_runs(data: StationData, settings: ServerSettings | None = None) -
     runs_dir = _runs_dir(data)
     settings = settings or ServerSettings.from_env()
     settings = replace(settings, max_runs_per_owner=max(len(KINDS), settings.max_runs_per_owner))
-    text, config, launched = data.text(), _config(data), {}
+    text, config, launched = data.text(), room_config(data), {}
     for kind, path in run_paths(data).items():
         if is_run(path):
             launched[kind] = run_info(path)

@@ -84,11 +84,14 @@ def test_the_room_counts_each_attendee_once_and_only_for_the_instructor(tmp_path
         store.record_answer(ALICE, "02", answer, right)
     store.record_answer(BOB, "02", "s + t", False)
     store.record_answer(BOB, "02", "e + s", False)
+    store.reveal(BOB, "02")
+    store.reveal(BOB, "02")  # asked twice: counted once
     store.open_station(BOB, "03")
     with pytest.raises(RunAccessError, match="Only the instructor"):
         store.room(Viewer(ALICE), ["02"])
     two, three, four = store.room(INSTRUCTOR, ["02", "03", "04"])
-    assert (two.reached, two.answered, two.first_try_right, two.done) == (2, 2, 0, 1)
+    assert (two.reached, two.answered, two.first_try_right, two.revealed, two.done) == (2, 2, 0, 1, 1)
+    assert store.of(BOB)["02"].revealed and not store.of(ALICE)["02"].revealed
     assert (two.common_wrong, two.common_wrong_count) == ("e + s", 2)  # Alice's two tries count once
     assert two.first_try_share == 0.0
     assert (three.reached, three.answered, three.common_wrong, three.first_try_share) == (1, 0, None, None)

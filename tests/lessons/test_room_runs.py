@@ -6,10 +6,11 @@ import time
 
 import pytest
 
-from core.gpt.registry import list_runs, pid_alive, read_metrics
-from core.gpt.runs import SERVER, Viewer, stop_run
+from core.gpt.registry import list_runs, pid_alive, read_metrics, run_info
+from core.gpt.runs import SERVER, Viewer, launch_run, stop_run
 from core.lessons import ROOM_OWNER, StationData, room_runs, start_room_runs
 from core.lessons.computations import COMPUTATIONS
+from core.lessons.room_runs import room_config
 from core.settings import ServerSettings
 
 ALICE = Viewer("alice-0123456789ab")
@@ -55,3 +56,18 @@ def test_the_room_s_runs_train_once_shared_and_answer_from_their_metrics(runs_di
     answer = COMPUTATIONS["room_bpc"].run(data)
     assert answer.value == min(bpc, key=bpc.get)
     assert answer.facts["char_bpc"] == f"{bpc['char']:.3f}" and answer.facts["steps"] == "3"
+
+
+@pytest.mark.slow
+def test_the_room_never_rests_on_an_attendee_s_identical_run(runs_dir):
+    """Alice launched the station's very run from Train a GPT before anyone clicked the station's
+    button: the room trains its own, and her run stays hers, private, for her alone to stop."""
+    data = StationData(corpus="sample:python source", variant="char", merges=20, runs_dir=runs_dir,
+                       station="07_test", args={"preset": "tiny", "steps": 3})
+    settings = ServerSettings(max_runs_per_owner=2, max_running=1)
+    hers = launch_run(room_config(data), "mine", runs_dir, owner=ALICE.owner, text=data.text(),
+                      settings=settings)
+    launched = start_room_runs(data, settings)
+    assert launched["char"].path.parent.name == ROOM_OWNER and launched["char"].path != hers.path
+    assert not ALICE.can_manage(launched["char"])
+    assert not run_info(hers.path).shared
