@@ -9,12 +9,14 @@ tokenizer, which trains it and builds the step view's payload.
 
 import argparse
 import statistics
+import sys
 import time
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's core and ui, not an installed copy
 
 from ui.samples import python_docs_corpus
 

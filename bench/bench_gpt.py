@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's core and ui, not an installed copy
 
 from core.bpe import CharTokenizer
 from core.corpus import download_tiny_shakespeare, read_corpus

@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's core and ui, not an installed copy
 
 from core.bpe import CharTokenizer
 from core.gpt.checkpoint import checkpoint_path, save_checkpoint

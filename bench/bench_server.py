@@ -37,6 +37,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's core and ui, not an installed copy
 
 from streamlit_client import Session
 from core.gpt.runs import list_runs
