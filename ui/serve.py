@@ -12,7 +12,8 @@ they fail with "400 session invalid").  What this module owns, and why each choi
   never the client address: a room often reaches the server from one venue address, which would
   put everyone on one process.  A new visitor goes to the process holding the fewest connections
   (``balance leastconn``: open websockets are the attendees a process holds).
-- **A process that dies is restarted** here, on its port, with a growing pause if it keeps dying.
+- **A process that dies is restarted** here, on its port, with a growing pause if it keeps dying;
+  one that stops answering its health check for a minute (hung) is killed first.
   Its attendees' tabs reconnect meanwhile: the pinned request is tried on the dead process first
   (``option persist``: a busy process that misses a health check keeps its attendees) and, refused,
   sent to a live one (``option redispatch``), which sets a new pin.  The tab runs again there at
@@ -69,6 +70,8 @@ READY_S = 180.0        # an app process's first start imports torch & co.: slow 
 STOP_S = 10.0          # a process gets this long after SIGTERM, then SIGKILL
 STABLE_S = 60.0        # a process up this long that dies is restarted at once
 MAX_PAUSE_S = 30.0     # the longest pause before restarting a process that keeps dying
+HEALTH_EVERY_S = 10.0  # how often a running app process's health is asked here
+HUNG_S = 60.0          # an app process silent this long (after READY_S from its start) is hung
 PR_SET_PDEATHSIG = 1
 RECONNECT_TIMER = "1h"  # the timer that makes a reconnected tab run again (see rerun_on_reconnect)
 
@@ -118,6 +121,8 @@ class Child:
         self.restarts = 0
         self.quick_deaths = 0
         self.restart_at: float | None = None
+        self.next_check = 0.0
+        self.silent_since: float | None = None
 
     @property
     def pid(self) -> int | None:
@@ -128,6 +133,7 @@ class Child:
                                      start_new_session=True,
                                      preexec_fn=_dies_with_parent())  # noqa: PLW1509 (no threads here)
         self.started, self.restart_at = time.monotonic(), None
+        self.next_check, self.silent_since = self.started + READY_S, None
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -151,6 +157,23 @@ class Child:
               file=sys.stderr, flush=True)
         self.restart_at = now + pause
         return False
+
+    def watch(self, now: float) -> None:
+        """Kill an app process that has not answered its health check for ``HUNG_S`` seconds:
+        alive to the kernel but dead to its attendees, whom the proxy would keep sending to it
+        (``option persist``); :meth:`tend` then restarts it like any process that died."""
+        if self.port is None or not self.alive() or now < self.next_check:
+            return
+        self.next_check = now + HEALTH_EVERY_S
+        if healthy(self.port):
+            self.silent_since = None
+            return
+        self.silent_since = self.silent_since or now
+        if now - self.silent_since >= HUNG_S:
+            print(f"{self.name}: pid {self.pid} has not answered its health check for {HUNG_S:.0f} s; "
+                  "killing it, to start it again", file=sys.stderr, flush=True)
+            self.proc.kill()
+            self.proc.wait()
 
     def signal_stop(self) -> None:
         if self.alive():
@@ -320,10 +343,13 @@ def write_status(path: Path | None, url: str, proxy: Child, apps: list[Child], s
 
 
 def supervise(proxy: Child, apps: list[Child], on_restart) -> None:
-    """Keep every child alive until Ctrl+C or SIGTERM (:class:`Stopped`)."""
+    """Keep every child alive, and every app process answering, until Ctrl+C or SIGTERM
+    (:class:`Stopped`)."""
     while True:
         time.sleep(POLL_S)
         now = time.monotonic()
+        for app in apps:
+            app.watch(now)
         restarted = [child for child in [proxy, *apps] if child.tend(now)]  # tend every child
         if restarted:
             on_restart()

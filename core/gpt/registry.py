@@ -120,12 +120,32 @@ def here(status: dict) -> bool:
     return status.get("host") in (None, os.uname().nodename)
 
 
+def process_start(pid: int | None) -> int | None:
+    """When process ``pid`` started (clock ticks after boot, ``/proc/<pid>/stat``'s 22nd field);
+    None where that cannot be read.  With the pid, it names one process: a pid is given again to
+    a later process (soon, after a restart, when pids count from 1 again), its start time is not."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def process_alive(status: dict) -> bool:
+    """Whether the process ``status`` names (``pid``, and ``pid_start`` when recorded) still runs,
+    rather than a later process given the same pid; never a process whose pid was recorded on
+    another machine (see :func:`here`) - that one is unknown here, so it reads as gone."""
+    pid = status.get("pid")
+    if not (here(status) and pid_alive(pid)):
+        return False
+    start = status.get("pid_start")
+    return start is None or process_start(pid) in (None, start)
+
+
 def turn_alive(status: dict) -> bool:
     """A turn is under way: given to a trainer whose process (when it runs here) is alive."""
     if not status.get("turn"):
         return False
-    pid = status.get("pid")
-    return pid is None or not here(status) or pid_alive(pid)
+    return status.get("pid") is None or not here(status) or process_alive(status)
 
 
 def observed_status(run_dir) -> dict:
@@ -134,7 +154,7 @@ def observed_status(run_dir) -> dict:
     a machine that restarted.  A run taking turns never reads as failed here: a turn its trainer
     did not finish is given again by the scheduler (``core.gpt.turns``)."""
     status = read_status(run_dir)
-    if status.get("in_turns") or status.get("status") not in TRAINING or pid_alive(status.get("pid")):
+    if status.get("in_turns") or status.get("status") not in TRAINING or process_alive(status):
         return status
     status = read_status(run_dir)  # it may have just finished: read once more
     if status.get("status") in TRAINING:

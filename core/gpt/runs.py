@@ -44,9 +44,9 @@ from .locks import locked
 from .owners import (LOCAL_OWNER, ROOM_OWNER, SERVER, RunAccessError, Viewer, sanitize_run_name,
                      unique_run_name, validate_owner)
 from .probe import sample_checkpoint
-from .registry import (RunInfo, find_identical, get_run, here, is_run, launchers, list_runs,
-                       owner_load, pid_alive, read_metrics, read_samples, run_folders, run_info,
-                       seconds_per_step, turn_alive)
+from .registry import (RunInfo, find_identical, get_run, is_run, launchers, list_runs,
+                       owner_load, pid_alive, process_alive, read_metrics, read_samples, run_folders,
+                       run_info, seconds_per_step, turn_alive)
 from .rundir import (ACTIVE, CORPUS_FILE, QUEUE_LOCK, SHARE_FILE, STOP_FILE, TOKENIZER_FILE,
                      TRAIN_CONFIG_FILE, TRAINING, default_runs_dir, now, read_json, read_status, write_json,
                      write_queue_settings, write_status, write_text)
@@ -294,7 +294,7 @@ def _force_stop(run_dir: Path) -> None:
     with locked(run_dir.parent.parent / QUEUE_LOCK):
         status = read_status(run_dir)
         if status.get("status") in ACTIVE:
-            if here(status) and pid_alive(status.get("pid")):
+            if process_alive(status):  # the trainer itself, never a later process given its pid
                 os.kill(status["pid"], signal.SIGKILL)
             write_status(run_dir, "stopped", queued_at=None, ended=now(), turn=None, pid=None)
         (run_dir / STOP_FILE).unlink(missing_ok=True)

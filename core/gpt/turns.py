@@ -16,8 +16,10 @@ least; an owner who had nothing training starts level with the least-charged own
 others' training).  Among equals, a run that has had no turn yet goes first, then the one whose
 last turn ended longest ago, then the one queued first.
 
-In ``status.json``, while it is running: ``turn`` (``{"id", "scheduler", "host"}``, none between
-turns), ``pid``, ``host`` and ``gpu`` of the trainer that has it (written by it), ``turns`` and
+In ``status.json``, while it is running: ``turn`` (``{"id", "scheduler", "scheduler_start",
+"host"}``, none between turns), ``pid``, ``pid_start`` (``registry.process_start``: a pid given
+again after a restart is not taken for the trainer), ``host`` and ``gpu`` of the trainer that has
+it (written by it), ``turns`` and
 ``turn_s`` (turns finished, their seconds), ``last_turn`` (when the last ended), ``last_turn_id``
 (the turn whose trainer holds the run as it stands: none after a lost turn, whose trainer may
 have written part of a turn), and ``lost_turns``: turns in a row whose
@@ -35,9 +37,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from .limits import TURN_S
 from .locks import locked
 from .owners import ROOM_OWNER
-from .registry import here, launchers, pid_alive
+from .registry import launchers, process_alive, process_start
 from .rundir import (QUEUE_LOCK, STOP_FILE, TURNS_FILE, now, read_json, read_status, write_json,
                      write_status)
 
@@ -66,6 +69,11 @@ def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | N
         statuses = {run: read_status(run) for run in waiting}
         charged = _charges(runs_dir, found)
         floor = min(charged.values(), default=0.0)
+        for run, who in found.items():  # a turn under way counts as charged already, so that free
+            if run not in waiting and read_status(run).get("turn"):  # trainers go to other owners
+                payers = who or [ROOM_OWNER]
+                for owner in payers:
+                    charged[owner] = max(charged.get(owner, floor), floor) + TURN_S / len(payers)
 
         def priority(run: Path) -> tuple:
             least = min(max(charged.get(owner, floor), floor) for owner in waiting[run] or [ROOM_OWNER])
@@ -76,6 +84,7 @@ def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | N
         run = min(waiting, key=priority)
         turn = Turn(run, uuid.uuid4().hex)
         write_status(run, "running", turn={"id": turn.id, "scheduler": scheduler,
+                                           "scheduler_start": process_start(scheduler),
                                            "host": os.uname().nodename}, pid=None, host=None)
         return turn
 
@@ -116,7 +125,7 @@ def claim_turn(run_dir, turn_id: str, pid: int, host: str, gpu: str | None = Non
         status = read_status(run_dir)
         if (status.get("turn") or {}).get("id") != turn_id:
             return None
-        return write_status(run_dir, "running", pid=pid, host=host, gpu=gpu,
+        return write_status(run_dir, "running", pid=pid, pid_start=process_start(pid), host=host, gpu=gpu,
                             started=status.get("started") or now())
 
 
@@ -190,7 +199,9 @@ def reclaim_turns(runs_dir, scheduler: int, in_flight: Collection[str]) -> None:
                 continue
             host = os.uname().nodename
             ours = turn.get("scheduler") == scheduler and turn.get("host") == host
-            giver_alive = not ours and (turn.get("host") != host or pid_alive(turn.get("scheduler")))
-            trainer_alive = status.get("pid") is not None and here(status) and pid_alive(status.get("pid"))
+            giver = {"pid": turn.get("scheduler"), "pid_start": turn.get("scheduler_start"),
+                     "host": turn.get("host")}
+            giver_alive = not ours and (turn.get("host") != host or process_alive(giver))
+            trainer_alive = status.get("pid") is not None and process_alive(status)
             if not giver_alive and not trainer_alive:
                 _lose(run, status, "its scheduler or trainer is gone")

@@ -172,6 +172,33 @@ def _become_instructor(pg) -> None:
     idle(pg)
 
 
+def test_a_process_that_stops_answering_is_killed_then_started_again(monkeypatch):
+    """Hung (alive, but its health check unanswered): the proxy would keep its attendees there,
+    so the command kills it after ``HUNG_S`` and restarts it like a process that died."""
+    from ui import serve
+
+    monkeypatch.setattr(serve, "READY_S", 0.0)
+    monkeypatch.setattr(serve, "HEALTH_EVERY_S", 0.05)
+    monkeypatch.setattr(serve, "HUNG_S", 0.3)
+    hung = serve.Child("p1", [sys.executable, "-c", "import time; time.sleep(300)"], port=serve.free_port())
+    hung.start()
+    try:
+        first = hung.pid
+        deadline = time.monotonic() + 30
+        while hung.alive():  # nothing answers on its port: it never says it is healthy
+            assert time.monotonic() < deadline, "a hung process was left running"
+            hung.watch(time.monotonic())
+            time.sleep(0.05)
+        hung.tend(time.monotonic())
+        while not hung.tend(time.monotonic()):  # the restart comes after its pause
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert hung.alive() and hung.pid != first and hung.restarts == 1
+    finally:
+        hung.signal_stop()
+        hung.wait_stopped(time.monotonic() + 5)
+
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_two_tabs_spread_over_two_processes_and_survive_one_dying(tmp_path):

@@ -3,6 +3,7 @@ newcomers first), identical launches joined and counted once, caps by share, the
 turns lost to a dead trainer, stopping during a turn.  The test holds the runs folder's scheduler
 lock, so no scheduler starts, and plays the trainers itself."""
 
+import os
 import subprocess
 import sys
 import threading
@@ -12,10 +13,10 @@ from collections import Counter
 import pytest
 
 from core.gpt.locks import FileLock
-from core.gpt.rundir import SCHEDULER_LOCK, STOP_FILE, read_status
+from core.gpt.rundir import SCHEDULER_LOCK, STOP_FILE, read_status, write_status
 from core.gpt.runs import (ROOM_OWNER, SERVER, RunAccessError, RunLimitError, Viewer, delete_run,
                            launch_run, list_runs, resume_run, run_info, set_shared, stop_run)
-from core.gpt.turns import MAX_LOST_TURNS, end_turn, lose_turn, next_turn, reclaim_turns
+from core.gpt.turns import MAX_LOST_TURNS, claim_turn, end_turn, lose_turn, next_turn, reclaim_turns
 from core.settings import ServerSettings
 from test_train import TEXT, tiny_config
 
@@ -115,6 +116,16 @@ def test_turns_are_fair_between_owners_and_a_newcomer_goes_first(runs_dir):
     assert Counter(play(runs_dir, 40)) == {"shared": 20, "bobs": 10, "dans": 10}
 
 
+def test_two_free_trainers_go_to_two_owners_not_both_to_one(runs_dir):
+    """Alice launched two runs before Bob launched his: with two trainers free at once, the second
+    turn is Bob's, as Alice's first turn under way already counts against her."""
+    launch(runs_dir, ALICE, "first")
+    launch(runs_dir, ALICE, "second", seed=2)
+    launch(runs_dir, BOB, "bobs", seed=3)
+    given = [next_turn(runs_dir, SCHEDULER), next_turn(runs_dir, SCHEDULER)]
+    assert [turn.run_dir.name for turn in given] == ["first", "bobs"]
+
+
 def test_the_rooms_runs_train_once_for_every_launcher_and_belong_to_none(runs_dir):
     first = launch(runs_dir, ALICE, "station-char", room=True)
     second = launch(runs_dir, BOB, "my-name-for-it", room=True)
@@ -152,6 +163,31 @@ def test_the_turns_of_a_scheduler_that_died_are_given_again(runs_dir):
     assert status["turn"] is None and status["lost_turns"] == 1 and status["status"] == "queued"
     end_turn(runs_dir, turn, {"outcome": "paused", "seconds": 1.0})  # the old turn's end: ignored
     assert read_status(run.path).get("turns") is None
+
+
+def test_a_pid_given_again_to_another_process_is_not_taken_for_the_trainer(runs_dir):
+    """After a restart pids count from 1 again: the pids a run's status names may belong to other
+    processes now.  Their start times tell them apart: the turn is given again, and a Stop that
+    finds the turn unfinished kills nobody."""
+    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        for name in ("after-restart", "stopped-after-restart"):
+            run = launch(runs_dir, ALICE, name)
+            turn = next_turn(runs_dir, stranger.pid)
+            claim_turn(run.path, turn.id, stranger.pid, os.uname().nodename)
+            status = read_status(run.path)
+            earlier = status["pid_start"] - 1  # the scheduler and trainer that had the pid before
+            write_status(run.path, status["status"], pid_start=earlier,
+                         turn={**status["turn"], "scheduler_start": earlier})
+            if name == "after-restart":
+                reclaim_turns(runs_dir, SCHEDULER, ())
+                assert read_status(run.path)["lost_turns"] == 1
+            else:
+                assert stop_run(run.path, ALICE, timeout=0.5).status == "stopped"
+        assert stranger.poll() is None, "a process that merely reused the trainer's pid was killed"
+    finally:
+        stranger.kill()
+        stranger.wait()
 
 
 def test_stop_between_turns_is_immediate_and_during_a_turn_waits_for_the_trainer(runs_dir):
