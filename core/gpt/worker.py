@@ -51,6 +51,7 @@ class _Held:
     turn_id: str           # the turn that left the run as it is here
     identity: str | None
     nbytes: int
+    checkpoint: tuple      # the checkpoint file as this process wrote it (``_file_stamp``)
 
 
 _held: OrderedDict[str, _Held] = OrderedDict()
@@ -99,8 +100,9 @@ def _training(run_dir: Path, last_turn_id: str | None) -> Training:
     identity = read_identity(run_dir)
     with _memory:
         held = _held.pop(str(run_dir), None)
-    if held is not None and last_turn_id and held.turn_id == last_turn_id and held.identity == identity:
-        return held.training
+    if (held is not None and last_turn_id and held.turn_id == last_turn_id and held.identity == identity
+            and held.checkpoint == _file_stamp(run_dir / CHECKPOINT_FILE)):
+        return held.training  # else someone trained it since (e.g. Dask ran a dead worker's turn again)
     settings = read_json(run_dir / TRAIN_CONFIG_FILE)
     if not settings:
         raise ValueError(f"{run_dir / TRAIN_CONFIG_FILE} is missing or unreadable.")
@@ -125,6 +127,15 @@ def _encoded(run_dir: Path, identity: str | None, tokenizer, config: TrainConfig
     return data
 
 
+def _file_stamp(path: Path) -> tuple:
+    """A file as it is now (modification time and size): another writer changes it."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return ()
+    return (stat.st_mtime_ns, stat.st_size)
+
+
 def _data_bytes(data: Data) -> int:
     return data.train.nbytes + data.val.nbytes
 
@@ -136,7 +147,8 @@ def _hold(run_dir: Path, training: Training, turn_id: str) -> None:
     nbytes = 4 * sum(p.numel() * p.element_size() for p in training.raw_model.parameters())
     nbytes += _data_bytes(training.data) * (2 if training.train_ids is not training.data.train else 1)
     with _memory:
-        _held[str(run_dir)] = _Held(training, turn_id, read_identity(run_dir), nbytes)
+        _held[str(run_dir)] = _Held(training, turn_id, read_identity(run_dir), nbytes,
+                                    _file_stamp(run_dir / CHECKPOINT_FILE))
         while sum(h.nbytes for h in _held.values()) > HELD_BYTES and len(_held) > 1:
             _held.popitem(last=False)
 

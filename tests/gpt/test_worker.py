@@ -1,0 +1,29 @@
+"""core.gpt.worker: a trainer carries a run on from memory only while the run is as it left it."""
+
+import os
+
+from core.gpt import worker
+from core.gpt.rundir import CHECKPOINT_FILE, read_status
+from core.gpt.turns import end_turn, next_turn
+from test_turns import ALICE, SCHEDULER, launch, runs_dir  # noqa: F401  (runs_dir: a fixture)
+
+
+def test_a_run_in_memory_is_dropped_once_another_trainer_wrote_its_checkpoint(runs_dir):  # noqa: F811
+    """Dask runs a dead worker's turn again elsewhere; that worker wrote a checkpoint before it
+    died.  A trainer still holding the run from the turn before must load that checkpoint, not
+    carry on from memory (it would log the same steps twice and overwrite the newer checkpoint)."""
+    run = launch(runs_dir, ALICE, "held")
+    turn = next_turn(runs_dir, SCHEDULER)
+    outcome = worker.run_turn(run.path, turn.id, 0.5)
+    assert outcome["outcome"] == "paused"
+    end_turn(runs_dir, turn, outcome)
+    last = read_status(run.path)["last_turn_id"]
+    held = worker._held[str(run.path)].training
+    assert worker._training(run.path, last) is held  # nobody trained it since: from memory
+    worker._hold(run.path, held, last)
+
+    checkpoint = run.path / CHECKPOINT_FILE
+    stat = checkpoint.stat()
+    os.utime(checkpoint, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # another trainer's save
+    again = worker._training(run.path, last)
+    assert again is not held and again.step == held.step  # from the checkpoint on disk
