@@ -4,17 +4,20 @@ import os
 
 from core.gpt import worker
 from core.gpt.rundir import CHECKPOINT_FILE, read_status
+from core.gpt.runs import launch_run
 from core.gpt.turns import end_turn, next_turn
-from test_turns import ALICE, SCHEDULER, launch, runs_dir  # noqa: F401  (runs_dir: a fixture)
+from test_train import TEXT, tiny_config
+from test_turns import ALICE, ROOMY, SCHEDULER, runs_dir  # noqa: F401  (runs_dir: a fixture)
 
 
 def test_a_run_in_memory_is_dropped_once_another_trainer_wrote_its_checkpoint(runs_dir):  # noqa: F811
     """Dask runs a dead worker's turn again elsewhere; that worker wrote a checkpoint before it
     died.  A trainer still holding the run from the turn before must load that checkpoint, not
     carry on from memory (it would log the same steps twice and overwrite the newer checkpoint)."""
-    run = launch(runs_dir, ALICE, "held")
+    long = tiny_config(max_steps=20_000)  # a turn of 0.3 s ends paused on any machine
+    run = launch_run(long, "held", runs_dir, owner=ALICE.owner, text=TEXT, settings=ROOMY)
     turn = next_turn(runs_dir, SCHEDULER)
-    outcome = worker.run_turn(run.path, turn.id, 0.5)
+    outcome = worker.run_turn(run.path, turn.id, 0.3)
     assert outcome["outcome"] == "paused"
     end_turn(runs_dir, turn, outcome)
     last = read_status(run.path)["last_turn_id"]
