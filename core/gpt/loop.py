@@ -250,10 +250,12 @@ class Training:
         record = {"step": step, "train_loss": train_loss, "lr": lr,
                   "tokens_per_s": self.tokens_since_log / max(clock - self.t_log, 1e-9),
                   "elapsed_s": self._elapsed(clock)}
-        if self._evaluates(step):
+        evaluates = self._evaluates(step)
+        if evaluates:
             record.update(self._evaluate())
-            self._checkpoint(record["elapsed_s"])
         append_jsonl(self.run_dir / METRICS_FILE, record)
+        if evaluates:  # after its record: a trainer killed between the two resumes from the checkpoint
+            self._checkpoint(record["elapsed_s"])  # before, which drops the record and logs it again
         self.records.append(record)
         if hooks.on_step is not None:
             hooks.on_step(record)

@@ -138,6 +138,25 @@ def test_training_in_turns_gives_the_same_model_as_training_at_once(tmp_path):
     assert all(torch.equal(a[name], b[name]) for name in a)
 
 
+def test_every_checkpoint_is_written_after_its_step_is_logged(tmp_path, monkeypatch):
+    """A trainer killed between the two must not leave a checkpoint whose evaluation was never
+    logged: the run would resume after it, and that step's bits per character would be lost."""
+    from core.gpt import loop
+
+    saved, real = [], loop.save_checkpoint
+
+    def save(path, model, tokenizer, step, *args, **kwargs):
+        metrics = tmp_path / "metrics.jsonl"
+        lines = metrics.read_text().splitlines() if metrics.exists() else []
+        logged = [json.loads(line)["step"] for line in lines]
+        saved.append((step, step in logged))
+        return real(path, model, tokenizer, step, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "save_checkpoint", save)
+    train(tiny_config(max_steps=30, eval_interval=10), TEXT, CHARS, tmp_path)
+    assert saved == [(10, True), (20, True), (30, True)]
+
+
 def test_resume_needs_a_checkpoint_and_the_same_tokenizer(tmp_path):
     with pytest.raises(ValueError, match="no checkpoint"):
         train(tiny_config(resume=True), TEXT, CHARS, tmp_path / "empty")
