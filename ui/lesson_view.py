@@ -174,7 +174,7 @@ def feedback(station: Station, progress: StationProgress) -> None:
     q = station.question
     if progress.done:
         first = " at the first try" if progress.first_try_right else ""
-        seen = ", once you had seen the answer" if progress.revealed and not progress.first_try_right else ""
+        seen = ", once you had seen the answer" if progress.revealed else ""  # offered after a wrong one
         why = explanation(station, answer, md_safe) if answer else ""
         st.success(f"**Right{first}{seen}.** {why}", icon="✅")
         return

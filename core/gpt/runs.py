@@ -133,7 +133,7 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
     run_dir.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     with locked(runs_dir / QUEUE_LOCK):
         existing = find_identical(runs_dir, identity)
-        if owner == ROOM_OWNER and existing is not None and existing.parent.name != ROOM_OWNER:
+        if (room or owner == ROOM_OWNER) and existing is not None and existing.parent.name != ROOM_OWNER:
             existing = None  # the room's runs never rest on an attendee's, which they may stop or delete
         mine = _launched_by(runs_dir, existing, owner) if existing is not None else None
         if mine is not None:

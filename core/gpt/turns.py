@@ -63,14 +63,14 @@ def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | N
     runs_dir = Path(runs_dir)
     with locked(runs_dir / QUEUE_LOCK):
         found = launchers(runs_dir)
-        waiting = {run: who for run, who in found.items() if _waits(run, busy)}
+        statuses = {run: read_status(run) for run in found}  # each read once, under the lock
+        waiting = {run: who for run, who in found.items() if _waits(statuses[run], run, busy)}
         if not waiting:
             return None
-        statuses = {run: read_status(run) for run in waiting}
-        charged = _charges(runs_dir, found)
+        charged = _charges(runs_dir, found, statuses)
         floor = min(charged.values(), default=0.0)
         for run, who in found.items():  # a turn under way counts as charged already, so that free
-            if run not in waiting and read_status(run).get("turn"):  # trainers go to other owners
+            if statuses[run].get("turn"):  # trainers go to other owners
                 payers = who or [ROOM_OWNER]
                 for owner in payers:
                     charged[owner] = max(charged.get(owner, floor), floor) + TURN_S / len(payers)
@@ -89,16 +89,18 @@ def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | N
         return turn
 
 
-def _waits(run: Path, busy: Collection[Path]) -> bool:
-    status = read_status(run)
+def _waits(status: dict, run: Path, busy: Collection[Path]) -> bool:
     return (bool(status.get("in_turns")) and status.get("status") in IN_TURNS
             and not status.get("turn") and run not in busy)
 
 
-def _charges(runs_dir: Path, found: dict[Path, list[str]]) -> dict[str, float]:
-    """The seconds charged so far to the owners of runs that take turns now."""
+def _charges(runs_dir: Path, found: dict[Path, list[str]],
+             statuses: dict[Path, dict] | None = None) -> dict[str, float]:
+    """The seconds charged so far to the owners of runs that take turns now (``statuses``: the
+    runs' status records when the caller has read them)."""
     saved = read_json(runs_dir / TURNS_FILE).get("charged") or {}
-    owners = {owner for run, who in found.items() if read_status(run).get("status") in IN_TURNS
+    statuses = statuses or {run: read_status(run) for run in found}
+    owners = {owner for run, who in found.items() if statuses[run].get("status") in IN_TURNS
               for owner in who or [ROOM_OWNER]}
     return {owner: float(saved.get(owner, 0.0)) for owner in owners if owner in saved}
 

@@ -137,6 +137,15 @@ def test_the_rooms_runs_train_once_for_every_launcher_and_belong_to_none(runs_di
     assert stop_run(first.path, SERVER).status == "stopped"  # the instructor manages it
 
 
+def test_a_room_launch_never_joins_an_attendee_s_private_run(runs_dir):
+    """Dan launched the same run privately first: a launch for the room trains a run of the room's
+    own, which Dan cannot stop or delete, rather than joining his."""
+    dans = launch(runs_dir, DAN, "private")
+    station = launch(runs_dir, ALICE, "station-char", room=True)
+    assert station.path != dans.path and station.path.parent.name == ROOM_OWNER
+    assert not DAN.can_manage(run_info(station.path)) and not run_info(dans.path).shared
+
+
 def test_a_turn_lost_three_times_fails_and_resumes_by_hand(runs_dir):
     run = launch(runs_dir, ALICE, "crashy")
     for lost in range(1, MAX_LOST_TURNS + 1):
