@@ -271,7 +271,9 @@ def test_every_run_in_a_room_moves_before_any_finishes(runs_dir):
 
 @pytest.mark.slow
 def test_one_trainer_gives_first_turns_in_launch_order_and_leaves_no_zombies(runs_dir):
-    """Cap 1: three short runs launched at once train one at a time, first turns in launch order."""
+    """Cap 1: three short runs launched at once train one at a time, their turns in launch order,
+    so they finish in that order (read from their metrics files, written last as each finishes:
+    polling which run steps can miss a 30-step run that starts and ends between two looks)."""
     cap_one = ServerSettings(max_running=1, max_runs_per_owner=3)
     names = ["first", "second", "third"]
     for seed, name in enumerate(names):
@@ -279,19 +281,18 @@ def test_one_trainer_gives_first_turns_in_launch_order_and_leaves_no_zombies(run
                    settings=cap_one)
     queued = {r.name: r for r in list_runs(runs_dir, ALICE) if r.status == "queued"}
     assert queued["third"].queue_position == len(queued) and len(queued) >= 2
-    order = []
     most = 0
 
     def all_done():
         nonlocal most
         runs = list_runs(runs_dir)
-        stepping = [r.name for r in runs if r.stepping]
-        most = max(most, len(stepping))
-        order.extend(n for n in stepping if n not in order)
+        most = max(most, sum(r.stepping for r in runs))
         return all(r.status == "finished" for r in runs)
 
     wait_for(all_done, timeout=180, interval=0.1)
-    assert most == 1 and order == names
+    metrics = {name: runs_dir / ALICE.owner / name / "metrics.jsonl" for name in names}
+    finished = sorted(names, key=lambda name: metrics[name].stat().st_mtime_ns)
+    assert most == 1 and finished == names
     assert wait_for(lambda: not _zombies_of(os.getpid()) and not _trainers_of(runs_dir), timeout=30)
 
 
