@@ -34,6 +34,8 @@ class ServerSettings:
     max_corpus_bytes: int = 64 * 2**20      # uploads, pastes and files larger than this are refused
     max_train_memory: int = 2 * 2**30       # bytes one tokenizer training may take, or it is refused
     regex_timeout_s: float = 2.0            # a custom split pattern gets this long per text
+    job_workers: int | None = None          # processes for the room's heavy work; None: cores - 1
+    job_time_s: float = 120.0               # one heavy job's time (a training), or it is stopped
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None,
@@ -64,7 +66,7 @@ def _parse(name: str, raw: str):
             raise SettingsError(f"{PREFIX}CORPUS_DIR={raw!r} is not a folder.")
         return path
     try:
-        value = float(raw) if name == "regex_timeout_s" else int(raw)
+        value = float(raw) if name in ("regex_timeout_s", "job_time_s") else int(raw)
     except ValueError:
         raise SettingsError(f"{PREFIX}{name.upper()}={raw!r} is not a number.") from None
     if value <= 0:

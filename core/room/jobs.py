@@ -137,11 +137,12 @@ class JobEngine:
 
     ``limit_s``: a job's time unless its submit gives one; ``max_rss``: bytes a worker's memory
     may reach while it runs a job (``None``: unwatched); ``abandon_s``: cancel a job nobody
-    touched for that long (``None``: never)."""
+    touched for that long (``None``: never); ``preload``: modules the fork server imports once,
+    so that each worker starts with them (the jobs' own modules)."""
 
     def __init__(self, workers: int | None = None, limit_s: float = DEFAULT_LIMIT_S,
                  max_rss: int | None = None, abandon_s: float | None = None, keep: int = 32,
-                 keep_s: float = 600.0, method: str | None = None) -> None:
+                 keep_s: float = 600.0, method: str | None = None, preload: tuple[str, ...] = ()) -> None:
         self.size = workers or default_workers()
         self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
         self.keep, self.keep_s = keep, keep_s
@@ -150,7 +151,7 @@ class JobEngine:
                                                                else "spawn"))
         if self._context.get_start_method() == "forkserver":
             # the fork server imports this module once; each worker forked from it starts ready
-            self._context.set_forkserver_preload([__name__])
+            self._context.set_forkserver_preload([__name__, *preload])
         self._lock = threading.RLock()
         self._queue: list[Job] = []                    # submit order
         self._live: dict[object, Job] = {}             # key -> queued or running job
