@@ -16,7 +16,6 @@ from core.gpt.config import PRESETS, default_preset, make_config, preset_help
 from core.gpt.limits import LimitError, check_config
 from core.gpt.owners import RunAccessError
 from core.gpt.probe import MAX_PROMPT_CHARS, ProbeError
-from core.settings import SettingsError
 from core.gpt.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples,
                            resume_run, sample_run, set_shared, stop_run, unique_run_name)
 from ui import run_view
@@ -39,11 +38,7 @@ name, text = state.corpus()
 device, device_text = run_view.device_info()
 runs_dir = run_view.runs_dir()
 who = viewer()
-try:
-    settings_server = server_settings()
-except SettingsError as exc:
-    show_error(exc, "This server's settings cannot be used: ")
-    st.stop()
+settings_server = server_settings()
 
 
 def size_inputs(base: dict, limits) -> dict:
