@@ -256,7 +256,8 @@ class JobEngine:
             worker.send(job)
         for ready in wait_any(waits, timeout=TICK_S if busy else None):
             if ready is self._wake_r:
-                self._wake_r.recv_bytes()
+                while self._wake_r.poll():
+                    self._wake_r.recv_bytes()
             elif not isinstance(ready, int):
                 self._read(ready)
         with self._lock:

@@ -1,0 +1,85 @@
+"""Heavy work leaves the page's thread (ui.heavy_jobs, core.room.jobs): a session with a large
+corpus sees a progress bar at once and its page answers, then the result; a change of its
+settings cancels its job.  The engine gets one worker, held by someone else's job until the test
+lets it go, so what the page shows while it waits does not depend on the machine's speed."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import step_view
+from core.room.jobs import JobState
+from core.settings import ServerSettings
+from tests.room import job_functions
+from ui import heavy_jobs
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT_S = 120  # a worker's first start and a 250 KB training, on a busy 2-core machine
+
+
+@pytest.fixture
+def one_worker():
+    """A fresh engine with one worker, busy with another attendee's job until released."""
+    for engine in heavy_jobs._engine:
+        engine.close()
+    heavy_jobs._engine.clear()
+    engine = heavy_jobs.engine(ServerSettings(job_workers=1))
+    blocker = engine.submit("another attendee", "blocker", job_functions.forever)
+    deadline = time.monotonic() + WAIT_S
+    while blocker.progress[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert blocker.state is JobState.RUNNING
+    yield engine
+    engine.close()
+    heavy_jobs._engine.clear()
+
+
+def big_corpus() -> str:
+    """Over the inline threshold: ~250 KB of words from a small vocabulary."""
+    rng = random.Random(7)
+    words = ["low", "lower", "newest", "widest", "tokens", "merge", "pair", "byte"]
+    return " ".join(rng.choice(words) for _ in range(45_000))
+
+
+def learn_page() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=WAIT_S).run()
+    at.switch_page("app_pages/learn_bpe.py").run()
+    return at
+
+
+def progress_texts(at: AppTest) -> list[str]:
+    return [p.proto.text for p in at.get("progress")]
+
+
+def poll_until_done(at: AppTest) -> None:
+    """Rerun the page (what the progress fragment does every half second) until nothing runs."""
+    deadline = time.monotonic() + WAIT_S
+    while progress_texts(at) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        at.run()
+    assert not progress_texts(at), progress_texts(at)
+
+
+@pytest.mark.slow
+def test_a_large_corpus_shows_progress_then_the_result_and_a_change_cancels_its_job(one_worker):
+    at = learn_page()
+    text = big_corpus()
+    at.text_area(key="corpus_paste").set_value(text).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert any("waiting for a free worker" in t for t in progress_texts(at)), progress_texts(at)
+    [first] = [j for j in one_worker._live.values() if j.key[0] == "train"]
+
+    at.number_input(key="w_num_merges").set_value(40).run()  # new settings: the old job goes
+    assert first.state is JobState.CANCELLED
+    assert any("Training" in t for t in progress_texts(at))
+
+    one_worker.cancel("another attendee")  # the worker is free: the new job runs
+    poll_until_done(at)
+    assert not at.exception, [e.message for e in at.exception]
+    _, _, data = step_view(at)
+    assert data["n"] == 40
