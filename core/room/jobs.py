@@ -150,8 +150,10 @@ class JobEngine:
         self._context = multiprocessing.get_context(method or ("forkserver" if "forkserver" in methods
                                                                else "spawn"))
         if self._context.get_start_method() == "forkserver":
-            # the fork server imports this module once; each worker forked from it starts ready
-            self._context.set_forkserver_preload([__name__, *preload])
+            # the fork server imports these once (the main module too, which multiprocessing
+            # imports in each child otherwise: a script's must be guarded), and each worker forked
+            # from it starts ready
+            self._context.set_forkserver_preload(["__main__", __name__, *preload])
         self._lock = threading.RLock()
         self._queue: list[Job] = []                    # submit order
         self._live: dict[object, Job] = {}             # key -> queued or running job

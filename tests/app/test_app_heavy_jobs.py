@@ -67,19 +67,25 @@ def poll_until_done(at: AppTest) -> None:
 
 @pytest.mark.slow
 def test_a_large_corpus_shows_progress_then_the_result_and_a_change_cancels_its_job(one_worker):
-    at = learn_page()
-    text = big_corpus()
-    at.text_area(key="corpus_paste").set_value(text).run()
-    assert not at.exception, [e.message for e in at.exception]
-    assert any("waiting for a free worker" in t for t in progress_texts(at)), progress_texts(at)
+    heavy = learn_page()
+    heavy.text_area(key="corpus_paste").set_value(big_corpus()).run()
+    assert not heavy.exception, [e.message for e in heavy.exception]
+    texts = progress_texts(heavy)
+    assert "Training char BPE: waiting for a free worker… (0 s)" in texts, texts
+    assert any(t.startswith("Counting the corpus: waiting") for t in texts), texts  # in the sidebar
     [first] = [j for j in one_worker._live.values() if j.key[0] == "train"]
 
-    at.number_input(key="w_num_merges").set_value(40).run()  # new settings: the old job goes
-    assert first.state is JobState.CANCELLED
-    assert any("Training" in t for t in progress_texts(at))
+    calm = learn_page()  # another attendee on a sample: served at once, whatever the first waits for
+    assert not progress_texts(calm) and step_view(calm)[2]["n"] > 0
+    assert first.state is JobState.QUEUED
 
-    one_worker.cancel("another attendee")  # the worker is free: the new job runs
-    poll_until_done(at)
-    assert not at.exception, [e.message for e in at.exception]
-    _, _, data = step_view(at)
+    heavy.number_input(key="w_num_merges").set_value(40).run()  # new settings: the old job goes
+    assert first.state is JobState.CANCELLED
+    assert any(t.startswith("Training char BPE") for t in progress_texts(heavy))
+
+    one_worker.cancel("another attendee")  # the worker is free: the new jobs run
+    poll_until_done(heavy)
+    assert not heavy.exception, [e.message for e in heavy.exception]
+    _, _, data = step_view(heavy)
     assert data["n"] == 40
+    assert any(f"| Characters | {len(big_corpus()):,} |" in m.value for m in heavy.sidebar.markdown)
