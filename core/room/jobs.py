@@ -55,6 +55,7 @@ INLINE_BELOW = 200_000         # characters: a corpus below this is trained on t
 DEFAULT_LIMIT_S = 120.0        # a job's time, unless its submit says otherwise
 PROGRESS_EVERY_S = 0.1         # a worker sends a job's progress at most this often
 TICK_S = 0.1                   # how often the collector checks the bounds while a job is live
+IDLE_S = 60.0                  # a worker idle this long is stopped
 SERVED_KEPT = 1000             # owners whose last service is remembered, beyond those with live jobs
 _LOG = logging.getLogger(__name__)
 
@@ -132,20 +133,22 @@ class Job:
 
 
 class JobEngine:
-    """A pool of ``workers`` worker processes (default: :func:`default_workers`), started at the
-    first submit, and the collector thread that hands them jobs and watches them.
+    """A pool of up to ``workers`` worker processes (default: :func:`default_workers`), started
+    when jobs wait, and the collector thread that hands them jobs and watches them.
 
     ``limit_s``: a job's time unless its submit gives one; ``max_rss``: bytes a worker's memory
     may reach while it runs a job (``None``: unwatched); ``abandon_s``: cancel a job nobody
-    touched for that long (``None``: never); ``preload``: modules the fork server imports once,
+    touched for that long (``None``: never); ``idle_s``: stop a worker idle that long (started
+    again when a job comes); ``preload``: modules the fork server imports once,
     so that each worker starts with them (the jobs' own modules)."""
 
     def __init__(self, workers: int | None = None, limit_s: float = DEFAULT_LIMIT_S,
                  max_rss: int | None = None, abandon_s: float | None = None, keep: int = 32,
-                 keep_s: float = 600.0, method: str | None = None, preload: tuple[str, ...] = ()) -> None:
+                 keep_s: float = 600.0, idle_s: float = IDLE_S, method: str | None = None,
+                 preload: tuple[str, ...] = ()) -> None:
         self.size = workers or default_workers()
         self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
-        self.keep, self.keep_s = keep, keep_s
+        self.keep, self.keep_s, self.idle_s = keep, keep_s, idle_s
         methods = multiprocessing.get_all_start_methods()
         self._context = multiprocessing.get_context(method or ("forkserver" if "forkserver" in methods
                                                                else "spawn"))
@@ -246,17 +249,19 @@ class JobEngine:
     def _turn(self) -> None:
         with self._lock:
             self._replace_dead()
-            missing = self.size - len(self._workers)
+            self._retire_idle()
+            idle = sum(w.job is None for w in self._workers)
+            missing = max(0, min(self.size - len(self._workers), len(self._queue) - idle))
         started = [_Worker(self._context) for _ in range(missing)]  # outside the lock: it may take a while
         with self._lock:
             self._workers += started
             handed = self._dispatch()
-            busy = bool(self._live)
+            timeout = TICK_S if self._live else self.idle_s if self._workers else None
             waits = [self._wake_r, *(w.conn for w in self._workers)]
             waits += [w.process.sentinel for w in self._workers]
         for worker, job in handed:  # a big corpus takes a while to send: not under the lock
             worker.send(job)
-        for ready in wait_any(waits, timeout=TICK_S if busy else None):
+        for ready in wait_any(waits, timeout=timeout):
             if ready is self._wake_r:
                 while self._wake_r.poll():
                     self._wake_r.recv_bytes()
@@ -283,7 +288,7 @@ class JobEngine:
             if kind == "progress":
                 job.progress = tuple(rest)
                 return
-            worker.job = None
+            worker.job, worker.idle_since = None, time.monotonic()
             self._live.pop(job.key, None)
             if kind == "done":
                 job._end(JobState.DONE, value=rest[0])
@@ -357,6 +362,14 @@ class JobEngine:
                     "crashed", f"The worker process doing it ended unexpectedly (exit code "
                                f"{worker.process.exitcode})."))
 
+    def _retire_idle(self) -> None:
+        """Stop the workers idle for ``idle_s``: what a big job left in a worker's memory goes
+        with it, and a room that left holds no processes."""
+        now = time.monotonic()
+        for worker in [w for w in self._workers if w.job is None and now - w.idle_since > self.idle_s]:
+            worker.stop()
+            self._workers.remove(worker)
+
     def _keep(self, job: Job) -> None:
         self._kept[job.key] = job
         self._kept.move_to_end(job.key)
@@ -380,6 +393,7 @@ class _Worker:
         self.process.start()
         child.close()
         self.job: Job | None = None
+        self.idle_since = time.monotonic()
 
     def send(self, job: Job) -> None:
         try:

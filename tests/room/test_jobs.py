@@ -151,3 +151,13 @@ def test_a_failure_reaches_the_caller_and_an_abandoned_job_is_cancelled(engines)
     with pytest.raises(JobStopped) as stopped:
         left.result(timeout=WAIT_S)
     assert stopped.value.reason == "cancelled" and "nobody was waiting" in str(stopped.value)
+
+
+@pytest.mark.slow
+def test_workers_start_when_jobs_wait_and_stop_when_idle(engines):
+    engine = engines(workers=2, idle_s=1.0)
+    assert engine.worker_pids() == []  # nothing started before a job
+    assert engine.submit("alice", "one", jf.double, (3,)).result(timeout=WAIT_S) == 6
+    assert len(engine.worker_pids()) == 1  # one job: one worker
+    wait_for(lambda: engine.worker_pids() == [], what="the idle worker's stop")
+    assert engine.submit("alice", "two", jf.double, (4,)).result(timeout=WAIT_S) == 8
