@@ -5,7 +5,8 @@ answer itself.
 Each computation reads a station's data (:class:`StationData`: the corpus and tokenizer settings
 its tool opens with, plus the question's ``args``) and returns an :class:`Answer`: the value an
 attendee's answer is compared with, and *facts*, strings a station's feedback quotes as
-``{name}`` (every computation also gives ``{answer}``).  Numbers in facts are formatted for a
+``{name}`` (every computation also gives ``{answer}``; what the tool itself shows, quoted before
+the answer too, is ``core.lessons.tool_facts``').  Numbers in facts are formatted for a
 reader ("1,115,394"); tokens are drawn as the pages draw them (``core.bpe.display.visible``).
 
     >>> data = StationData(corpus="sample:low lower newest widest", variant="word")
