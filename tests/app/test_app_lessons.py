@@ -75,8 +75,8 @@ def test_a_station_s_words_say_what_its_tool_shows_as_core_computes_it(runs_dir)
     rule), filled: the first pair is outlined at 0 merges done, and Next moves on to merge 2's."""
     at = open_start(station="02_first_merge")
     [then] = [" ".join(m.value.split()) for m in at.markdown if m.value.startswith("**Then see it.**")]
-    assert "opens at *Merges done* 0, with the pair BPE merges first already outlined" in then
-    assert "at *Merges done* 1 that pair is one token, and the pair of merge 2 is outlined" in then
+    assert "At *Merges done* 0 the pair BPE merges first is already highlighted" in then
+    assert "at *Merges done* 1 that pair is one token, and the pair of merge 2 is highlighted" in then
     assert "{" not in then and "once" not in then
 
 
