@@ -78,7 +78,7 @@ def _cached_facts(station_id: str, digest: str, _station: Station) -> dict[str, 
 def words(station: Station) -> Words:
     """The station's words as the attendee reads them before answering, with the facts about its
     tool filled (Markdown in them escaped); may raise ``LessonError``."""
-    with st.spinner("Reading the tool's settings with core…"):
+    with st.spinner("Computing what the tool shows with core (the first time takes a few seconds)…"):
         facts = _cached_facts(station.id, station.digest, station)
     return station_words(station, facts, md_safe)
 
