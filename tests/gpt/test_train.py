@@ -17,7 +17,7 @@ from core import BPETokenizer, CharTokenizer
 from core.gpt.checkpoint import load_checkpoint
 from core.gpt.config import PRESETS, default_preset, make_config
 from core.gpt.data import prepare_data
-from core.gpt.locks import FileLock
+from core.room.locks import FileLock
 from core.gpt.loop import Hooks, RunLockedError, Training, train
 from core.gpt.step import get_lr
 
