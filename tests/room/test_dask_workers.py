@@ -20,7 +20,7 @@ from core.room.runs import launch_run, list_runs, read_metrics, run_info
 from core.room.spawn import ROOT, child_env
 from core.settings import ServerSettings
 from test_runs import ALICE, BOB, runs_dir, wait_for  # noqa: F401  (runs_dir: a fixture)
-from test_train import TEXT, tiny_config
+from training_data import TEXT, tiny_config
 
 STEPS = 8_000  # several turns of each run (a step of this model takes a few milliseconds)
 

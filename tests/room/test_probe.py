@@ -14,7 +14,7 @@ from core.room.probe import MAX_PROMPT_CHARS, estimate_step, run_step_seconds, s
 from core.room.rundir import TRAIN_CONFIG_FILE
 from core.room.runs import SERVER, launch_run, read_metrics, run_info, stop_run
 from core.settings import ServerSettings
-from test_train import CHARS, TEXT
+from training_data import CHARS, TEXT
 
 # small enough for seconds, big enough that a step (~10 ms) is the model's work, not Python's
 CONFIG = make_config("tiny", n_layer=2, n_head=2, n_embd=64, block_size=32, batch_size=16,

@@ -27,7 +27,7 @@ from core.room.runs import (SERVER, RunAccessError, RunLimitError, Viewer, delet
                            unique_run_name, validate_owner)
 from core.room.turns import MAX_LOST_TURNS
 from core.settings import ServerSettings
-from test_train import CHARS, TEXT, tiny_config
+from training_data import CHARS, TEXT, tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]
 ALICE = Viewer("alice-0123456789")

@@ -7,7 +7,7 @@ from core.room.rundir import CHECKPOINT_FILE
 from core.room.status import read_status
 from core.room.runs import launch_run
 from core.room.turns import end_turn, next_turn
-from test_train import TEXT, tiny_config
+from training_data import TEXT, tiny_config
 from test_turns import ALICE, ROOMY, SCHEDULER, runs_dir  # noqa: F401  (runs_dir: a fixture)
 
 

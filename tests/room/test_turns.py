@@ -19,7 +19,7 @@ from core.room.runs import (ROOM_OWNER, SERVER, RunAccessError, RunLimitError, V
                            launch_run, list_runs, resume_run, run_info, set_shared, stop_run)
 from core.room.turns import MAX_LOST_TURNS, claim_turn, end_turn, lose_turn, next_turn, reclaim_turns
 from core.settings import ServerSettings
-from test_train import TEXT, tiny_config
+from training_data import TEXT, tiny_config
 
 ALICE, BOB, CAROL, DAN = (Viewer(f"{name}-0123456789abcdef") for name in ("alice", "bob", "carol", "dan"))
 ROOMY = ServerSettings(max_runs_per_owner=4)

@@ -16,7 +16,7 @@ from core.room.runs import SERVER, launch_run, list_runs, stop_run
 from core.room.workers import LocalWorkers, gpu_for, visible_device
 from core.settings import ServerSettings
 from test_runs import ALICE, BOB, CAROL, runs_dir, wait_for  # noqa: F401  (runs_dir: a fixture)
-from test_train import TEXT, tiny_config
+from training_data import TEXT, tiny_config
 
 
 def where_am_i() -> dict:
