@@ -17,7 +17,6 @@ from core.room.limits import LimitError, check_config
 from core.room.owners import RunAccessError
 from core.room.probe import MAX_PROMPT_CHARS, ProbeError
 from core.room.status import RunStatus
-from core.settings import SettingsError
 from core.room.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples,
                            resume_run, sample_run, set_shared, stop_run, unique_run_name)
 from ui.views import run_view
@@ -40,11 +39,7 @@ name, text = state.corpus()
 device, device_text = run_view.device_info()
 runs_dir = run_view.runs_dir()
 who = viewer()
-try:
-    settings_server = server_settings()
-except SettingsError as exc:
-    show_error(exc, "This server's settings cannot be used: ")
-    st.stop()
+settings_server = server_settings()
 
 
 def size_inputs(base: dict, limits) -> dict:

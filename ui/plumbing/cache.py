@@ -21,9 +21,10 @@ visitors leave.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import time
-from dataclasses import asdict, fields
+from dataclasses import asdict
 
 import streamlit as st
 
@@ -32,10 +33,12 @@ from core.bpe import (CorpusTooLargeError, GPT2FileError, PatternError, PatternT
                       extension_trainer, load_gpt2_bytes)
 from core.bpe.pretokenize import set_regex_timeout
 from core.corpus import CorpusStats, corpus_stats
-from core.settings import PREFIX, ServerSettings
+from core.settings import PREFIX, SETTING_NAMES, ServerSettings
 
 from ui.plumbing import state
 from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
+
+_log = logging.getLogger(__name__)
 
 # Shared caches, bounded: a 5,000-merge tokenizer is ~10 MB, GPT-2's ~35 MB once it has encoded.
 # Entries: a room of 50 attendees, each with a corpus of their own (at 16, thirty of them evicted
@@ -81,7 +84,8 @@ def server_settings() -> ServerSettings:
     ``.streamlit/secrets.toml`` for names unset there (``core.settings``).  Parsed once per distinct
     environment and secrets, so a changed setting counts after a restart, or a few seconds after
     the secrets file changed.
-    Raises :class:`~core.settings.SettingsError` (a ``ValueError``) for a setting that cannot be used.
+    A setting that cannot be used is left unset and named in ``problems`` (the sidebar shows them;
+    the server log names each once), so a typo never breaks a page.
     """
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(PREFIX)))
     settings = _settings_for(env, _secrets())
@@ -101,15 +105,17 @@ def _secrets() -> tuple:
     if now - _read_secrets[0] >= SECRETS_READ_EVERY_S or _read_secrets[1] is not secrets:
         found = ()
         if secrets.load_if_toml_exists():
-            names = [f.name for f in fields(ServerSettings)]
-            found = tuple((n, str(secrets[n])) for n in names if n in secrets)
+            found = tuple((n, str(secrets[n])) for n in SETTING_NAMES if n in secrets)
         _read_secrets[:] = [now, secrets, found]
     return _read_secrets[2]
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _settings_for(env: tuple, secrets: tuple) -> ServerSettings:
-    return ServerSettings.from_env(dict(env), dict(secrets))
+    settings = ServerSettings.from_env(dict(env), dict(secrets))
+    for problem in settings.problems:  # once per distinct environment and secrets: this is cached
+        _log.warning("Server setting ignored: %s", problem)
+    return settings
 
 
 # -- bounded caches (``ui.plumbing.bounded_cache``) ---------------------------------------------------------

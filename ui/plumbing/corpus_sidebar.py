@@ -37,14 +37,13 @@ _DIGEST = re.compile(r"[0-9a-f]{32}")
 
 
 def settings(report: bool = False) -> ServerSettings:
-    """The server's settings; with a broken setting the safe defaults (no server folder, default
-    caps) hold instead, and ``report`` says why where it is drawn."""
-    try:
-        return server_settings()
-    except ValueError as exc:
-        if report:
-            st.error(f"Server setting ignored: {md_safe(str(exc))}", icon="⚠️")
-        return ServerSettings()
+    """The server's settings; a setting that cannot be used is left unset (``core.settings``), and
+    ``report`` names it where it is drawn, so the person who started the server sees why."""
+    found = server_settings()
+    if report:
+        for problem in found.problems:
+            st.warning(f"Server setting ignored: {md_safe(problem)}", icon="⚠️")
+    return found
 
 
 def _sync_paste_box() -> None:
