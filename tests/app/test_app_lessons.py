@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from core.lessons import ProgressStore, compute_answer, explanation, load_path
 from tests.conftest import shared_path
 from tests.lessons.room_fixtures import finished_room_runs
-from ui.render import md_safe
+from ui.plumbing.render import md_safe
 
 ROOT = Path(__file__).resolve().parents[2]
 OWNER = "attendee-0123456789ab"
@@ -190,7 +190,7 @@ def test_an_answer_recorded_before_the_station_file_changed_still_shows(runs_dir
 
 @pytest.mark.slow
 def test_the_gpt_station_starts_the_room_s_runs_once(runs_dir):
-    from core.gpt.runs import SERVER, list_runs, stop_run
+    from core.room.runs import SERVER, list_runs, stop_run
 
     shared_path("corpora", "tinyshakespeare.txt")
     at = open_start(station="07_char_vs_bpe_gpt")
@@ -215,7 +215,7 @@ def test_the_gpt_station_starts_the_room_s_runs_once(runs_dir):
 def test_the_room_s_runs_are_labelled_the_room_s_on_train_a_gpt(runs_dir):
     """Station 7's runs, started from the station by any attendee, are the room's: Train a GPT says
     so, not that another attendee shared them."""
-    from core.gpt.runs import SERVER, set_shared
+    from core.room.runs import SERVER, set_shared
 
     for path in finished_room_runs(runs_dir).values():
         set_shared(path, SERVER, True)  # as start_room_runs leaves them

@@ -43,7 +43,7 @@ def test_the_path_has_the_seven_stations_in_file_order():
 
 
 def test_every_station_opens_a_page_the_app_has():
-    frame = (ROOT / "ui" / "frame.py").read_text(encoding="utf-8")
+    frame = (ROOT / "ui" / "plumbing" / "frame.py").read_text(encoding="utf-8")
     assert all(f'"app_pages/{page}.py"' in frame for page in PAGES)
     assert {s.tool.page for s in load_path().stations} <= set(PAGES)
 
@@ -105,7 +105,7 @@ def test_a_step_fact_is_learn_bpe_s_and_the_words_quote_it_filled(tmp_path):
 
 def test_no_station_names_a_seed_a_reader_never_met():
     """Where a station comes from is named as a reader knows it (a BPE tutorial, the mygpt book)."""
-    for path in [*(ROOT / "lessons").glob("*.toml"), ROOT / "ui" / "lesson_view.py"]:
+    for path in [*(ROOT / "lessons").glob("*.toml"), ROOT / "ui" / "views" / "lesson_view.py"]:
         assert "seed" not in path.read_text(encoding="utf-8").lower(), path
 
 
