@@ -4,7 +4,7 @@ fair between the attendees who asked, shared when two ask for the same thing, an
 
 Why processes: a page's script runs on a thread of the one server process, so a long training
 there holds the GIL and every other attendee's page waits behind it.  A worker process holds its
-own GIL, runs niced below the server (``core.gpt.limits.yield_cpu_to_server``), and can be killed
+own GIL, runs niced below the server (``core.room.limits.yield_cpu_to_server``), and can be killed
 when its job is cancelled or goes over a bound, then replaced; the server only reads results.
 
 - **Fair**: the next free worker takes the oldest queued job of the owner with the fewest jobs
@@ -49,7 +49,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 
-from ..gpt.limits import cpu_cores, yield_cpu_to_server
+from .limits import cpu_cores, yield_cpu_to_server
 
 INLINE_BELOW = 200_000         # characters: a corpus below this is trained on the page's thread
 DEFAULT_LIMIT_S = 120.0        # a job's time, unless its submit says otherwise

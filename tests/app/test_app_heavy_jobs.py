@@ -1,4 +1,4 @@
-"""Heavy work leaves the page's thread (ui.heavy_jobs, core.room.jobs): a session with a large
+"""Heavy work leaves the page's thread (ui.plumbing.heavy_jobs, core.room.jobs): a session with a large
 corpus sees a progress bar at once and its page answers, then the result; a change of its
 settings cancels its job.  The engine gets one worker, held by someone else's job until the test
 lets it go, so what the page shows while it waits does not depend on the machine's speed."""
@@ -16,7 +16,7 @@ from app_helpers import step_view
 from core.room.jobs import JobState
 from core.settings import ServerSettings
 from tests.room import job_functions
-from ui import heavy_jobs
+from ui.plumbing import heavy_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 120  # a worker's first start and a 250 KB training, on a busy 2-core machine
