@@ -262,10 +262,12 @@ def corpus_sidebar() -> None:
 
 def _corpus_summary() -> None:
     name, text = state.corpus()
-    s = corpus_statistics(state.corpus_digest(), text)
+    s = corpus_statistics(state.corpus_digest(), text)  # None while a large one is counted
     st.markdown(f"**{md_safe(name)}**")
     if len(text) > EDIT_LIMIT:
         st.caption("Large corpus: not copied into the text box above.")
+    if s is None:
+        return
     # a table, not metric tiles: the sidebar is too narrow for "1,115,394" in a tile
     st.markdown("| | |\n|:--|--:|\n" + "".join(
         f"| {label} | {value:,} |\n" for label, value in (
