@@ -66,11 +66,13 @@ def default_workers() -> int:
 
 
 class JobState(enum.Enum):
-    QUEUED = "queued"
-    RUNNING = "running"
-    DONE = "done"            # a result
-    FAILED = "failed"        # the function raised, or a bound stopped it
-    CANCELLED = "cancelled"  # nobody wanted it any more
+    """Where a job is (not a GPT run's status: ``core.room.status`` owns those words)."""
+
+    QUEUED = enum.auto()
+    RUNNING = enum.auto()
+    DONE = enum.auto()       # a result
+    FAILED = enum.auto()     # the function raised, or a bound stopped it
+    CANCELLED = enum.auto()  # nobody wanted it any more
 
 
 class JobStopped(RuntimeError):
@@ -121,7 +123,7 @@ class Job:
     def result(self, timeout: float | None = None):
         """The function's return value; raises what it raised, or :class:`JobStopped`."""
         if not self._finished.wait(timeout):
-            raise TimeoutError(f"job {self.key!r} is still {self.state.value}")
+            raise TimeoutError(f"job {self.key!r} is still {self.state.name.lower()}")
         if self.error is not None:
             raise self.error
         return self.result_value
