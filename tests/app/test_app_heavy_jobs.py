@@ -22,13 +22,17 @@ ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 120  # a worker's first start and a 250 KB training, on a busy 2-core machine
 
 
-@pytest.fixture
-def one_worker():
-    """A fresh engine with one worker, busy with another attendee's job until released."""
+def fresh_engine(settings: ServerSettings):
     for engine in heavy_jobs._engine:
         engine.close()
     heavy_jobs._engine.clear()
-    engine = heavy_jobs.engine(ServerSettings(job_workers=1))
+    return heavy_jobs.engine(settings)
+
+
+@pytest.fixture
+def one_worker():
+    """A fresh engine with one worker, busy with another attendee's job until released."""
+    engine = fresh_engine(ServerSettings(job_workers=1))
     blocker = engine.submit("another attendee", "blocker", job_functions.forever)
     deadline = time.monotonic() + WAIT_S
     while blocker.progress[0] == 0 and time.monotonic() < deadline:
@@ -89,3 +93,19 @@ def test_a_large_corpus_shows_progress_then_the_result_and_a_change_cancels_its_
     _, _, data = step_view(heavy)
     assert data["n"] == 40
     assert any(f"| Characters | {len(big_corpus()):,} |" in m.value for m in heavy.sidebar.markdown)
+
+
+@pytest.mark.slow
+def test_a_training_over_the_time_bound_says_what_happened_and_what_to_do():
+    engine = fresh_engine(ServerSettings(job_workers=1, job_time_s=0.01))  # nothing fits in 10 ms
+    try:
+        at = learn_page()
+        at.text_area(key="corpus_paste").set_value(big_corpus()).run()
+        poll_until_done(at)
+        assert not at.exception, [e.message for e in at.exception]
+        [error] = [e.value for e in at.error]
+        assert "Training char BPE was stopped" in error and "longer than this server allows" in error
+        assert "fewer merges" in error and "byte variant" in error
+    finally:
+        engine.close()
+        heavy_jobs._engine.clear()

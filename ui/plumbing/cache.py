@@ -161,7 +161,7 @@ def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str |
         if len(text) >= INLINE_BELOW:
             tok = heavy_jobs.job_result(limits, ("train", key, num_merges), tokenizer_jobs.train,
                                         (text, variant, num_merges, *options.values()), doing, " merges",
-                                        forget=True)
+                                        forget=True, advice=heavy_jobs.TRAINING_ADVICE)
         else:
             trainer = _trained(lambda: BPETrainer(text, variant=variant, **options), num_merges, progress,
                                doing, " merges")
@@ -270,7 +270,7 @@ def extended_tokenizer(text: str, start: str, num_merges: int, progress: bool = 
         if len(text) >= INLINE_BELOW:
             tok = heavy_jobs.job_result(limits, ("extend", key, num_merges), tokenizer_jobs.extend,
                                         (start, text, num_merges, limits.max_train_memory), doing,
-                                        forget=True)
+                                        forget=True, advice="Ask for fewer merges, or use a smaller text.")
         else:
             trainer = _trained(lambda: extension_trainer(base, text, max_memory=limits.max_train_memory),
                                num_merges, progress, doing)

@@ -34,12 +34,8 @@ ABANDON_S = 30.0
 # a worker above both is killed.
 WORKER_BASE_BYTES = 512 * 2**20
 PRELOAD = ("core.room.tokenizer_jobs",)
-ADVICE = {
-    "time": "Ask for fewer merges, use a smaller text, or pick the byte variant (it trains much faster "
-            "on text with many different characters).",
-    "memory": "Use a smaller text, or ask for fewer merges.",
-    "crashed": "Try again; if it happens again, use a smaller text.",
-}
+TRAINING_ADVICE = ("Ask for fewer merges, use a smaller text, or pick the byte variant (it trains much "
+                   "faster on text with many different characters).")
 _MINE = "heavy_jobs_epoch"  # session state: the corpus-and-settings epoch of this session's jobs
 _engine: list[JobEngine] = []  # the server process's engine, made at the first heavy job
 _making = threading.Lock()
@@ -61,11 +57,11 @@ def engine(settings: ServerSettings) -> JobEngine:
 
 
 def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit: str = "",
-               block: bool = True, forget: bool = False):
+               block: bool = True, forget: bool = False, advice: str = "Use a smaller text."):
     """``fn(*args)`` from a worker, or, while it runs, a progress bar reading "``doing``: done /
     total``unit``" and then ``st.stop()`` (``block``) or ``None``.  ``forget``: the caller keeps the
     result in a cache of its own, so the engine need not.  Raises what ``fn`` raised, or
-    :class:`TooHeavyError`."""
+    :class:`TooHeavyError` ("``doing`` was stopped: why. ``advice``")."""
     jobs = engine(settings)
     job = jobs.submit(_session(), key, fn, args)
     st.session_state[_MINE] = state.learn_epoch()
@@ -77,7 +73,7 @@ def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit:
     try:
         value = job.result()
     except JobStopped as exc:
-        raise TooHeavyError(f"{doing} was stopped: {exc} {ADVICE.get(exc.reason, '')}") from None
+        raise TooHeavyError(f"{doing} was stopped: {exc} {advice}") from None
     if forget:
         jobs.forget(key)
     return value

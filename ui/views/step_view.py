@@ -154,7 +154,8 @@ def _built(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[
     return heavy_jobs.job_result(server_settings(), ("step view", scope, tok.vocab_size, text_length,
                                                      _digest(window)),
                                  built_payload, (tok, window, text_length, start_tokens, scope),
-                                 "Preparing the step view", forget=True)
+                                 "Preparing the step view", forget=True,
+                                 advice="Ask for fewer merges, or show another part of the text.")
 
 
 def built_payload(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[Token] | None,
