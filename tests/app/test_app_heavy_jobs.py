@@ -109,3 +109,17 @@ def test_a_training_over_the_time_bound_says_what_happened_and_what_to_do():
     finally:
         engine.close()
         heavy_jobs._engine.clear()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", ["char_vs_bpe", "compare_tokenizers"])
+def test_the_other_bpe_pages_end_with_their_result_on_a_large_corpus(page):
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=WAIT_S).run()
+    at.switch_page(f"app_pages/{page}.py").run()
+    at.text_area(key="corpus_paste").set_value(big_corpus()).run()
+    if page == "compare_tokenizers":
+        at.selectbox(key="tokenizers_pick").set_value("__corpus__").run()
+    poll_until_done(at)
+    assert not at.exception and not at.error, [e.message for e in at.exception] + [e.value for e in at.error]
+    labels = [m.label for m in at.metric]
+    assert ("BPE: chars per token (corpus)" if page == "char_vs_bpe" else "Chars/token") in labels
