@@ -99,7 +99,7 @@ class Job:
     error: BaseException | None = None
     seq: int = 0
     submitted: float = field(default_factory=time.monotonic)
-    started: float | None = None
+    started: float | None = None                 # when its worker began it (its time counts from here)
     ended: float | None = None
     seen: float = field(default_factory=time.monotonic)
     _finished: threading.Event = field(default_factory=threading.Event, repr=False)
@@ -118,11 +118,19 @@ class Job:
         self.seen = time.monotonic()
 
     def wait(self, timeout: float | None = None) -> bool:
-        return self._finished.wait(timeout)
+        """Wait until the job ends (or ``timeout``); a caller waiting here asks for it all along."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self._finished.is_set():
+            self.touch()
+            left = None if end is None else end - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            self._finished.wait(TICK_S * 5 if left is None else min(TICK_S * 5, left))
+        return True
 
     def result(self, timeout: float | None = None):
         """The function's return value; raises what it raised, or :class:`JobStopped`."""
-        if not self._finished.wait(timeout):
+        if not self.wait(timeout):
             raise TimeoutError(f"job {self.key!r} is still {self.state.name.lower()}")
         if self.error is not None:
             raise self.error
@@ -287,6 +295,9 @@ class JobEngine:
             job = worker.job
             if job is None or job.seq != seq or job.done:
                 return
+            if kind == "started":  # a fresh worker's start (imports) is not the job's time
+                job.started = time.monotonic()
+                return
             if kind == "progress":
                 job.progress = tuple(rest)
                 return
@@ -308,8 +319,8 @@ class JobEngine:
             if job is None:
                 break
             self._queue.remove(job)
-            job.state, job.started = JobState.RUNNING, time.monotonic()
-            self._served[job.owner] = job.started
+            job.state = JobState.RUNNING
+            self._served[job.owner] = time.monotonic()
             worker.job = job
             handed.append((worker, job))
         if len(self._served) > SERVED_KEPT:  # forget owners with nothing live
@@ -331,7 +342,7 @@ class JobEngine:
             job = worker.job
             if job is None or job.done:
                 continue
-            if now - job.started > job.limit_s:
+            if job.started is not None and now - job.started > job.limit_s:
                 self._stop(job, JobStopped("time", f"It took longer than this server allows "
                                                    f"({job.limit_s:.0f} s), so it was stopped."))
             elif self.max_rss is not None and worker.rss() > self.max_rss:
@@ -445,6 +456,7 @@ def _serve(conn) -> None:
             seq, fn, args = conn.recv()
         except (EOFError, OSError):
             return
+        conn.send(("started", seq))
         _reporting[:] = [conn, seq, 0.0]
         try:
             message = ("done", seq, fn(*args))
