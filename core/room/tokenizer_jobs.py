@@ -19,12 +19,11 @@ from ..corpus import CorpusStats, corpus_stats
 from .jobs import report_progress
 
 
-def train(text: str, variant: str, num_merges: int, end_of_word: str, pattern: str | None,
-          regex_timeout: float, max_memory: int) -> BPETokenizer:
-    """``num_merges`` merges of ``variant`` BPE on ``text``; raises what ``BPETrainer`` raises
-    (``CorpusTooLargeError`` over ``max_memory``, a bad or too slow ``pattern``)."""
-    trainer = BPETrainer(text, variant=variant, end_of_word=end_of_word, pattern=pattern,
-                         regex_timeout=regex_timeout, max_memory=max_memory)
+def train(text: str, variant: str, num_merges: int, options: dict) -> BPETokenizer:
+    """``num_merges`` merges of ``variant`` BPE on ``text`` (``options``: ``BPETrainer``'s other
+    keyword arguments); raises what ``BPETrainer`` raises (``CorpusTooLargeError`` over its
+    ``max_memory``, a bad or too slow ``pattern``)."""
+    trainer = BPETrainer(text, variant=variant, **options)
     for _ in trainer.run(num_merges, progress=report_progress):
         pass
     return BPETokenizer.from_trainer(trainer)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from core.room.jobs import JobEngine, JobState, JobStopped
 from tests.room import job_functions as jf
 
 WAIT_S = 60  # a worker's first start imports core on a busy machine
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def wait_for(check, timeout: float = WAIT_S, what: str = "the engine"):
@@ -161,3 +163,16 @@ def test_workers_start_when_jobs_wait_and_stop_when_idle(engines):
     assert len(engine.worker_pids()) == 1  # one job: one worker
     wait_for(lambda: engine.worker_pids() == [], what="the idle worker's stop")
     assert engine.submit("alice", "two", jf.double, (4,)).result(timeout=WAIT_S) == 8
+
+
+@pytest.mark.slow
+def test_a_training_job_gives_the_tokenizer_trained_inline_and_its_progress(engines):
+    from core import BPETokenizer
+    from core.room import tokenizer_jobs
+
+    text = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8") * 50
+    options = {"end_of_word": "</w>", "pattern": None, "regex_timeout": 2.0, "max_memory": 2**30}
+    job = engines(workers=1).submit("alice", "train", tokenizer_jobs.train, (text, "char", 40, options))
+    tok = job.result(timeout=WAIT_S)
+    assert tok.merge_triples == BPETokenizer.from_text(text, 40, variant="char").merge_triples
+    assert job.progress == (len(tok.trace), 40) or tok.exhausted
