@@ -172,11 +172,9 @@ class BPETrainer:
         self.extends = None  # the tokenizer whose encodings a trainer ``from_sequences`` merges
 
     def _start(self) -> None:
-        """Count the pairs of the prepared sequence and list where each token starts one."""
-        keys, counts, used = kernels.count_pairs(self._seq, self._weights)
-        self._table = keys, counts, used
-        self._heap = kernels.build_heap(keys, counts, 1024)
-        self._pool, self._lo, self._hi = kernels.list_positions(self._seq, self.base_size + 1024)
+        """Count the pairs of the prepared sequence, list where each occurs, and rank them."""
+        self._table, self._links = kernels.count_pairs(self._seq, self._weights)
+        self._heap = kernels.build_heap(*self._table[:3])
         self.initial_length = self._symbols()
         self.length = self.initial_length
         self.steps: list[MergeStep] = []
@@ -275,16 +273,12 @@ class BPETrainer:
         returns how many."""
         count = min(limit, self._batch)
         first_new = self.base_size + len(self.steps) + len(self._pending)
-        if first_new + count > len(self._lo):
-            grow = np.zeros(max(len(self._lo), count), dtype=np.int64)
-            self._lo = np.concatenate([self._lo, grow])
-            self._hi = np.concatenate([self._hi, grow])
         out = np.zeros((count, 5), dtype=np.int64)
         top = np.zeros((count, 2, self.top_k), dtype=np.int64)
         started = time.monotonic()
         done, self._table, self._heap = kernels.train_steps(
-            self._seq, self._weights, self._pool, self._lo, self._hi, self._table, self._heap,
-            first_new, count, self.top_k, out, top)
+            self._seq, self._weights, self._links, self._table, self._heap, first_new, count, self.top_k,
+            out, top)
         if time.monotonic() - started < 0.02:  # a quick call: ask for twice as many next time
             self._batch = min(256, 2 * self._batch)
         else:
