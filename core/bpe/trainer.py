@@ -5,15 +5,21 @@
     [('l', 'o'), ('lo', 'w'), ('e', 'r')]
 
 Tie-break, for every variant: among equally frequent pairs the one that occurs first in the
-current sequence wins (what ``max(counter, key=counter.get)`` does on a freshly counted Counter).
-Counts include overlapping occurrences ("aaa" holds two "a a"), as the textbook counts them.
+current sequence wins (what ``max(counter, key=counter.get)`` does on a freshly counted Counter);
+the competitors a step lists are ranked the same way.  Counts include overlapping occurrences
+("aaa" holds two "a a"), as the textbook counts them.
 
-Memory stays O(corpus + merges * top_k): a step records only its pair, counts and competitors;
-where a pair sits in the text is recomputed on demand (``core.bpe.explain``).  Every position costs
-about 8 bytes (an int32 symbol and its entry in a position list), plus temporaries while the
-corpus is laid out; :func:`training_memory_estimate` gives an upper bound of the peak, and
-``BPETrainer(..., max_memory=...)`` refuses a corpus above it
-before allocating anything.
+Time: laying out and counting the corpus is linear in its length, and a merge costs what it
+changes (the merged pair's occurrences and their neighbours, in ``core.bpe._train_kernels``),
+whatever the text: an alphabet of 171 k characters with every pair tied at a count of 1 trains as
+fast as English.
+
+Memory stays O(corpus + pairs + merges * top_k): a step records only its pair, counts and
+competitors; where a pair sits in the text is recomputed on demand (``core.bpe.explain``).  Every
+position costs about 12 bytes (an int32 symbol and its two links in its pair's occurrence list),
+every distinct pair about 100, plus temporaries while the corpus is laid out;
+:func:`training_memory_estimate` gives an upper bound of the peak, and
+``BPETrainer(..., max_memory=...)`` refuses a corpus above it before allocating anything.
 
 Leaves out: the tokenizer class.  A trainer gives plain fields (:meth:`BPETrainer.fields`, the
 steps); ``BPETokenizer.from_trainer(trainer)`` builds the tokenizer from them.
@@ -30,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _train_kernels as kernels
+from .alphabet import characters
 from .counting import checked_chunk_counts
 from .errors import MAX_ID, ArgumentError, check_count, check_text
 from .pretokenize import resolve_pattern
@@ -42,10 +49,15 @@ _BLOCK = 1 << 16
 
 # Peak memory of training, in bytes per unit of corpus (characters for char/word, UTF-8 bytes for
 # byte), from VmHWM growth over 300 merges (bench/bench_bpe.py --memory, docs/benchmarks.md): at
-# most 11.4x (char) and 28x (word: one 10 MB word, its frequencies laid out per position); byte
+# most 12.6x (char) and 28x (word: one 10 MB word, its frequencies laid out per position); byte
 # keeps 100x.  Plus the pair table, heap and small arrays (tests/bpe/test_hostile_inputs.py).
 _BYTES_PER_UNIT = {"char": 16, "word": 40, "byte": 100}
 _FIXED_BYTES = 64 * 2**20
+# And per distinct pair: up to four table slots of 20 bytes (kept under half full, and the old table
+# still there while it doubles) and a heap entry.  English has a few thousand pairs; 2 MB of random
+# Unicode has one per character, 550 k, and grew 87 MB.  At most a pair per unit, and at most the
+# alphabet's size squared.
+_BYTES_PER_PAIR = 160
 
 
 class CorpusTooLargeError(ValueError):
@@ -57,7 +69,9 @@ def training_memory_estimate(text: str, variant: str = "char") -> int:
     itself (for ``byte``, the UTF-8 length is what counts, measured block by block)."""
     check_text(text, "The corpus")
     rules = variant_rules(variant)
-    return _FIXED_BYTES + _BYTES_PER_UNIT[rules.name] * rules.units(text)
+    units = rules.units(text)
+    symbols = len(characters(text)) + rules.marker if rules.has_alphabet else 256
+    return _FIXED_BYTES + _BYTES_PER_UNIT[rules.name] * units + _BYTES_PER_PAIR * min(units, symbols**2)
 
 
 def refuse_above(text: str, variant: str, max_memory: int, advice: str) -> None:
@@ -95,7 +109,8 @@ class MergeStep:
 
 
 class BPETrainer:
-    """Holds a corpus prepared for one variant and merges it step by step.
+    """Holds a corpus prepared for one variant and merges it step by step (the compiled kernels
+    keep the pair counts, their ranking and where each pair occurs, so no step recounts).
 
     ``run(n)`` is a generator, so a caller can stop, show progress, or animate between steps;
     ``fields()`` and ``steps`` describe the tokenizer after the merges done so far
