@@ -251,9 +251,10 @@ def train_steps(seq, weights, links, table, heap, first_new, steps, top_k, out, 
     keys, counts, first, used = table
     hc, hf, hs, size = heap
     for i in range(steps):
-        new = first_new + i
+        new = first_new + i  # the textbook's "mint a new token"
+        # "best = max(pairs, key=pairs.get)": the heap's top, and the runners-up shown beside it
         top, size = rank_pairs(counts, first, (hc, hf, hs, size), top_k)
-        if len(top) == 0:
+        if len(top) == 0:  # "if not pairs: break"
             return i, (keys, counts, first, used), (hc, hf, hs, size)
         k = len(top)
         competitors[i, 0, :k] = keys[top]
@@ -263,6 +264,8 @@ def train_steps(seq, weights, links, table, heap, first_new, steps, top_k, out, 
         if 2 * (used + room) > len(keys):
             keys, counts, first = grow_table(keys, counts, first, used + room)
             hc, hf, hs, size = build_heap(keys, counts, first)
+        # "chunks = [merge(symbols, best, new) ...]", and the next step's recount, for the pairs
+        # it changes only: every count and occurrence list is right again when it returns
         removed, created, added = merge_pair(seq, weights, nxt, prv, keys, counts, first, a, b, new, room)
         used += added
         for s in created:  # a new pair's count only falls from now on: one entry is enough
