@@ -20,7 +20,7 @@ import numpy as np
 from . import encoding
 from .alphabet import Alphabet, characters
 from .errors import ArgumentError, check_id
-from .pretokenize import RegexClock, byte_chunks, word_counts, word_spans
+from .pretokenize import RegexClock, byte_chunks, word_counts
 from .split import known_patterns
 
 VARIANTS = ("char", "word", "byte")
@@ -104,8 +104,9 @@ class Word(Variant):
             raise ArgumentError("The word variant needs a non-empty end-of-word marker (a string).")
 
     def corpus_alphabet(self, text, end_of_word):
-        """The characters that occur inside words, then the marker."""
-        alphabet = [ch for ch in characters(text) if next(word_spans(ch), None)]
+        """The characters that occur inside words (``str.split()`` cuts where ``str.isspace()``),
+        then the marker."""
+        alphabet = [ch for ch in characters(text) if not ch.isspace()]
         if not alphabet:
             raise ValueError("The corpus has no words (only whitespace): nothing to learn.")
         return alphabet + [end_of_word]
