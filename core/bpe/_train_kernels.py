@@ -2,7 +2,7 @@
 count every pair, pick the most frequent, first in the sequence on a tie, merge it everywhere) done
 incrementally, so a merge costs what it changes, whatever the text.
 
-The data, in flat arrays only (about 12 bytes a position, plus 28 bytes a pair-table slot):
+The data, in flat arrays only (about 8 bytes a position, plus 28 bytes a pair-table slot):
 
 ``seq`` (int32)
     The symbols of every chunk, ``-1`` (SEPARATOR) after each, so no pair spans two chunks.  A merged
@@ -15,12 +15,13 @@ The data, in flat arrays only (about 12 bytes a position, plus 28 bytes a pair-t
     Each position's chunk frequency, or a single 1 when every chunk counts once (char).
 Pair table: ``keys``, ``counts``, ``first``, one slot per pair
     Open addressing with linear probing, key ``a << 32 | b``, ``-1`` empty, never deleted, kept
-    under half full.  ``counts`` are weighted; ``first[s]`` is where pair ``s`` first occurs in
-    the current sequence (``-1``: nowhere).
-Occurrence lists: ``nxt``, ``prv``, one entry a position
-    Every position that starts a pair is in its pair's list, ascending: ``nxt[p]`` is the next
-    occurrence (``-1``: the last), ``prv[p]`` the previous one, and ``prv[first[s]]`` the last one,
-    so a position is appended, or taken out, in O(1).
+    under half full.  ``counts`` are weighted.  ``first[s]`` is where pair ``s`` first occurs in
+    the current sequence, ``-1`` nowhere, or ``-(x + 2)`` once the first occurrence, at ``x``, is
+    merged away: the next one lies right of ``x``, found when the pair is next a candidate.
+Position lists: ``pool``, ``lo``, ``hi``
+    ``pool[lo[t]:hi[t]]`` lists, ascending, where token ``t`` starts with a token on its right;
+    merging ``a b`` walks ``a``'s list once, keeps the ``a`` still there, moves the merged ones into
+    the space they free as the new token's list, and drops stale ones: the pool never grows.
 Heap: ``hc``, ``hf``, ``hs``
     A max-heap of (count, first position, slot), the larger count first and, among equal counts,
     the earlier position: its top is the pair the textbook picks, with no scan of the ties.
@@ -29,7 +30,9 @@ Why the heap can be lazy: a pair's occurrences all appear in the one merge that 
 token (or in the corpus as laid out); every later merge only takes occurrences away.  So once a
 pair is on the heap its count only falls and its first position only moves right: an entry that no
 longer matches the table ranks its pair too high, and is corrected when it surfaces.  A slot has at
-most one entry, so the heap never holds more entries than the table has pairs.
+most one entry, so the heap never holds more entries than the table has pairs.  The same reason
+bounds the search for a moved first occurrence: it starts where the last one was, so over a whole
+training it reads each position of ``a``'s list at most once per pair ``(a, b)``.
 
 ``function.py_func`` runs the same source uncompiled: the readable reference the tests compare
 against.  Leaves out: what to do with a step (``core.bpe.trainer``) and encoding.
@@ -42,7 +45,7 @@ from numba import njit
 
 SEPARATOR = -1
 DELETED = -2  # where a merged token's right half began; -(L + 1) <= -3 marks its second and last
-NONE = -1  # no position: an empty occurrence list, the end of one
+NONE = -1  # no position: the first occurrence of a pair that occurs nowhere
 
 
 @njit(cache=True)
@@ -90,60 +93,72 @@ def grow_table(keys, counts, first, need):
     return new_keys, new_counts, new_first
 
 
-# -- occurrence lists --------------------------------------------------------------------------
 @njit(cache=True)
-def _append(first, nxt, prv, s, p):
-    """Put position ``p`` at the end of pair ``s``'s list (``p`` lies right of all its others)."""
-    nxt[p] = NONE
-    head = first[s]
-    if head == NONE:
-        first[s] = p
-        prv[p] = p
-    else:
-        last = prv[head]
-        nxt[last] = p
-        prv[p] = last
-        prv[head] = p
+def _lost(first, s, x):
+    """The occurrence of pair ``s`` at ``x`` is gone: if it was the first, the next lies right of it."""
+    if first[s] == x:
+        first[s] = -(x + 2)
 
 
 @njit(cache=True)
-def _remove(counts, first, nxt, prv, s, p, w):
-    """Take the occurrence at ``p`` (chunk weight ``w``) out of pair ``s``: its count and list."""
-    counts[s] -= w
-    after, before = nxt[p], prv[p]
-    if first[s] == p:
-        first[s] = after  # NONE when p was the only one
-        if after != NONE:
-            prv[after] = before  # the new first points at the last
-    else:
-        nxt[before] = after
-        if after != NONE:
-            prv[after] = before
-        else:
-            prv[first[s]] = before  # p was the last
+def _bound(f):
+    """A heap position for ``first[s]``: exact, or the position the first occurrence lies right of."""
+    return f if f >= 0 else -f - 2
+
+
+@njit(cache=True)
+def _first_after(seq, pool, lo, hi, a, b, x):
+    """Where ``a b`` first occurs right of ``x``: the first hit in ``a``'s ascending list."""
+    r = lo[a] + np.searchsorted(pool[lo[a]:hi[a]], x, side="right")
+    for r in range(r, hi[a]):
+        p = pool[r]
+        if seq[p] == a and seq[_next(seq, p)] == b:
+            return p
+    return NONE  # only for a pair with no occurrence left
 
 
 # -- the textbook's first count ------------------------------------------------------------------
 @njit(cache=True)
 def count_pairs(seq, weights):
     """Count every adjacent pair, overlapping ones included (the textbook's ``get_stats``), and
-    list where each occurs.  ``weights`` holds each position's chunk frequency, or is a single 1
-    (every chunk once).  Returns ``(keys, counts, first, used)`` and ``(nxt, prv)``."""
+    note where each first occurs.  ``weights`` holds each position's chunk frequency, or is a
+    single 1 (every chunk once).  Returns ``(keys, counts, first, used)``."""
     unit = len(weights) == 1
     keys = np.full(1 << 12, -1, dtype=np.int64)
     counts = np.zeros(1 << 12, dtype=np.int64)
     first = np.full(1 << 12, NONE, dtype=np.int32)
-    nxt = np.empty(len(seq), dtype=np.int32)
-    prv = np.empty(len(seq), dtype=np.int32)
     used = 0
     for i in range(len(seq) - 1):
         if seq[i] >= 0 and seq[i + 1] >= 0:
             if 2 * (used + 1) > len(keys):
                 keys, counts, first = grow_table(keys, counts, first, len(keys))
             s, new = _add(keys, counts, pair_key(seq[i], seq[i + 1]), 1 if unit else weights[i])
-            used += new
-            _append(first, nxt, prv, s, i)  # left to right: each list comes out ascending
-    return (keys, counts, first, used), (nxt, prv)
+            if new:  # left to right: the first time a pair is seen is its first occurrence
+                first[s] = i
+                used += 1
+    return keys, counts, first, used
+
+
+@njit(cache=True)
+def list_positions(seq, capacity):
+    """Every position that starts a pair, grouped by its token (counting sort, so ascending).
+    Returns ``(pool, lo, hi)`` with room in ``lo``/``hi`` for ``capacity`` token ids."""
+    lo = np.zeros(capacity, dtype=np.int64)
+    hi = np.zeros(capacity, dtype=np.int64)
+    for i in range(len(seq) - 1):
+        if seq[i] >= 0 and seq[i + 1] >= 0:
+            hi[seq[i]] += 1
+    total = 0
+    for t in range(capacity):
+        lo[t] = total
+        total += hi[t]
+        hi[t] = lo[t]
+    pool = np.empty(total, dtype=np.int32)
+    for i in range(len(seq) - 1):
+        if seq[i] >= 0 and seq[i + 1] >= 0:
+            pool[hi[seq[i]]] = i
+            hi[seq[i]] += 1
+    return pool, lo, hi
 
 
 @njit(cache=True)
@@ -156,7 +171,9 @@ def build_heap(keys, counts, first):
     hc = np.empty(capacity, dtype=np.int64)  # counts
     hf = np.empty(capacity, dtype=np.int32)  # first positions
     hs = np.empty(capacity, dtype=np.int32)  # table slots
-    hc[:size], hf[:size], hs[:size] = counts[live], first[live], live
+    hc[:size], hs[:size] = counts[live], live
+    for i in range(size):
+        hf[i] = _bound(first[live[i]])
     for start in range((size - 2) // 2, -1, -1):
         _sift_down(hc, hf, hs, size, start)
     return hc, hf, hs, size
@@ -176,9 +193,10 @@ def _prev(seq, p):
 
 # -- the textbook's pick: max(counter, key=counter.get) --------------------------------------------
 @njit(cache=True)
-def rank_pairs(counts, first, heap, top_k):
+def rank_pairs(seq, positions, keys, counts, first, heap, top_k):
     """The slots of the ``top_k`` most frequent pairs, ties in order of first occurrence: entry 0
     is the pair to merge (none left: empty).  Returns ``(slots, heap_size)``; the heap keeps them."""
+    pool, lo, hi = positions
     hc, hf, hs, size = heap
     taken = np.empty(top_k, dtype=np.int64)
     m = 0
@@ -187,6 +205,9 @@ def rank_pairs(counts, first, heap, top_k):
         size = _heap_pop(hc, hf, hs, size)
         if counts[s] != c or first[s] != f:  # stale: the pair lost occurrences since it was pushed
             if counts[s] > 0:
+                if first[s] < NONE:  # its first occurrence went: find the next one
+                    a, b = keys[s] >> 32, keys[s] & 0xFFFFFFFF
+                    first[s] = _first_after(seq, pool, lo, hi, a, b, _bound(first[s]))
                 size = _heap_push(hc, hf, hs, size, counts[s], first[s], s)  # its true rank, lower
             continue
         taken[m] = s
@@ -198,62 +219,83 @@ def rank_pairs(counts, first, heap, top_k):
 
 # -- the textbook's merge: rewrite every a b as the new token --------------------------------------
 @njit(cache=True)
-def merge_pair(seq, weights, nxt, prv, keys, counts, first, a, b, new, room):
-    """Replace every ``a b`` by ``new``, left to right and non-overlapping, walking the pair's own
-    list: only the neighbours of each merged occurrence change pair.
+def merge_pair(seq, weights, positions, keys, counts, first, a, b, new, room):
+    """Replace every ``a b`` (left to right, non-overlapping) by ``new``, walking ``a``'s list:
+    only the neighbours of each merged occurrence change pair.
 
     Returns ``(tokens_removed, created, added)``: ``created`` lists the slots of the pairs made
     with ``new`` (they enter the heap), ``added`` counts the pairs new to the table.  The caller
     leaves room in the table for ``room`` new pairs: at most two per occurrence merged, and at
     most ``2 * (new + 1)`` distinct ones.
     """
+    pool, lo, hi = positions
     unit = len(weights) == 1
-    s_ab = _find(keys, pair_key(a, b))
+    start, end = lo[a], hi[a]
+    moved = np.empty(end - start, dtype=np.int32)
     created = np.empty(room, dtype=np.int64)
     n_created = 0
+    kept = start  # a's list, compacted in place: the occurrences of ``a`` not merged
+    c = 0  # occurrences of ``new`` with a right neighbour: they become new's list
     removed = 0  # tokens removed, weighted by their chunk's frequency
-    while first[s_ab] != NONE:
-        p = first[s_ab]  # the leftmost occurrence left: "a a a" merges at 0, and 1 is gone with it
+    for r in range(start, end):
+        p = pool[r]
+        if seq[p] != a:
+            continue  # stale, or consumed by the previous occurrence (the middle of "a a a")
         q = _next(seq, p)
-        right = _next(seq, q)
+        if seq[q] != b:
+            pool[kept] = p
+            kept += 1
+            continue
         w = 1 if unit else weights[p]
-        _remove(counts, first, nxt, prv, s_ab, p, w)
+        right = _next(seq, q)
         if p > 0 and seq[_prev(seq, p)] >= 0:  # (left, a) becomes (left, new)
             left = _prev(seq, p)
-            _remove(counts, first, nxt, prv, _find(keys, pair_key(seq[left], a)), left, w)
+            s = _find(keys, pair_key(seq[left], a))
+            counts[s] -= w
+            _lost(first, s, left)
             s, fresh = _add(keys, counts, pair_key(seq[left], new), w)
-            _append(first, nxt, prv, s, left)
-            if fresh:
+            if fresh:  # met left to right: its first occurrence
+                first[s] = left
                 created[n_created] = s
                 n_created += 1
         if seq[right] >= 0:  # (b, right) becomes (new, right), now starting at p
-            _remove(counts, first, nxt, prv, _find(keys, pair_key(b, seq[right])), q, w)
+            s = _find(keys, pair_key(b, seq[right]))
+            counts[s] -= w
+            _lost(first, s, q)
             s, fresh = _add(keys, counts, pair_key(new, seq[right]), w)
-            _append(first, nxt, prv, s, p)
             if fresh:
+                first[s] = p
                 created[n_created] = s
                 n_created += 1
+            moved[c] = p
+            c += 1
         seq[q] = DELETED  # the token at p now spans p .. right - 1
         seq[p] = new
         seq[p + 1] = seq[right - 1] = p - right - 1
         removed += w
+    s = _find(keys, pair_key(a, b))
+    counts[s] -= removed  # every occurrence went: merged, or consumed by the one on its left
+    first[s] = NONE
+    pool[kept:kept + c] = moved[:c]
+    hi[a] = kept  # a's list ends where new's begins
+    lo[new] = kept
+    hi[new] = kept + c
     return removed, created[:n_created], n_created
 
 
 @njit(cache=True)
-def train_steps(seq, weights, links, table, heap, first_new, steps, top_k, out, competitors):
-    """Up to ``steps`` merges in one call, new ids from ``first_new``.  ``links`` is ``(nxt,
-    prv)``, ``table`` ``(keys, counts, first, used)`` and ``heap`` ``(hc, hf, hs, size)``; the
-    table and heap grow here when a merge could overflow them.  Step ``i`` goes to ``out[i] =
-    (left, right, count, removed, competitors)`` and its top pairs to ``competitors[i]`` (keys and
-    counts).  Returns ``(steps_done, table, heap)``."""
-    nxt, prv = links
+def train_steps(seq, weights, positions, table, heap, first_new, steps, top_k, out, competitors):
+    """Up to ``steps`` merges in one call, new ids from ``first_new``.  ``positions`` is ``(pool,
+    lo, hi)`` with room in ``lo``/``hi`` for the new ids, ``table`` ``(keys, counts, first,
+    used)`` and ``heap`` ``(hc, hf, hs, size)``; the table and heap grow here when a merge could
+    overflow them.  Step ``i`` goes to ``out[i] = (left, right, count, removed, competitors)`` and
+    its top pairs to ``competitors[i]`` (keys and counts).  Returns ``(steps_done, table, heap)``."""
     keys, counts, first, used = table
     hc, hf, hs, size = heap
     for i in range(steps):
         new = first_new + i  # the textbook's "mint a new token"
         # "best = max(pairs, key=pairs.get)": the heap's top, and the runners-up shown beside it
-        top, size = rank_pairs(counts, first, (hc, hf, hs, size), top_k)
+        top, size = rank_pairs(seq, positions, keys, counts, first, (hc, hf, hs, size), top_k)
         if len(top) == 0:  # "if not pairs: break"
             return i, (keys, counts, first, used), (hc, hf, hs, size)
         k = len(top)
@@ -265,12 +307,12 @@ def train_steps(seq, weights, links, table, heap, first_new, steps, top_k, out, 
             keys, counts, first = grow_table(keys, counts, first, used + room)
             hc, hf, hs, size = build_heap(keys, counts, first)
         # "chunks = [merge(symbols, best, new) ...]", and the next step's recount, for the pairs
-        # it changes only: every count and occurrence list is right again when it returns
-        removed, created, added = merge_pair(seq, weights, nxt, prv, keys, counts, first, a, b, new, room)
+        # it changes only: every count is right again when it returns
+        removed, created, added = merge_pair(seq, weights, positions, keys, counts, first, a, b, new, room)
         used += added
         for s in created:  # a new pair's count only falls from now on: one entry is enough
             if counts[s] > 0:
-                size = _heap_push(hc, hf, hs, size, counts[s], first[s], s)
+                size = _heap_push(hc, hf, hs, size, counts[s], _bound(first[s]), s)
         out[i, 0] = a
         out[i, 1] = b
         out[i, 2] = count

@@ -16,7 +16,7 @@ fast as English.
 
 Memory stays O(corpus + pairs + merges * top_k): a step records only its pair, counts and
 competitors; where a pair sits in the text is recomputed on demand (``core.bpe.explain``).  Every
-position costs about 12 bytes (an int32 symbol and its two links in its pair's occurrence list),
+position costs about 8 bytes (an int32 symbol and its entry in its token's position list),
 every distinct pair about 100, plus temporaries while the corpus is laid out;
 :func:`training_memory_estimate` gives an upper bound of the peak, and
 ``BPETrainer(..., max_memory=...)`` refuses a corpus above it before allocating anything.
@@ -188,8 +188,9 @@ class BPETrainer:
 
     def _start(self) -> None:
         """Count the pairs of the prepared sequence, list where each occurs, and rank them."""
-        self._table, self._links = kernels.count_pairs(self._seq, self._weights)
+        self._table = kernels.count_pairs(self._seq, self._weights)
         self._heap = kernels.build_heap(*self._table[:3])
+        self._positions = kernels.list_positions(self._seq, self.base_size + 1024)
         self.initial_length = self._symbols()
         self.length = self.initial_length
         self.steps: list[MergeStep] = []
@@ -288,12 +289,16 @@ class BPETrainer:
         returns how many."""
         count = min(limit, self._batch)
         first_new = self.base_size + len(self.steps) + len(self._pending)
+        pool, lo, hi = self._positions
+        if first_new + count > len(lo):  # room for the new tokens' lists
+            grow = np.zeros(max(len(lo), count), dtype=np.int64)
+            self._positions = pool, np.concatenate([lo, grow]), np.concatenate([hi, grow])
         out = np.zeros((count, 5), dtype=np.int64)
         top = np.zeros((count, 2, self.top_k), dtype=np.int64)
         started = time.monotonic()
         done, self._table, self._heap = kernels.train_steps(
-            self._seq, self._weights, self._links, self._table, self._heap, first_new, count, self.top_k,
-            out, top)
+            self._seq, self._weights, self._positions, self._table, self._heap, first_new, count,
+            self.top_k, out, top)
         if time.monotonic() - started < 0.02:  # a quick call: ask for twice as many next time
             self._batch = min(256, 2 * self._batch)
         else:
