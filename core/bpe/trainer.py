@@ -49,13 +49,13 @@ _BLOCK = 1 << 16
 
 # Peak memory of training, in bytes per unit of corpus (characters for char/word, UTF-8 bytes for
 # byte), from VmHWM growth over 300 merges (bench/bench_bpe.py --memory, docs/benchmarks.md): at
-# most 12.6x (char) and 28x (word: one 10 MB word, its frequencies laid out per position); byte
+# most 11.4x (char) and 28x (word: one 10 MB word, its frequencies laid out per position); byte
 # keeps 100x.  Plus the pair table, heap and small arrays (tests/bpe/test_hostile_inputs.py).
 _BYTES_PER_UNIT = {"char": 16, "word": 40, "byte": 100}
 _FIXED_BYTES = 64 * 2**20
 # And per distinct pair: up to four table slots of 20 bytes (kept under half full, and the old table
 # still there while it doubles) and a heap entry.  English has a few thousand pairs; 2 MB of random
-# Unicode has one per character, 550 k, and grew 87 MB.  At most a pair per unit, and at most the
+# Unicode has one per character, 550 k, and grew 84 MB.  At most a pair per unit, and at most the
 # alphabet's size squared.
 _BYTES_PER_PAIR = 160
 
