@@ -26,6 +26,8 @@ class Element:
     kind: str          # "button", "markdown", "progress", ...
     proto: object      # the element's own message (e.g. Button)
     fragment_id: str
+    path: tuple = ()   # where it is drawn (delta path: 0 main, 1 sidebar, ...); a later one replaces it
+    at: float = 0.0    # time.perf_counter() when it arrived
 
 
 @dataclass
@@ -109,7 +111,8 @@ class Session:
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 element = fwd.delta.new_element
                 which = element.WhichOneof("type")
-                self.elements.append(Element(which, getattr(element, which), fwd.delta.fragment_id))
+                self.elements.append(Element(which, getattr(element, which), fwd.delta.fragment_id,
+                                             tuple(fwd.metadata.delta_path), time.perf_counter()))
                 self.exceptions += which == "exception"
             elif kind == "script_finished":
                 return
@@ -131,6 +134,12 @@ class Session:
                 return e
         labels = [e.proto.label for e in self.elements if e.kind == "button"]
         raise LookupError(f"no button {label!r} among {labels}")
+
+    def shown(self) -> list[Element]:
+        """What the page shows after the last run: the latest element at each place (a progress
+        bar emptied once its work is done is gone)."""
+        latest = {e.path: e for e in self.elements}
+        return [e for e in latest.values() if e.kind != "empty"]
 
     def texts(self) -> list[str]:
         """Markdown, captions and alerts the last runs drew (to read a page's messages)."""
