@@ -42,9 +42,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import platform
 import random
+import signal
 import socket
 import string
 import subprocess
@@ -163,15 +165,13 @@ class Tally:
     exceptions: dict[str, int] = field(default_factory=lambda: {"calm": 0, "heavy": 0, "chromium": 0})
 
 
-def p95(values: list[float]) -> str:
-    return f"{sorted(values)[int(0.95 * (len(values) - 1))]:,.0f}" if values else "-"
+def rank(values: list[float], q: float) -> str:
+    """The ``q`` quantile by nearest rank (p50 of two values is the lower one), or "-"."""
+    return f"{sorted(values)[max(math.ceil(q * len(values)) - 1, 0)]:,.0f}" if values else "-"
 
 
 def quantiles(values: list[float]) -> str:
-    if not values:
-        return "-"
-    v = sorted(values)
-    return f"{v[len(v) // 2]:,.0f} / {v[int(0.95 * (len(v) - 1))]:,.0f} / {v[-1]:,.0f}"
+    return f"{rank(values, 0.5)} / {rank(values, 0.95)} / {rank(values, 1.0)}"
 
 
 # -- websocket attendees ----------------------------------------------------------------------------------
@@ -224,17 +224,26 @@ async def act_every(act, every: float, stop_at: float, tally: Tally, name: str) 
 
 
 def outcome(s: Session, page: str) -> str:
-    """What a page ended with: its exception, its error or warning, or its result."""
+    """What a page ended with: its exception, its error, or its result (with any warning)."""
     shown = s.shown()
+    alerts = {1: [], 2: [], 3: []}  # error, warning, info: their text, Markdown escapes dropped
     for e in shown:
         if e.kind == "exception":
             return f"exception {e.proto.type}: {e.proto.message}"[:160]
-    said = [e.proto.body for e in shown if e.kind == "alert" and e.proto.format in (1, 2)]
-    if said:
-        return "message: " + " | ".join(said)[:160]
+        if e.kind == "alert" and e.proto.format in alerts:
+            alerts[e.proto.format].append(e.proto.body.replace("\\", ""))
+    if alerts[1]:
+        return "error: " + " / ".join(alerts[1])[:160]
     if page == "learn_bpe" and not has_step_view(s):
-        return "no step view: " + " | ".join(e.proto.body for e in shown if e.kind == "alert")[:140]
-    return "result"
+        return "no step view: " + " / ".join(alerts[2] + alerts[3])[:140]
+    return "result" + ("; warning: " + " / ".join(alerts[2])[:140] if alerts[2] else "")
+
+
+def working(s: Session) -> bool:
+    """Whether the page answered "under way": it shows a progress bar and runs again by a timer
+    (a fragment's ``run_every`` of at most 10 s), as a page whose work runs elsewhere would."""
+    return (any(e.kind == "progress" for e in s.shown())
+            and any(0 < every <= 10 for every in s.timers.values()))
 
 
 async def page_run(s: Session, page: str, bound: float) -> tuple[float, float | None]:
@@ -248,9 +257,9 @@ async def page_run(s: Session, page: str, bound: float) -> tuple[float, float | 
     while True:
         await s.rerun(page=page, timeout=max(bound - (time.perf_counter() - start), 1.0))
         bars = [e.at for e in s.elements if e.kind == "progress"]
-        if bars and progress is None:
+        if page and bars and progress is None:  # the start page always shows the lessons' bar
             progress = min(bars) - start
-        if not any(e.kind == "progress" for e in s.shown()):
+        if not working(s):
             return time.perf_counter() - start, progress
         if time.perf_counter() - start > bound:
             raise TimeoutError
@@ -518,7 +527,7 @@ def report(processes: int, tally: Tally, rss: dict, tracebacks: int) -> str:
     lines = [f"\n### {kind}\n",
              "| what | n | p50 / p95 / max ms | notes |", "|---|---|---|---|",
              f"| calm page runs | {len(t.calm)} | {quantiles(t.calm)} | {t.late} late, {t.no_view} without "
-             f"the step view; tabs opened p95 {p95(t.opened)} ms |",
+             f"the step view; tabs opened p95 {rank(t.opened, 0.95)} ms |",
              f"| steps in a real tab (click to drawn) | {len(t.clicks)} | {quantiles(t.clicks)} | |",
              f"| fresh tab to step view | {len(t.fresh)} | {quantiles(t.fresh)} | "
              f"{t.fresh_timeouts} not shown within {FRESH_BOUND_S} s (counted as {FRESH_BOUND_S} s) |",
@@ -532,7 +541,7 @@ def report(processes: int, tally: Tally, rss: dict, tracebacks: int) -> str:
     lines += ["", f"Exceptions shown: {exceptions}; tracebacks in the server's log: {tracebacks}; "
               f"lost sessions: {len(t.lost)}" + "".join(f"\n  - {x}" for x in t.lost[:10]),
               "RSS, app processes + their workers, MB: " + ", ".join(
-                  f"{k} {a:,.0f} + {w:,.0f}" for k, (a, w) in rss.items() if k != "peak")
+                  f"{k} {rss[k][0]:,.0f} + {rss[k][1]:,.0f}" for k in ("baseline", "before", "after"))
               + f", peak {rss['peak']:,.0f} (after vs baseline "
               f"{100 * (sum(rss['after']) / sum(rss['baseline']) - 1):+.0f} %)",
               f"Load at the end: {uptime()}"]
@@ -615,6 +624,7 @@ def main() -> None:
           f"{args.chromium} step tab(s), a fresh tab every {args.fresh_every:g} s, {args.duration:g} s",
           flush=True)
     texts = heavy_texts(args.cases, args.scale)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped: still stop the servers it started
     asyncio.run(measure(args, texts))
     print(f"\nat end: {uptime()}")
 

@@ -41,6 +41,7 @@ class Session:
     kept: dict[str, dict] = field(default_factory=dict)   # widget id -> value, sent every rerun
     cookies: dict[str, str] = field(default_factory=dict)  # set by a proxy, sent back on reconnect
     exceptions: int = 0                                    # exception elements the server sent
+    timers: dict[str, float] = field(default_factory=dict)  # fragment id -> run_every (s), this run's
     _ws: object = None
 
     async def connect(self) -> None:
@@ -90,7 +91,7 @@ class Session:
         start = time.perf_counter()
         await self._ws.send(msg.SerializeToString())
         if trigger is None or not trigger.fragment_id:
-            self.elements = []
+            self.elements, self.timers = [], {}
         else:
             self.elements = [e for e in self.elements if e.fragment_id != trigger.fragment_id]
         await asyncio.wait_for(self._read_until_finished(), timeout)
@@ -106,6 +107,8 @@ class Session:
             elif kind == "navigation":
                 self.page_hash = fwd.navigation.page_script_hash
                 self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
+            elif kind == "auto_rerun":
+                self.timers[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
