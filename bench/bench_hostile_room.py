@@ -275,11 +275,13 @@ async def heavy_attendee(url: str, i: int, what: str, text: str, bound: float, t
         await s.connect()
         await s.rerun(timeout=bound)
         s.keep(PASTE_LABEL, string_value=text)
-        for name, page in steps:
+        for n, (name, page) in enumerate(steps):
             try:
                 seconds, progress = await page_run(s, page or "", bound)
             except (TimeoutError, asyncio.TimeoutError):
                 tally.heavy.append(HeavyRun(i, what, name, bound, None, f"no answer within {bound:.0f} s"))
+                tally.heavy += [HeavyRun(i, what, later, 0.0, None, "not opened: the last one never answered")
+                                for later, _ in steps[n + 1:]]
                 return
             tally.heavy.append(HeavyRun(i, what, name, seconds, progress, outcome(s, page or "")))
     except Exception as exc:  # a dropped connection: the pages not reached say so
@@ -303,7 +305,8 @@ async def fresh_tabs(browser, url: str, every: float, stop_at: float, tally: Tal
         start = time.perf_counter()
         try:
             await page.goto(link, wait_until="commit", timeout=FRESH_BOUND_S * 1000)
-            await page.wait_for_function(ready, timeout=FRESH_BOUND_S * 1000, polling=20)
+            left_ms = FRESH_BOUND_S * 1000 - 1000 * (time.perf_counter() - start)
+            await page.wait_for_function(ready, timeout=max(left_ms, 1), polling=20)
             tally.fresh.append(1000 * (time.perf_counter() - start))
         except Exception:  # playwright's TimeoutError: not shown within the bound
             tally.fresh.append(FRESH_BOUND_S * 1000.0)
