@@ -18,10 +18,11 @@ paste, with fresh real tabs arriving, against one ``streamlit run`` and against 
   with a message where absent) and a 1 MB line with no space (seeded), taken in turn.  They start
   5 s into the room, 2 s apart; each page waits at most ``--heavy-timeout`` s.
 - *Real tabs* (Chromium, ``/usr/bin/chromium``): every ``--fresh-every`` seconds a fresh tab (its own
-  browser context: a new attendee) opens Learn BPE from the room's link and is timed until the step
-  view has drawn its first step (``.bpe-step`` gets ``data-step``), at most 60 s; and ``--chromium``
-  tabs, opened before the heavy ones arrive, click Next (or Previous back from the last merge) every
-  3 s, timed in the page from the click to the frame that shows the step.
+  browser context: a new attendee; at most 3 open at once) opens Learn BPE from the room's link and
+  is timed until the step view has drawn its first step (``.bpe-step`` gets ``data-step``), at
+  most 60 s; and ``--chromium`` tabs, opened before the heavy ones arrive, click Next (or Previous
+  back from the last merge) every 3 s, timed in the page from the click to the frame that shows the
+  step.
 
 What each heavy page run ended with is read from what the page shows after it: an exception, an
 error or warning (its text), or its result (Learn BPE's result is the step view).  Exceptions are
@@ -74,6 +75,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 TTL_S = 10            # server.disconnectedSessionTTL: sessions that left are gone this soon
 OPEN_TIMEOUT_S = 120  # a calm tab's or a real tab's first page
 FRESH_BOUND_S = 60    # a fresh tab that shows no step view by then counts as this, and as timed out
+FRESH_AT_ONCE = 3     # fresh tabs open at once, at most (Chromium's own work must not swamp the room)
 CLICK_EVERY_S = 3
 HEAVY_AFTER_S, HEAVY_APART_S = 5, 2
 STEP_VIEW = ".bpe-step"  # Learn BPE's step view; its data-step is the step it shows, once drawn
@@ -161,6 +163,7 @@ class Tally:
     clicks: list[float] = field(default_factory=list)   # real tab, click to step drawn, ms
     fresh: list[float] = field(default_factory=list)    # fresh tab to step view, ms (timeouts at the bound)
     fresh_timeouts: int = 0
+    fresh_late: int = 0  # fresh tabs that waited for one of the FRESH_AT_ONCE places
     heavy: list[HeavyRun] = field(default_factory=list)
     exceptions: dict[str, int] = field(default_factory=lambda: {"calm": 0, "heavy": 0, "chromium": 0})
 
@@ -239,6 +242,12 @@ def outcome(s: Session, page: str) -> str:
     return "result" + ("; warning: " + " / ".join(alerts[2])[:140] if alerts[2] else "")
 
 
+def first_bar(s: Session, since: float) -> float | None:
+    """Seconds from ``since`` to the first progress bar the last run drew, if it drew one."""
+    bars = [e.at for e in s.elements if e.kind == "progress"]
+    return min(bars) - since if bars else None
+
+
 def working(s: Session) -> bool:
     """Whether the page answered "under way": it shows a progress bar and runs again by a timer
     (a fragment's ``run_every`` of at most 10 s), as a page whose work runs elsewhere would."""
@@ -256,9 +265,8 @@ async def page_run(s: Session, page: str, bound: float) -> tuple[float, float | 
     progress = None
     while True:
         await s.rerun(page=page, timeout=max(bound - (time.perf_counter() - start), 1.0))
-        bars = [e.at for e in s.elements if e.kind == "progress"]
-        if page and bars and progress is None:  # the start page always shows the lessons' bar
-            progress = min(bars) - start
+        if page and progress is None:  # the start page always shows the lessons' bar
+            progress = first_bar(s, start)
         if not working(s):
             return time.perf_counter() - start, progress
         if time.perf_counter() - start > bound:
@@ -276,10 +284,13 @@ async def heavy_attendee(url: str, i: int, what: str, text: str, bound: float, t
         await s.rerun(timeout=bound)
         s.keep(PASTE_LABEL, string_value=text)
         for n, (name, page) in enumerate(steps):
+            started = time.perf_counter()
             try:
                 seconds, progress = await page_run(s, page or "", bound)
             except (TimeoutError, asyncio.TimeoutError):
-                tally.heavy.append(HeavyRun(i, what, name, bound, None, f"no answer within {bound:.0f} s"))
+                progress = first_bar(s, started) if page else None
+                said = f"no answer within {bound:.0f} s"
+                tally.heavy.append(HeavyRun(i, what, name, bound, progress, said))
                 tally.heavy += [HeavyRun(i, what, later, 0.0, None, "not opened: the last one never answered")
                                 for later, _ in steps[n + 1:]]
                 return
@@ -292,30 +303,41 @@ async def heavy_attendee(url: str, i: int, what: str, text: str, bound: float, t
 
 
 # -- real tabs --------------------------------------------------------------------------------------------
+async def fresh_tab(browser, url: str, tally: Tally) -> None:
+    """A new attendee's tab opening the room's link, timed until the step view has drawn."""
+    context = await browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = await context.new_page()
+    start = time.perf_counter()
+    try:
+        await page.goto(f"{url}/learn_bpe?corpus={quote(CALM_CORPUS)}", wait_until="commit",
+                        timeout=FRESH_BOUND_S * 1000)
+        left_ms = FRESH_BOUND_S * 1000 - 1000 * (time.perf_counter() - start)
+        await page.wait_for_function(f"document.querySelector('{STEP_VIEW}')?.dataset.step !== undefined",
+                                     timeout=max(left_ms, 1), polling=20)
+        tally.fresh.append(1000 * (time.perf_counter() - start))
+    except Exception:  # playwright's TimeoutError: not shown within the bound
+        tally.fresh.append(FRESH_BOUND_S * 1000.0)
+        tally.fresh_timeouts += 1
+    tally.exceptions["chromium"] += await page.locator('[data-testid="stException"]').count()
+    await context.close()
+
+
 async def fresh_tabs(browser, url: str, every: float, stop_at: float, tally: Tally) -> None:
-    """A new attendee's tab every ``every`` s (the next one when the last is done), timed from
-    opening the room's link until the step view has drawn."""
-    link = f"{url}/learn_bpe?corpus={quote(CALM_CORPUS)}"
-    ready = f"document.querySelector('{STEP_VIEW}')?.dataset.step !== undefined"
+    """A fresh tab every ``every`` s until ``stop_at`` (open loop), at most ``FRESH_AT_ONCE`` open at
+    once (one due past that waits for a free place, counted in ``fresh_late``)."""
+    places, opened = asyncio.Semaphore(FRESH_AT_ONCE), []
+
+    async def one() -> None:
+        async with places:
+            await fresh_tab(browser, url, tally)
+
     due = time.monotonic()
     while due < stop_at:
         await asyncio.sleep(max(0.0, due - time.monotonic()))
-        context = await browser.new_context(viewport={"width": 1400, "height": 1600})
-        page = await context.new_page()
-        start = time.perf_counter()
-        try:
-            await page.goto(link, wait_until="commit", timeout=FRESH_BOUND_S * 1000)
-            left_ms = FRESH_BOUND_S * 1000 - 1000 * (time.perf_counter() - start)
-            await page.wait_for_function(ready, timeout=max(left_ms, 1), polling=20)
-            tally.fresh.append(1000 * (time.perf_counter() - start))
-        except Exception:  # playwright's TimeoutError: not shown within the bound
-            tally.fresh.append(FRESH_BOUND_S * 1000.0)
-            tally.fresh_timeouts += 1
-        tally.exceptions["chromium"] += await page.locator('[data-testid="stException"]').count()
-        await context.close()
+        tally.fresh_late += places.locked()
+        opened.append(asyncio.create_task(one()))
         due += every
-        while due < time.monotonic():
-            due += every
+    await asyncio.gather(*opened)
 
 
 class StepTab:
@@ -533,7 +555,8 @@ def report(processes: int, tally: Tally, rss: dict, tracebacks: int) -> str:
              f"the step view; tabs opened p95 {rank(t.opened, 0.95)} ms |",
              f"| steps in a real tab (click to drawn) | {len(t.clicks)} | {quantiles(t.clicks)} | |",
              f"| fresh tab to step view | {len(t.fresh)} | {quantiles(t.fresh)} | "
-             f"{t.fresh_timeouts} not shown within {FRESH_BOUND_S} s (counted as {FRESH_BOUND_S} s) |",
+             f"{t.fresh_timeouts} not shown within {FRESH_BOUND_S} s (counted as {FRESH_BOUND_S} s); "
+             f"{t.fresh_late} waited for one of {FRESH_AT_ONCE} places |",
              "", "| heavy attendee | text | page | seconds | progress shown after | ended with |",
              "|---|---|---|---|---|---|"]
     for h in t.heavy:

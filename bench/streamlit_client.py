@@ -47,8 +47,10 @@ class Session:
     async def connect(self) -> None:
         ws_url = self.url.replace("http://", "ws://") + "/_stcore/stream"
         cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        # ping_interval=None: as a browser, it answers the server's pings and sends none (the
+        # library's own pings closed a session whose server was busy for 20 s, which a tab survives)
         self._ws = await websockets.connect(ws_url, subprotocols=["streamlit"], max_size=2**26,
-                                            open_timeout=60,
+                                            open_timeout=60, ping_interval=None,
                                             additional_headers={"Cookie": cookie} if cookie else None)
         for header in self._ws.response.headers.get_all("Set-Cookie"):
             name, _, value = header.split(";", 1)[0].partition("=")
