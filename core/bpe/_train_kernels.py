@@ -1,13 +1,38 @@
-"""The compiled hot loop of BPE training (numba), in flat arrays only (about 8 bytes a symbol):
-pair counts in an open-addressing table, a lazy max-heap over it, one position list per token.
+"""The compiled hot loop of BPE training (numba): the textbook's loop (``core.bpe._educational``:
+count every pair, pick the most frequent, first in the sequence on a tie, merge it everywhere) done
+incrementally, so a merge costs what it changes, whatever the text.
 
-``seq`` is int32 with ``-1`` between chunks (no pair spans one).  A token of length L >= 2 at
-``p`` keeps its id at ``seq[p]`` and ``-(L + 1)`` at ``seq[p + 1]`` and ``seq[p + L - 1]`` (``-2``
-inside), so the sequence is its own linked list.  A pair ``(a, b)`` is keyed ``a << 32 | b`` in
-``keys``/``counts`` (linear probing, ``-1`` empty, never deleted).  ``pool[lo[t]:hi[t]]`` lists,
-ascending, where token ``t`` starts with a token on its right; merging ``a b`` walks ``a``'s list
-once, keeps the ``a`` still there, moves the merged ones into the space they free as the new
-token's list, and drops stale ones: the pool never grows.
+The data, in flat arrays only (about 8 bytes a position, plus 28 bytes a pair-table slot):
+
+``seq`` (int32)
+    The symbols of every chunk, ``-1`` (SEPARATOR) after each, so no pair spans two chunks.  A merged
+    token of length L >= 2 starting at ``p`` keeps its id at ``seq[p]`` and ``-(L + 1)`` at
+    ``seq[p + 1]`` and at ``seq[p + L - 1]`` (older values in between): the sequence is its own
+    linked list, and ``_next``/``_prev`` step over a token from either end in one read (what lies
+    inside a token is never read).  "abcd" is ``[a, b, c, d, -1]``; merging (b, c) into X gives
+    ``[a, X, -3, d, -1]``, then (a, X) into Y gives ``[Y, -4, -4, d, -1]``.
+``weights`` (int32)
+    Each position's chunk frequency, or a single 1 when every chunk counts once (char).
+Pair table: ``keys``, ``counts``, ``first``, one slot per pair
+    Open addressing with linear probing, key ``a << 32 | b``, ``-1`` empty, never deleted, kept
+    under half full.  ``counts`` are weighted.  ``first[s]`` is where pair ``s`` first occurs in
+    the current sequence, ``-1`` nowhere, or ``-(x + 2)`` once the first occurrence, at ``x``, is
+    merged away: the next one lies right of ``x``, found when the pair is next a candidate.
+Position lists: ``pool``, ``lo``, ``hi``
+    ``pool[lo[t]:hi[t]]`` lists, ascending, where token ``t`` starts with a token on its right;
+    merging ``a b`` walks ``a``'s list once, keeps the ``a`` still there, moves the merged ones into
+    the space they free as the new token's list, and drops stale ones: the pool never grows.
+Heap: ``hc``, ``hf``, ``hs``
+    A max-heap of (count, first position, slot), the larger count first and, among equal counts,
+    the earlier position: its top is the pair the textbook picks, with no scan of the ties.
+
+Why the heap can be lazy: a pair's occurrences all appear in the one merge that mints its newer
+token (or in the corpus as laid out); every later merge only takes occurrences away.  So once a
+pair is on the heap its count only falls and its first position only moves right: an entry that no
+longer matches the table ranks its pair too high, and is corrected when it surfaces.  A slot has at
+most one entry, so the heap never holds more entries than the table has pairs.  The same reason
+bounds the search for a moved first occurrence: it starts where the last one was, so over a whole
+training it reads each position of ``a``'s list at most once per pair ``(a, b)``.
 
 ``function.py_func`` runs the same source uncompiled: the readable reference the tests compare
 against.  Leaves out: what to do with a step (``core.bpe.trainer``) and encoding.
@@ -19,7 +44,8 @@ import numpy as np
 from numba import njit
 
 SEPARATOR = -1
-DELETED = -2  # inside a merged token; -(L + 1) <= -3 marks a token's second and last position
+DELETED = -2  # where a merged token's right half began; -(L + 1) <= -3 marks its second and last
+NONE = -1  # no position: the first occurrence of a pair that occurs nowhere
 
 
 @njit(cache=True)
@@ -41,6 +67,7 @@ def _find(keys, key):
 
 @njit(cache=True)
 def _add(keys, counts, key, delta):
+    """Add ``delta`` to the count of ``key``; returns its slot and whether the key is new."""
     s = _find(keys, key)
     new = keys[s] == -1
     keys[s] = key
@@ -49,37 +76,67 @@ def _add(keys, counts, key, delta):
 
 
 @njit(cache=True)
-def grow_table(keys, counts, need):
+def grow_table(keys, counts, first, need):
     """The same pairs in a table with room for ``need`` (twice as many slots, a power of two)."""
     capacity = len(keys)
     while 2 * need > capacity:
         capacity *= 2
     new_keys = np.full(capacity, -1, dtype=np.int64)
     new_counts = np.zeros(capacity, dtype=np.int64)
+    new_first = np.full(capacity, NONE, dtype=np.int32)
     for s in range(len(keys)):
         if keys[s] != -1:
             t = _find(new_keys, keys[s])
             new_keys[t] = keys[s]
             new_counts[t] = counts[s]
-    return new_keys, new_counts
+            new_first[t] = first[s]
+    return new_keys, new_counts, new_first
 
 
 @njit(cache=True)
+def _lost(first, s, x):
+    """The occurrence of pair ``s`` at ``x`` is gone: if it was the first, the next lies right of it."""
+    if first[s] == x:
+        first[s] = -(x + 2)
+
+
+@njit(cache=True)
+def _bound(f):
+    """A heap position for ``first[s]``: exact, or the position the first occurrence lies right of."""
+    return f if f >= 0 else -f - 2
+
+
+@njit(cache=True)
+def _first_after(seq, pool, lo, hi, a, b, x):
+    """Where ``a b`` first occurs right of ``x``: the first hit in ``a``'s ascending list."""
+    r = lo[a] + np.searchsorted(pool[lo[a]:hi[a]], x, side="right")
+    for r in range(r, hi[a]):
+        p = pool[r]
+        if seq[p] == a and seq[_next(seq, p)] == b:
+            return p
+    return NONE  # only for a pair with no occurrence left
+
+
+# -- the textbook's first count ------------------------------------------------------------------
+@njit(cache=True)
 def count_pairs(seq, weights):
-    """Weighted count of every adjacent pair, overlapping ones included.  ``weights`` holds each
-    position's chunk frequency, or is a single 1 (every chunk once).  Returns the table and the
-    number of pairs in it."""
+    """Count every adjacent pair, overlapping ones included (the textbook's ``get_stats``), and
+    note where each first occurs.  ``weights`` holds each position's chunk frequency, or is a
+    single 1 (every chunk once).  Returns ``(keys, counts, first, used)``."""
     unit = len(weights) == 1
     keys = np.full(1 << 12, -1, dtype=np.int64)
     counts = np.zeros(1 << 12, dtype=np.int64)
+    first = np.full(1 << 12, NONE, dtype=np.int32)
     used = 0
     for i in range(len(seq) - 1):
         if seq[i] >= 0 and seq[i + 1] >= 0:
             if 2 * (used + 1) > len(keys):
-                keys, counts = grow_table(keys, counts, len(keys))
-            _, new = _add(keys, counts, pair_key(seq[i], seq[i + 1]), 1 if unit else weights[i])
-            used += new
-    return keys, counts, used
+                keys, counts, first = grow_table(keys, counts, first, len(keys))
+            s, new = _add(keys, counts, pair_key(seq[i], seq[i + 1]), 1 if unit else weights[i])
+            if new:  # left to right: the first time a pair is seen is its first occurrence
+                first[s] = i
+                used += 1
+    return keys, counts, first, used
 
 
 @njit(cache=True)
@@ -105,21 +162,21 @@ def list_positions(seq, capacity):
 
 
 @njit(cache=True)
-def build_heap(keys, counts, extra):
-    """A max-heap of (count, slot) over the live pairs, with room for ``extra`` more entries.
-
-    The heap is lazy: a merge pushes a fresh entry for each pair whose count rose; an entry
-    whose count no longer matches the table is dropped when it surfaces (and re-pushed with the
-    true count if that fell), so the top valid entry is always the true maximum.
-    """
+def build_heap(keys, counts, first):
+    """The heap over the table's live pairs, with room for an entry per slot in use (the most a
+    lazy heap with one entry per slot can hold while the table stays under half full)."""
     live = np.flatnonzero(counts > 0)
     size = len(live)
-    hc = np.empty(size + extra, dtype=np.int64)  # counts
-    hs = np.empty(size + extra, dtype=np.int64)  # table slots
+    capacity = len(keys) // 2 + 1
+    hc = np.empty(capacity, dtype=np.int64)  # counts
+    hf = np.empty(capacity, dtype=np.int32)  # first positions
+    hs = np.empty(capacity, dtype=np.int32)  # table slots
     hc[:size], hs[:size] = counts[live], live
+    for i in range(size):
+        hf[i] = _bound(first[live[i]])
     for start in range((size - 2) // 2, -1, -1):
-        _sift_down(hc, hs, size, start)
-    return hc, hs, size
+        _sift_down(hc, hf, hs, size, start)
+    return hc, hf, hs, size
 
 
 @njit(cache=True)
@@ -134,67 +191,52 @@ def _prev(seq, p):
     return p + v + 1 if v <= -3 else p - 1
 
 
+# -- the textbook's pick: max(counter, key=counter.get) --------------------------------------------
 @njit(cache=True)
-def rank_pairs(seq, pool, lo, hi, keys, counts, hc, hs, size, mark, top_k):
-    """The ``top_k`` most frequent pairs, ties ordered by first occurrence in ``seq``.
-
-    Returns ``(pair_keys, counts, first_positions, heap_size)``; entry 0 is the pair to merge
-    (none left: empty arrays).  Every pair tied with the maximum is taken for the tie-break, so
-    the winner is exact even when the displayed list is shorter than the ties.
-    """
-    taken = np.empty(size, dtype=np.int64)
-    m, top = 0, -1
-    while size > 0:
-        c, s = hc[0], hs[0]
-        if mark[s] or counts[s] != c:  # taken already, or stale: put the true count back
-            size = _heap_pop(hc, hs, size)
-            if not mark[s] and 0 < counts[s] < c:
-                size = _heap_push(hc, hs, size, counts[s], s)
+def rank_pairs(seq, positions, keys, counts, first, heap, top_k):
+    """The slots of the ``top_k`` most frequent pairs, ties in order of first occurrence: entry 0
+    is the pair to merge (none left: empty).  Returns ``(slots, heap_size)``; the heap keeps them."""
+    pool, lo, hi = positions
+    hc, hf, hs, size = heap
+    taken = np.empty(top_k, dtype=np.int64)
+    m = 0
+    while size > 0 and m < top_k:
+        c, f, s = hc[0], hf[0], hs[0]
+        size = _heap_pop(hc, hf, hs, size)
+        if counts[s] != c or first[s] != f:  # stale: the pair lost occurrences since it was pushed
+            if counts[s] > 0:
+                if first[s] < NONE:  # its first occurrence went: find the next one
+                    a, b = keys[s] >> 32, keys[s] & 0xFFFFFFFF
+                    first[s] = _first_after(seq, pool, lo, hi, a, b, _bound(first[s]))
+                size = _heap_push(hc, hf, hs, size, counts[s], first[s], s)  # its true rank, lower
             continue
-        top = c if top < 0 else top
-        if m >= top_k and c < top:
-            break
-        size = _heap_pop(hc, hs, size)
-        mark[s] = 1
         taken[m] = s
         m += 1
-    n = len(seq)
-    cnts = np.empty(m, dtype=np.int64)
-    first = np.full(m, n, dtype=np.int64)
-    for i in range(m):
-        cnts[i] = counts[taken[i]]
-        mark[taken[i]] = 0
-        size = _heap_push(hc, hs, size, cnts[i], taken[i])  # put back
-    for i in range(m):  # only pairs that share a count need their first position
-        a, b = keys[taken[i]] >> 32, keys[taken[i]] & 0xFFFFFFFF
-        if (i > 0 and cnts[i - 1] == cnts[i]) or (i + 1 < m and cnts[i + 1] == cnts[i]):
-            for r in range(lo[a], hi[a]):  # ``a``'s list is ascending: the first hit is first
-                if seq[pool[r]] == a and seq[_next(seq, pool[r])] == b:
-                    first[i] = pool[r]
-                    break
-    order = np.argsort(-cnts * (n + 1) + first, kind="mergesort")
-    return keys[taken[:m][order]], cnts[order], first[order], size
+    for i in range(m):  # put back: they stay candidates
+        size = _heap_push(hc, hf, hs, size, counts[taken[i]], first[taken[i]], taken[i])
+    return taken[:m], size
 
 
+# -- the textbook's merge: rewrite every a b as the new token --------------------------------------
 @njit(cache=True)
-def merge_pair(seq, weights, pool, lo, hi, keys, counts, mark, a, b, new):
-    """Replace every ``a b`` (left to right, non-overlapping) by ``new``, walking ``a``'s list.
+def merge_pair(seq, weights, positions, keys, counts, first, a, b, new, room):
+    """Replace every ``a b`` (left to right, non-overlapping) by ``new``, walking ``a``'s list:
+    only the neighbours of each merged occurrence change pair.
 
-    Only the neighbours of each merged occurrence change count.  Returns ``(tokens_removed,
-    raised, added)``: ``raised`` lists the slots whose count rose (each once; the caller pushes
-    them on the heap), ``added`` counts the pairs new to the table.  The caller keeps the table
-    under half full with room for ``2 * (new + 1)`` new pairs, which bounds the pairs one merge
-    can create.
+    Returns ``(tokens_removed, created, added)``: ``created`` lists the slots of the pairs made
+    with ``new`` (they enter the heap), ``added`` counts the pairs new to the table.  The caller
+    leaves room in the table for ``room`` new pairs: at most two per occurrence merged, and at
+    most ``2 * (new + 1)`` distinct ones.
     """
+    pool, lo, hi = positions
     unit = len(weights) == 1
     start, end = lo[a], hi[a]
     moved = np.empty(end - start, dtype=np.int32)
-    raised = np.empty(2 * (new + 1), dtype=np.int64)
+    created = np.empty(room, dtype=np.int64)
+    n_created = 0
     kept = start  # a's list, compacted in place: the occurrences of ``a`` not merged
     c = 0  # occurrences of ``new`` with a right neighbour: they become new's list
-    r_n = 0  # slots in ``raised``
     removed = 0  # tokens removed, weighted by their chunk's frequency
-    added = 0  # pairs new to the table
     for r in range(start, end):
         p = pool[r]
         if seq[p] != a:
@@ -206,109 +248,124 @@ def merge_pair(seq, weights, pool, lo, hi, keys, counts, mark, a, b, new):
             continue
         w = 1 if unit else weights[p]
         right = _next(seq, q)
-        if p > 0 and seq[_prev(seq, p)] >= 0:  # the left neighbour, already in its merged form
-            left = seq[_prev(seq, p)]
-            _add(keys, counts, pair_key(left, a), -w)
-            r_n, added = _raise(keys, counts, mark, raised, r_n, added, pair_key(left, new), w)
-        if seq[right] >= 0:
-            _add(keys, counts, pair_key(b, seq[right]), -w)
-            r_n, added = _raise(keys, counts, mark, raised, r_n, added, pair_key(new, seq[right]), w)
+        if p > 0 and seq[_prev(seq, p)] >= 0:  # (left, a) becomes (left, new)
+            left = _prev(seq, p)
+            s = _find(keys, pair_key(seq[left], a))
+            counts[s] -= w
+            _lost(first, s, left)
+            s, fresh = _add(keys, counts, pair_key(seq[left], new), w)
+            if fresh:  # met left to right: its first occurrence
+                first[s] = left
+                created[n_created] = s
+                n_created += 1
+        if seq[right] >= 0:  # (b, right) becomes (new, right), now starting at p
+            s = _find(keys, pair_key(b, seq[right]))
+            counts[s] -= w
+            _lost(first, s, q)
+            s, fresh = _add(keys, counts, pair_key(new, seq[right]), w)
+            if fresh:
+                first[s] = p
+                created[n_created] = s
+                n_created += 1
             moved[c] = p
             c += 1
-        seq[q] = DELETED
+        seq[q] = DELETED  # the token at p now spans p .. right - 1
         seq[p] = new
         seq[p + 1] = seq[right - 1] = p - right - 1
         removed += w
-    _add(keys, counts, pair_key(a, b), -removed)
+    s = _find(keys, pair_key(a, b))
+    counts[s] -= removed  # every occurrence went: merged, or consumed by the one on its left
+    first[s] = NONE
     pool[kept:kept + c] = moved[:c]
     hi[a] = kept  # a's list ends where new's begins
     lo[new] = kept
     hi[new] = kept + c
-    for i in range(r_n):
-        mark[raised[i]] = 0
-    return removed, raised[:r_n], added
+    return removed, created[:n_created], n_created
 
 
 @njit(cache=True)
-def _raise(keys, counts, mark, raised, r_n, added, key, w):
-    s, fresh = _add(keys, counts, key, w)
-    if not mark[s]:
-        mark[s] = 1
-        raised[r_n] = s
-        r_n += 1
-    return r_n, added + fresh
-
-
-@njit(cache=True)
-def train_steps(seq, weights, pool, lo, hi, table, heap, first_new, steps, top_k, out, competitors):
-    """Up to ``steps`` merges in one call, new ids from ``first_new``.  ``table`` is ``(keys,
-    counts, used)`` and ``heap`` ``(hc, hs, size)``; both grow here when a merge could overflow.
-    Step ``i`` goes to ``out[i] = (left, right, count, removed, competitors)`` and its top pairs
-    to ``competitors[i]`` (keys and counts).  Returns ``(steps_done, table, heap)``."""
-    keys, counts, used = table
-    hc, hs, size = heap
-    mark = np.zeros(len(keys), dtype=np.uint8)
+def train_steps(seq, weights, positions, table, heap, first_new, steps, top_k, out, competitors):
+    """Up to ``steps`` merges in one call, new ids from ``first_new``.  ``positions`` is ``(pool,
+    lo, hi)`` with room in ``lo``/``hi`` for the new ids, ``table`` ``(keys, counts, first,
+    used)`` and ``heap`` ``(hc, hf, hs, size)``; the table and heap grow here when a merge could
+    overflow them.  Step ``i`` goes to ``out[i] = (left, right, count, removed, competitors)`` and
+    its top pairs to ``competitors[i]`` (keys and counts).  Returns ``(steps_done, table, heap)``."""
+    keys, counts, first, used = table
+    hc, hf, hs, size = heap
     for i in range(steps):
-        new = first_new + i
-        if 2 * (used + 2 * (new + 1)) > len(keys):
-            keys, counts = grow_table(keys, counts, used + 2 * (new + 1))
-            mark = np.zeros(len(keys), dtype=np.uint8)
-            hc, hs, size = build_heap(keys, counts, 4 * (new + 1) + 1024)
-        elif size + 2 * (new + 1) > len(hc):
-            hc, hs, size = build_heap(keys, counts, 4 * (new + 1) + 1024)
-        ranked, cnts, _, size = rank_pairs(seq, pool, lo, hi, keys, counts, hc, hs, size, mark, top_k)
-        if len(ranked) == 0:
-            return i, (keys, counts, used), (hc, hs, size)
-        a, b = ranked[0] >> 32, ranked[0] & 0xFFFFFFFF
-        removed, raised, added = merge_pair(seq, weights, pool, lo, hi, keys, counts, mark, a, b, new)
+        new = first_new + i  # the textbook's "mint a new token"
+        # "best = max(pairs, key=pairs.get)": the heap's top, and the runners-up shown beside it
+        top, size = rank_pairs(seq, positions, keys, counts, first, (hc, hf, hs, size), top_k)
+        if len(top) == 0:  # "if not pairs: break"
+            return i, (keys, counts, first, used), (hc, hf, hs, size)
+        k = len(top)
+        competitors[i, 0, :k] = keys[top]
+        competitors[i, 1, :k] = counts[top]
+        a, b, count = keys[top[0]] >> 32, keys[top[0]] & 0xFFFFFFFF, counts[top[0]]
+        room = 2 * min(count, new + 1)  # count >= occurrences: every weight is at least 1
+        if 2 * (used + room) > len(keys):
+            keys, counts, first = grow_table(keys, counts, first, used + room)
+            hc, hf, hs, size = build_heap(keys, counts, first)
+        # "chunks = [merge(symbols, best, new) ...]", and the next step's recount, for the pairs
+        # it changes only: every count is right again when it returns
+        removed, created, added = merge_pair(seq, weights, positions, keys, counts, first, a, b, new, room)
         used += added
-        for s in raised:
+        for s in created:  # a new pair's count only falls from now on: one entry is enough
             if counts[s] > 0:
-                size = _heap_push(hc, hs, size, counts[s], s)
-        k = min(top_k, len(ranked))
+                size = _heap_push(hc, hf, hs, size, counts[s], _bound(first[s]), s)
         out[i, 0] = a
         out[i, 1] = b
-        out[i, 2] = cnts[0]
+        out[i, 2] = count
         out[i, 3] = removed
         out[i, 4] = k
-        competitors[i, 0, :k] = ranked[:k]
-        competitors[i, 1, :k] = cnts[:k]
-    return steps, (keys, counts, used), (hc, hs, size)
+    return steps, (keys, counts, first, used), (hc, hf, hs, size)
+
+
+# -- the heap ------------------------------------------------------------------------------------
+@njit(cache=True)
+def _above(hc, hf, i, j):
+    """Entry ``i`` ranks above ``j``: a larger count, or the same count first in the sequence."""
+    return hc[i] > hc[j] or (hc[i] == hc[j] and hf[i] < hf[j])
 
 
 @njit(cache=True)
-def _heap_push(hc, hs, size, count, slot):
+def _swap(hc, hf, hs, i, j):
+    hc[i], hc[j] = hc[j], hc[i]
+    hf[i], hf[j] = hf[j], hf[i]
+    hs[i], hs[j] = hs[j], hs[i]
+
+
+@njit(cache=True)
+def _heap_push(hc, hf, hs, size, count, position, slot):
     if size == len(hc):
-        raise IndexError("BPE pair heap is full")  # the caller sizes it; never write past the end
+        raise IndexError("BPE pair heap is full")  # sized for one entry a slot; never write past it
     i = size
-    hc[i], hs[i] = count, slot
+    hc[i], hf[i], hs[i] = count, position, slot
     while i > 0:
         parent = (i - 1) // 2
-        if hc[parent] >= hc[i]:
+        if not _above(hc, hf, i, parent):
             break
-        hc[i], hc[parent] = hc[parent], hc[i]
-        hs[i], hs[parent] = hs[parent], hs[i]
+        _swap(hc, hf, hs, i, parent)
         i = parent
     return size + 1
 
 
 @njit(cache=True)
-def _heap_pop(hc, hs, size):
+def _heap_pop(hc, hf, hs, size):
     size -= 1
-    hc[0], hs[0] = hc[size], hs[size]
-    _sift_down(hc, hs, size, 0)
+    hc[0], hf[0], hs[0] = hc[size], hf[size], hs[size]
+    _sift_down(hc, hf, hs, size, 0)
     return size
 
 
 @njit(cache=True)
-def _sift_down(hc, hs, size, i):
+def _sift_down(hc, hf, hs, size, i):
     while True:
-        largest = i
+        best = i
         for child in range(2 * i + 1, min(2 * i + 3, size)):
-            if hc[child] > hc[largest]:
-                largest = child
-        if largest == i:
+            if _above(hc, hf, child, best):
+                best = child
+        if best == i:
             return
-        hc[i], hc[largest] = hc[largest], hc[i]
-        hs[i], hs[largest] = hs[largest], hs[i]
-        i = largest
+        _swap(hc, hf, hs, i, best)
+        i = best
