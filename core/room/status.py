@@ -65,7 +65,7 @@ def read_status(run_dir) -> dict:
 
 def write_status(run_dir, status: RunStatus, *, fresh: bool = False, **fields) -> dict:
     """Set the run's ``status`` and ``fields``, keeping the others already there (none when
-    ``fresh``: a trainer starting over).  Returns the record written."""
+    ``fresh``: a worker starting over).  Returns the record written."""
     record = {**({} if fresh else read_status(run_dir)), **fields, "status": RunStatus(status).value}
     write_json(Path(run_dir) / STATUS_FILE, record)
     return record
