@@ -5,8 +5,8 @@ with ``tokenizer`` and writes the run folder as it goes (rank 0 only when distri
 - ``metrics.jsonl`` one JSON object per logged step: ``step, train_loss, lr, tokens_per_s,
   elapsed_s`` and, on evaluation steps, ``val_loss, train_loss_est, val_bpc, val_bpb``;
 - ``samples.jsonl`` text generated at intervals: ``{"step": ..., "text": ...}``;
-- ``status.json``   ``status`` (running / finished / stopped / failed), ``pid``, ``started``,
-  ``ended``, ``error``;
+- ``status.json``   running, then finished / stopped / failed, with ``pid``, ``started``,
+  ``ended``, ``error`` (``core.room.status.StatusRecord``);
 - ``ckpt.pt``       the latest checkpoint (see ``core.gpt.checkpoint``).
 
 :class:`Training` holds one run in memory and trains it a slice at a time: ``train`` is one

@@ -16,15 +16,10 @@ least; an owner who had nothing training starts level with the least-charged own
 others' training).  Among equals, a run that has had no turn yet goes first, then the one whose
 last turn ended longest ago, then the one queued first.
 
-In ``status.json``, while it is running: ``turn`` (``{"id", "scheduler", "scheduler_start",
-"host"}``, none between turns), ``pid``, ``pid_start`` (``registry.process_start``: a pid given
-again after a restart is not taken for the worker), ``host`` and ``gpu`` of the worker that has
-it (written by it), ``turns`` and
-``turn_s`` (turns finished, their seconds), ``last_turn`` (when the last ended), ``last_turn_id``
-(the turn whose worker holds the run as it stands: none after a lost turn, whose worker may
-have written part of a turn), and ``lost_turns``: turns in a row whose
-worker died; a run whose worker dies ``MAX_LOST_TURNS`` times in a row (it takes its worker
-down: out of memory) fails, and resumes by hand.  Each function here holds the runs folder's
+A turn's fields in ``status.json`` (``turn``, ``pid``, ``turns``, ``last_turn_id``, ``lost_turns``,
+...) are ``core.room.status.StatusRecord``'s.  ``last_turn_id`` is none after a lost turn, whose
+worker may have written part of it; a run whose worker dies ``MAX_LOST_TURNS`` times in a row (it
+takes its worker down: out of memory) fails, and resumes by hand.  Each function here holds the runs folder's
 queue lock while it reads and writes, the lock Launch, Stop, Resume and Delete take.  Torch-free.
 """
 
