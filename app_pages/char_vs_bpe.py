@@ -39,14 +39,16 @@ except TRAINING_ERRORS as exc:
     st.stop()
 
 default_test_text(text)
+# no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice), not characters
 test = st.text_area(
     "Test text",
     height=90,
-    max_chars=MAX_TEST_CHARS,
     **state.keep("test_text", mark_test_text_edited, MAX_TEST_CHARS),
-    help="Any text: words the corpus never saw, other scripts, emoji, code.",
+    help=f"Any text: words the corpus never saw, other scripts, emoji, code. Up to {MAX_TEST_CHARS:,} "
+         "characters: a longer one is cut there.",
 )
-test = test[:MAX_TEST_CHARS]  # the box's limit, kept here too: a client can send more
+test = test[:MAX_TEST_CHARS]  # state.keep cuts it too; a client can send more
+st.caption(f"{len(test):,} characters")
 
 
 def count_tokens(t, s: str) -> int:
