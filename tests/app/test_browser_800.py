@@ -108,15 +108,14 @@ def test_train_a_gpt_at_800(site, shots_dir, theme):
     expect(main(pg).get_by_text("trained on 2 different corpora", exact=False)).to_be_visible(
         timeout=NAVIGATION_MS)
     expect(main(pg).locator(".vega-embed svg")).to_have_count(3, timeout=NAVIGATION_MS)  # loss + 2 corpora
-    expect(main(pg).get_by_text("Generate", exact=True)).to_be_visible()
+    expect(main(pg).get_by_role("button", name="Generate", exact=True)).to_be_visible(timeout=NAVIGATION_MS)
     idle(pg)
     loss, *bpc = whole(pg, shots_dir, "train_gpt", theme)
     legends = sorted(sorted(t for t in labels if "quick" in t or "gpt-" in t) for labels in bpc)
     assert legends == [
         ["07_char_vs_bpe_gpt-bpe · the room (shared)", "07_char_vs_bpe_gpt-char · the room (shared)"],
         ["bpe-quick", "char-quick"]]
-    picker = main(pg).locator('[data-testid="stSelectbox"]').filter(has_text="Checkpoint of run")
-    expect(picker).to_contain_text("bpe-quick")
+    expect(main(pg).get_by_role("combobox", name="Checkpoint of run")).to_have_value("bpe-quick")
 
 
 @pytest.mark.parametrize("theme", THEMES)
