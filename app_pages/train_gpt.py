@@ -246,8 +246,8 @@ def live_run() -> None:
     if not current or {(r.owner, r.name, r.status) for r in current if r.active} != active_state:
         st.rerun()  # a run queued, started, ended or was deleted: the whole page follows
     all_runs = {run_view.run_label(r, who): r for r in current}
-    if state.selected_run() not in all_runs:
-        state.select_run(next(iter(all_runs)))
+    if state.selected_run() not in all_runs:  # the attendee's own run first, never the room's over it
+        state.select_run(run_view.own_run_first(all_runs, who))
     # plain labels: Streamlit keeps showing the label a selected option had when it was picked
     chosen = st.selectbox("Run", list(all_runs), key=state.GPT_SELECTED_RUN)
     state.url_put(state.RUN_PARAM, chosen)  # a reload shows this run again

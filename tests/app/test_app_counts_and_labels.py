@@ -109,9 +109,10 @@ def the_room_and_alice(runs_dir: Path) -> None:
                  shared=True)
 
 
-def test_generate_opens_on_the_attendee_s_own_run(tmp_path):
+def test_the_run_pickers_open_on_the_attendee_s_own_run(tmp_path):
     the_room_and_alice(tmp_path)
     at = train_page(tmp_path)
+    assert at.selectbox(key="gpt_selected_run").value == "bpe-quick"  # the run watched
     box = at.selectbox(key="gpt_gen_run")
     assert len(box.options) == 4 and box.options[0].startswith("07_char_vs_bpe_gpt")  # the room's first
     assert box.value == "bpe-quick"  # Alice's newest
