@@ -1,8 +1,9 @@
 """Every page in a real Chromium 800 px wide, the sidebar open, light and dark: what a person reads
 is whole.  No text of the page is cut short with an ellipsis (a metric's "4‥", a run's name in a
-picker), and every chart names every group it draws: the labels Vega shows (not those it hides
-where they would overlap) hold each tokenizer, variant and run in full.  Screenshots of each page
-in both themes go to ``shots_dir`` (``800_<page>_<theme>.png``).
+picker), no table hides a column out of sight, and every chart names every group it draws: the
+labels Vega shows (not those it hides where they would overlap) hold each tokenizer, variant and
+run in full.  Screenshots of each page in both themes go to ``shots_dir``
+(``800_<page>_<theme>.png``).
 
 Train a GPT opens on runs written by hand (no training): the room's two on one corpus, the
 attendee's two on another.
@@ -25,6 +26,11 @@ PANEL_MIN = 280  # a Compare panel narrower than this wraps its tokens a few cha
 CUT = """root => [...root.querySelectorAll('*')]
     .filter(e => getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1)
     .map(e => e.textContent.trim()).filter(t => t)"""
+# per table, whether it scrolls sideways (a column out of sight): its grid's scroller, one a table
+TABLES_SCROLL = """root => [...root.querySelectorAll('[data-testid="stDataFrame"]')].map(t => {
+    const s = t.querySelector('.dvn-scroller');
+    return s ? s.scrollWidth > s.clientWidth + 1 : null;
+})"""
 # per chart, the text of every label Vega draws (it keeps a label it hides at opacity 0)
 CHART_LABELS = """root => [...root.querySelectorAll('.vega-embed svg')].map(svg =>
     [...svg.querySelectorAll('text')].filter(t => {
@@ -68,6 +74,8 @@ def whole(pg, shots_dir, name: str, theme: str) -> list[list[str]]:
     assert pg.locator('[data-testid="stSidebar"]').is_visible()  # the narrow case: sidebar open
     cut = main(pg).evaluate(CUT)
     assert cut == [], f"cut short on {name} ({theme}): {cut}"
+    scrolls = main(pg).evaluate(TABLES_SCROLL)
+    assert True not in scrolls and None not in scrolls, f"a table of {name} hides a column: {scrolls}"
     charts = main(pg).evaluate(CHART_LABELS)
     for labels in charts:
         assert not [t for t in labels if t.endswith("…")], labels
