@@ -14,7 +14,7 @@ import pytest
 from test_app_compare_tokenizers import available
 from test_app_counts_and_labels import ALICE, the_room_and_alice
 from test_browser import NAVIGATION_MS, chromium_context, idle, serve
-from ui.cache import PRETRAINED_LABELS
+from ui.plumbing.cache import PRETRAINED_LABELS
 
 pytestmark = pytest.mark.browser
 
