@@ -300,14 +300,18 @@ ready = {run_view.run_label(r, who): r for r in runs if r.has_checkpoint and not
 if not ready:
     st.caption("A run's checkpoint can be sampled once it has finished or been stopped.")
     st.stop()
-g1, g2, g3, g4 = st.columns([2, 1, 1, 1])
 if state.get(GEN_RUN) not in ready:  # the attendee's own run first, never the room's over it
     state.put(GEN_RUN, run_view.own_run_first(ready, who, state.selected_run()))
-gen_label = g1.selectbox("Checkpoint of run", list(ready), key=GEN_RUN)
+# the run on a row of its own: a run's name with its owner ("… · the room (shared)") is cut in a column
+gen_label = st.selectbox("Checkpoint of run", list(ready), key=GEN_RUN)
+g2, g3, g4 = st.columns(3)
 temperature = g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")
 top_k = g3.number_input("Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")
 n_tokens = g4.number_input("Tokens", 1, 2000, 200, key="gpt_gen_tokens")
-prompt = st.text_input("Prompt", "\n", key=state.GPT_PROMPT, max_chars=MAX_PROMPT_CHARS)
+# no max_chars (Streamlit's counter counts UTF-16 units): a prompt over MAX_PROMPT_CHARS characters is
+# refused with its length when sampled
+prompt = st.text_input("Prompt", "\n", key=state.GPT_PROMPT,
+                       help=f"Up to {MAX_PROMPT_CHARS:,} characters.")
 unseen = run_view.unseen_in_prompt(ready[gen_label].path, prompt)
 if unseen:
     st.warning("This run's tokenizer never saw " + ", ".join(md_safe(repr(c)) for c in unseen)

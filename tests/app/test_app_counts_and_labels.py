@@ -25,14 +25,27 @@ def compare_page(text: str | None = None) -> AppTest:
     return open_page("compare_tokenizers", "tokenizers_text", text, timeout=120)
 
 
-def test_no_text_box_counts_utf16_units():
+def counted_in_utf16(at: AppTest) -> list[str]:
+    """The text boxes of the page that show Streamlit's counter (those with ``max_chars``)."""
+    boxes = [*at.text_area, *at.text_input, *at.sidebar.text_area, *at.sidebar.text_input]
+    assert boxes
+    return [b.key for b in boxes if b.proto.max_chars]
+
+
+def test_no_text_box_counts_utf16_units(tmp_path):
     """Streamlit's counter under a box with ``max_chars`` counts UTF-16 units (748 for the 736
-    characters of a text with emoji): no box of any page has one."""
+    characters of a text with emoji): no box of any page has one, the word variant's marker box
+    and Train a GPT's prompt included."""
     for page in PAGES:
-        at = open_page(page)
-        boxes = [*at.text_area, *at.sidebar.text_area]
-        assert boxes, page
-        assert [b.key for b in boxes if b.proto.max_chars] == [], page
+        assert counted_in_utf16(open_page(page)) == [], page
+    at = open_page("learn_bpe")
+    at.radio(key="w_variant").set_value("word").run()
+    assert "w_end_of_word" in [b.key for b in at.text_input]
+    assert counted_in_utf16(at) == []
+    the_room_and_alice(tmp_path)
+    at = train_page(tmp_path)
+    assert "gpt_prompt" in [b.key for b in at.text_input]
+    assert counted_in_utf16(at) == []
 
 
 def test_compare_counts_the_pasted_text_in_characters():
