@@ -147,12 +147,15 @@ def test_runs_on_different_corpora_never_share_an_axis(tmp_path):
     assert len(at.multiselect(key="gpt_bpc_runs").value) == 4
     charts = [c for c in at.get("vega_lite_chart")
               if json.loads(c.proto.spec)["encoding"]["y"].get("field") == "bits per character"]
-    assert sorted(map(chart_runs, charts), key=sorted) == [
-        {"07_char_vs_bpe_gpt-bpe · the room (shared)", "07_char_vs_bpe_gpt-char · the room (shared)"},
-        {"bpe-quick", "char-quick"}]
+    assert list(map(chart_runs, charts)) == [  # the sidebar's corpus first
+        {"bpe-quick", "char-quick"},
+        {"07_char_vs_bpe_gpt-bpe · the room (shared)", "07_char_vs_bpe_gpt-char · the room (shared)"}]
     assert any("trained on 2 different corpora" in i.value for i in at.info)
     titles = [m.value for m in at.markdown if m.value.startswith("**Corpus of ")]
-    assert len(titles) == 2 and sum("the corpus in the sidebar" in t for t in titles) == 1
+    assert titles == [f"**Corpus of {len(OWN_CORPUS):,} characters beginning “The quick brown fox jumps "
+                      "over the lazy dog…” \\(the corpus in the sidebar\\)**",
+                      f"**Corpus of {len(ROOM_CORPUS):,} characters beginning “First Citizen: Before we "
+                      "proceed any further…”**"]
     for chart in charts:  # every run's name in full in its legend
         legend = json.loads(chart.proto.spec)["encoding"]["color"]["legend"]
         assert legend["labelLimit"] == 0

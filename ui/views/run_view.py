@@ -229,6 +229,7 @@ def _corpus_file(path: str, size: int, mtime_ns: int) -> tuple[str, int, str]:
     opening = " ".join(text[:80].split())
     if len(opening) > 50 and " " in opening[40:]:  # cut at a word
         opening = opening[:40] + opening[40:].split(" ", 1)[0]
+    opening = opening.rstrip(",;:.!? ")  # it is followed by "…"
     return state.text_digest(text), len(text), opening
 
 
@@ -254,16 +255,17 @@ def corpus_title(corpus: tuple[str, int, str] | None, current_digest: str | None
 
 def bpc_charts(runs: dict[str, RunInfo], current_digest: str | None = None) -> list[tuple[str, alt.Chart]]:
     """Validation bits per character of the runs (by label), one chart per corpus they trained on,
-    each with its title (:func:`corpus_title`).  Bits per character are fair across tokenizers on
-    one validation text, the last 10% of a corpus, and mean nothing across corpora: runs on other
-    corpora never share an axis."""
+    each with its title (:func:`corpus_title`), the sidebar's corpus (``current_digest``) first.
+    Bits per character are fair across tokenizers on one validation text, the last 10% of a
+    corpus, and mean nothing across corpora: runs on other corpora never share an axis."""
     by_corpus: dict = {}
     for label, run in runs.items():
         rows = [{"run": label, "step": r["step"], "bits per character": r["val_bpc"],
                  "elapsed s": r["elapsed_s"]} for r in read_metrics(run.path) if "val_bpc" in r]
         if rows:
             by_corpus.setdefault(run_corpus(run), []).extend(rows)
-    return [(corpus_title(corpus, current_digest), _bpc_chart(rows)) for corpus, rows in by_corpus.items()]
+    ordered = sorted(by_corpus, key=lambda corpus: corpus is None or corpus[0] != current_digest)
+    return [(corpus_title(corpus, current_digest), _bpc_chart(by_corpus[corpus])) for corpus in ordered]
 
 
 def _bpc_chart(rows: list[dict]) -> alt.Chart:
