@@ -64,8 +64,14 @@ def at_800(site, path: str, theme: str, heading: str):
     pg.emulate_media(color_scheme=theme)
     pg.goto(url + path)
     expect(main(pg).get_by_role("heading", name=heading)).to_be_visible(timeout=NAVIGATION_MS)
-    idle(pg)
+    drawn(pg)
     return pg
+
+
+def drawn(pg) -> None:
+    """No script runs and no element is still a grey placeholder (the page is drawn)."""
+    idle(pg)
+    pg.wait_for_function("!document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=NAVIGATION_MS)
 
 
 def whole(pg, shots_dir, name: str, theme: str) -> list[list[str]]:
@@ -94,7 +100,7 @@ def test_compare_tokenizers_at_800(site, shots_dir, theme):
     expect(panels).to_have_count(len(names), timeout=NAVIGATION_MS)  # yours cannot encode the emoji
     chart = main(pg).locator(".vega-embed svg")
     expect(chart).to_have_count(1, timeout=NAVIGATION_MS)
-    idle(pg)
+    drawn(pg)
     for box in panels.all():
         assert box.bounding_box()["width"] >= PANEL_MIN
     figures = main(pg).get_by_text(" chars/token · ")
@@ -117,7 +123,7 @@ def test_train_a_gpt_at_800(site, shots_dir, theme):
         timeout=NAVIGATION_MS)
     expect(main(pg).locator(".vega-embed svg")).to_have_count(3, timeout=NAVIGATION_MS)  # loss + 2 corpora
     expect(main(pg).get_by_role("button", name="Generate", exact=True)).to_be_visible(timeout=NAVIGATION_MS)
-    idle(pg)
+    drawn(pg)
     loss, *bpc = whole(pg, shots_dir, "train_gpt", theme)
     legends = sorted(sorted(t for t in labels if "quick" in t or "gpt-" in t) for labels in bpc)
     assert legends == [
@@ -132,7 +138,7 @@ def test_char_vs_bpe_at_800(site, shots_dir, theme):
 
     pg = at_800(site, "/char_vs_bpe", theme, "Char vs BPE")
     expect(main(pg).locator(".vega-embed svg")).to_have_count(1, timeout=NAVIGATION_MS)
-    idle(pg)
+    drawn(pg)
     [labels] = whole(pg, shots_dir, "char_vs_bpe", theme)
     assert {"char", "word", "byte"} <= set(labels)
 
@@ -145,5 +151,8 @@ def test_the_other_pages_at_800(site, shots_dir, theme, path, heading):
     pg = at_800(site, path, theme, heading)
     if path == "/learn_bpe":
         expect(main(pg).get_by_text("Merge 1:", exact=False).first).to_be_visible(timeout=NAVIGATION_MS)
-        idle(pg)
+    else:
+        expect(main(pg).get_by_role("button", name="Open Compare tokenizers ▶")).to_be_visible(
+            timeout=NAVIGATION_MS)
+    drawn(pg)
     whole(pg, shots_dir, heading.lower().replace(" ", "_"), theme)
