@@ -81,6 +81,25 @@ def sweep_point(vocab_size: int, run: RunInfo) -> SweepPoint:
                       float(evals[-1]["val_bpc"]) if evals else None, n_params, share)
 
 
+def room_sweep(text: str, sizes, runs_dir=None, preset: str = "quick") -> dict[int, RunInfo | None]:
+    """The sweep's runs as the room has them, whoever launched them: by what they train (corpus,
+    tokenizer, settings, seed, kind of device), finished or under way (``None``: not launched)."""
+    from ..gpt.config import make_config  # torch: the device and the model's settings
+    from ..gpt.device import detect_device
+    from ..gpt.identical import run_identity
+    from ..gpt.registry import find_identical
+    from ..gpt.rundir import default_runs_dir
+
+    runs_dir = Path(runs_dir) if runs_dir else default_runs_dir()
+    config = make_config(preset, seed=SEED)
+    device = detect_device(config.device)
+    found = {}
+    for size, tok in sweep_tokenizers(text, sizes).items():
+        path = find_identical(runs_dir, run_identity(text, tok, config.to_dict(), device))
+        found[size] = None if path is None else run_info(path)
+    return found
+
+
 def sweep_points(text: str, sizes, owner: str, runs_dir, preset: str = "quick") -> list[SweepPoint]:
     """The owner's runs of this sweep that exist (launched or joined), by vocabulary size."""
     points = []

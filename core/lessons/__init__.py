@@ -5,6 +5,7 @@ instructor.  No Streamlit here: a script can do everything the Start here page d
 - ``content``       station files (one TOML file each, in ``lessons/``), read and checked;
 - ``computations``  the named computations that answer the questions (a registry, no ``eval``);
 - ``room_runs``     the char vs BPE station's two GPT runs, trained once for the whole room;
+- ``insight_questions``  the vocabulary-size and language stations' computations (``core.insights``);
 - ``verdict``       a prediction checked, with the feedback that says why;
 - ``progress``      per-attendee progress files and the room's counts;
 - ``check``         ``python -m core.lessons check``, run before a workshop.
@@ -23,6 +24,7 @@ instructor.  No Streamlit here: a script can do everything the Start here page d
 from .computations import COMPUTATIONS, Answer, StationData, format_number
 from .content import LessonPath, Station, default_lessons_dir, load_path, read_station
 from .errors import AnswerNotReady, LessonError, StationFileError
+from .insight_questions import costliest_language, lowest_bpc_vocabulary
 from .progress import ProgressStore, RoomRow, StationProgress
 from .room_runs import ROOM_OWNER, progress_line, room_runs, start_room_runs
 from .verdict import Given, Verdict, answer_station, compute_answer, explanation, hint, is_right, read_given
@@ -32,5 +34,5 @@ __all__ = [
     "ProgressStore", "RoomRow", "Station", "StationData", "StationFileError", "StationProgress",
     "Verdict", "answer_station", "compute_answer", "default_lessons_dir", "explanation", "format_number",
     "hint", "is_right", "load_path", "progress_line", "read_given", "read_station", "room_runs",
-    "start_room_runs",
+    "start_room_runs", "costliest_language", "lowest_bpc_vocabulary",
 ]
