@@ -8,14 +8,15 @@ from core import PRETRAINED_NAMES
 from core.bpe.display import visible
 from core.insights import HELD_OUT
 from core.insights.sweep import launch_sweep, sweep_points
-from ui import run_view, state
-from ui.cache import PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ERRORS, pretrained, server_settings
-from ui.cache import session_tokenizer
-from ui.identity import viewer
-from ui.insights_view import (curve, curve_chart, curve_frame, findings, language_frame, parallel_texts,
+from ui.plumbing import state
+from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ERRORS, pretrained,
+                               server_settings, session_tokenizer)
+from ui.plumbing.identity import viewer
+from ui.plumbing.render import md_safe, show_error
+from ui.views import run_view
+from ui.views.insights_view import (curve, curve_chart, curve_frame, findings, language_frame, parallel_texts,
                               premium_chart, residue_frame, sweep_chart, unreachable_frame)
-from ui.render import md_safe, show_error
-from ui.token_view import show_merge_graph
+from ui.views.token_view import show_merge_graph
 
 YOURS = "session"
 SIZES = (512, 1024, 2048, 4096)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..bpe import BPETokenizer
 from ..bpe.errors import ArgumentError
-from ..gpt.registry import RunInfo, is_run, read_metrics, run_info
+from ..room.queries import RunInfo, is_run, read_metrics, run_info
 from .vocab_curve import split_held_out
 
 SEED = 1337
@@ -47,7 +47,7 @@ def launch_sweep(text: str, sizes, owner: str, runs_dir=None, preset: str = "qui
                  settings=None) -> dict[int, RunInfo]:
     """Queue (or join) one run per vocabulary size for ``owner``; returns at once."""
     from ..gpt.config import make_config  # torch: only when launching
-    from ..gpt.runs import launch_run
+    from ..room.runs import launch_run
 
     config = make_config(preset, seed=SEED)
     launched = {}
@@ -86,9 +86,9 @@ def room_sweep(text: str, sizes, runs_dir=None, preset: str = "quick") -> dict[i
     tokenizer, settings, seed, kind of device), finished or under way (``None``: not launched)."""
     from ..gpt.config import make_config  # torch: the device and the model's settings
     from ..gpt.device import detect_device
-    from ..gpt.identical import run_identity
-    from ..gpt.registry import find_identical
-    from ..gpt.rundir import default_runs_dir
+    from ..room.identical import run_identity
+    from ..room.queries import find_identical
+    from ..room.rundir import default_runs_dir
 
     runs_dir = Path(runs_dir) if runs_dir else default_runs_dir()
     config = make_config(preset, seed=SEED)

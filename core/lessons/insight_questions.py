@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..bpe import BPETokenizer
 from ..insights import UDHR_DIR, language_costs, language_index, read_parallel
+from ..room.status import RunStatus
 from .computations import COMPUTATIONS, Answer, StationData, computation
 from .errors import AnswerNotReady, LessonError
 
@@ -61,7 +62,7 @@ def lowest_bpc_vocabulary(data: StationData) -> Answer:
                              f"yet: open the tool and press *Train small GPTs at these sizes* (once for "
                              f"everyone).")
     points = {size: sweep_point(size, run) for size, run in runs.items()}
-    waiting = [p for p in points.values() if p.status != "finished" or p.val_bpc is None]
+    waiting = [p for p in points.values() if p.status != RunStatus.FINISHED or p.val_bpc is None]
     if waiting:
         where = "; ".join(f"{p.vocab_size}: step {p.step:,} of {p.max_steps:,} ({p.status})" for p in waiting)
         raise AnswerNotReady(f"The room's GPTs are still training ({where}). Your prediction can be "

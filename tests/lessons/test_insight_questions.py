@@ -29,8 +29,10 @@ def _room_sweep_runs(runs_dir, bpc: dict[int, float], status: str = "finished") 
     launch of it would have."""
     from core.gpt.config import make_config
     from core.gpt.device import detect_device
-    from core.gpt.identical import run_identity, write_identity
-    from core.gpt.rundir import CONFIG_FILE, METRICS_FILE, append_jsonl, write_json, write_status
+    from core.atomic import write_json
+    from core.room.identical import run_identity, write_identity
+    from core.room.rundir import CONFIG_FILE, METRICS_FILE, append_jsonl
+    from core.room.status import write_status
     from core.insights.sweep import SEED, run_name, sweep_tokenizers
 
     data = PATH.station(VOCABULARY).data(runs_dir)

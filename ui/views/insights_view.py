@@ -1,0 +1,171 @@
+"""The Tokenizer questions page's helpers: ``core.insights``'s answers cached for every session,
+and their charts.
+
+- ``curve(text, digest, variant, max_vocab)``: the vocabulary curve, one training per corpus and
+  settings; ``curve_chart(curve)``: characters per token of both parts against vocabulary size.
+- ``findings(key, tok)``: a tokenizer's unreachable and part-character tokens, once per
+  tokenizer; ``residue_rows(tok, text, digest)``: what a training here left unused.
+- ``language_frame(keys)``: tokens and premium per language of the parallel corpus, per
+  tokenizer (each counted once); ``premium_chart(frame)``: the grouped bars.
+- ``sweep_chart(points)``: a sweep's validation bits per character against vocabulary size.
+
+Leaves out: the answers themselves (``core.insights``), the page layout (``app_pages/insights.py``).
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from core import BPETokenizer
+from core.bpe.display import visible
+from core.insights import (UDHR_DIR, Unreachable, language_index, read_parallel, residues, token_count,
+                           token_counts, unreachable_tokens, vocabulary_curve)
+from core.insights.sweep import SweepPoint
+
+from ..plumbing.bounded_cache import BoundedCache
+from ..plumbing.cache import tokenizer_bytes
+
+CURVE_POINTS = 400  # points drawn per line: enough for 800 px
+PARTS = ("training part (first 90%)", "held-out part (last 10%)")
+REFERENCE = "eng"
+
+
+# -- vocabulary size -------------------------------------------------------------------------------
+@st.cache_resource(show_spinner=False)
+def _curves() -> BoundedCache:
+    """Vocabulary curves by (corpus hash, variant, largest size): a curve holds its tokenizer."""
+    return BoundedCache(16, 96 * 2**20, lambda c: tokenizer_bytes(c.tokenizer))
+
+
+def curve(text: str, digest: str, variant: str, max_vocab: int):
+    key = (digest, variant, max_vocab)
+    found = _curves().get(key)
+    if found is None:
+        with st.spinner(f"Training {variant} BPE up to {max_vocab:,} tokens on the training part…"):
+            found = vocabulary_curve(text, max_vocab, variant, pattern="gpt4" if variant == "byte" else None)
+        _curves().put(key, found)
+    return found
+
+
+def curve_frame(c) -> pd.DataFrame:
+    sizes = c.vocab_sizes.tolist()
+    step = max(1, len(sizes) // CURVE_POINTS)
+    shown = sizes[::step] + ([sizes[-1]] if (len(sizes) - 1) % step else [])
+    rows = []
+    for row in c.rows(shown):
+        rows.append({"vocabulary size": row["vocab_size"], "part": PARTS[0],
+                     "characters per token": round(row["train_chars_per_token"], 4)})
+        rows.append({"vocabulary size": row["vocab_size"], "part": PARTS[1],
+                     "characters per token": round(row["held_out_chars_per_token"], 4)})
+    return pd.DataFrame(rows)
+
+
+def curve_chart(frame: pd.DataFrame) -> alt.Chart:
+    return alt.Chart(frame).mark_line(strokeWidth=2.5).encode(
+        x=alt.X("vocabulary size:Q", title="vocabulary size (tokens)"),
+        y=alt.Y("characters per token:Q", title="characters per token"),
+        color=alt.Color("part:N", sort=list(PARTS), legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["vocabulary size", "part", "characters per token"],
+    ).properties(height=320)
+
+
+def sweep_chart(points: list[SweepPoint]) -> alt.Chart | None:
+    rows = [{"vocabulary size": p.vocab_size, "validation bits per character": round(p.val_bpc, 4),
+             "parameters": p.n_params, "embedding share": f"{p.embedding_share:.0%}",
+             "status": p.status} for p in points if p.val_bpc is not None]
+    if not rows:
+        return None
+    base = alt.Chart(pd.DataFrame(rows)).encode(
+        x=alt.X("vocabulary size:Q", scale=alt.Scale(type="log", base=2),
+                title="vocabulary size (log scale)"),
+        y=alt.Y("validation bits per character:Q", scale=alt.Scale(zero=False)),
+        tooltip=["vocabulary size", "validation bits per character", "parameters", "embedding share",
+                 "status"])
+    labels = base.mark_text(dy=-14).encode(text="embedding share:N")
+    return (base.mark_line(point=alt.OverlayMarkDef(size=90)) + labels).properties(height=300)
+
+
+# -- tokens that never appear -------------------------------------------------------------------------
+@st.cache_resource(show_spinner=False)
+def _findings() -> BoundedCache:
+    return BoundedCache(8, 64 * 2**20, lambda entry: 8 * (len(entry[1].partial) + len(entry[1].unreachable)))
+
+
+def findings(tok: BPETokenizer) -> Unreachable:
+    """``tok``'s unreachable and part-character tokens, checked once per tokenizer object."""
+    with st.spinner("Encoding every token's own text…"):
+        return _findings().made_for(tok, "unreachable", lambda: unreachable_tokens(tok))
+
+
+def unreachable_frame(tok: BPETokenizer, found: Unreachable) -> pd.DataFrame:
+    rows = []
+    for i in found.unreachable:
+        text = tok.token_str(i)
+        cut = [tok.token_str(j) for j in tok.encode(text, allowed_special="none")]
+        rows.append({"id": i, "token": visible(text), "its text encodes as": " · ".join(map(visible, cut))})
+    return pd.DataFrame(rows, columns=["id", "token", "its text encodes as"])
+
+
+@st.cache_resource(show_spinner=False)
+def _residues() -> BoundedCache:
+    return BoundedCache(16, 16 * 2**20, lambda entry: 64 * len(entry[1]))
+
+
+def residue_frame(tok: BPETokenizer, text: str) -> pd.DataFrame:
+    """The tokens ``tok`` minted that ``text`` (its training corpus) encoded never holds."""
+    def make() -> pd.DataFrame:
+        counts = token_counts(tok, text)
+        found = set(residues(tok, text, counts))
+        rows = [{"id": s.new_id, "token": visible(tok.token_str(s.new_id)), "merge": s.index + 1,
+                 "count when minted": s.count} for s in tok.trace if s.new_id in found]
+        return pd.DataFrame(rows, columns=["id", "token", "merge", "count when minted"])
+
+    return _residues().made_for(tok, ("residues", len(text)), make)
+
+
+# -- what a language pays ----------------------------------------------------------------------------
+@st.cache_resource(show_spinner=False)
+def parallel_texts() -> tuple[dict[str, str], dict[str, dict]]:
+    """The shipped parallel corpus and its index of languages and scripts."""
+    return read_parallel(UDHR_DIR), language_index(UDHR_DIR)
+
+
+@st.cache_resource(show_spinner=False)
+def _counts() -> BoundedCache:
+    return BoundedCache(16, 2**20, lambda entry: 100 * len(entry[1]))
+
+
+def language_counts(tok: BPETokenizer) -> dict[str, int]:
+    texts, _ = parallel_texts()
+    return _counts().made_for(tok, "languages", lambda: {c: token_count(tok, t) for c, t in texts.items()})
+
+
+def language_frame(tokenizers: dict[str, BPETokenizer], codes: list[str]) -> pd.DataFrame:
+    """Tokens and premium over English per language (of ``codes``) and tokenizer (by label)."""
+    _, index = parallel_texts()
+    rows = []
+    for label, tok in tokenizers.items():
+        counts = language_counts(tok)
+        for code in codes:
+            entry = index.get(code, {})
+            rows.append({"language": f"{entry.get('language', code)} ({entry.get('script', '?')})",
+                         "code": code, "tokenizer": label, "tokens": counts[code],
+                         "premium": round(counts[code] / max(1, counts[REFERENCE]), 3)})
+    return pd.DataFrame(rows)
+
+
+def premium_chart(frame: pd.DataFrame) -> alt.Chart:
+    """One group of bars per language (labelled on the axis), one bar per tokenizer; a rule at 1×
+    (English)."""
+    order = (frame.groupby("language")["premium"].max().sort_values(ascending=False).index.tolist())
+    tokenizers = list(dict.fromkeys(frame["tokenizer"]))
+    bars = alt.Chart(frame).mark_bar().encode(
+        y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),
+        yOffset=alt.YOffset("tokenizer:N", sort=tokenizers),
+        x=alt.X("premium:Q", title="tokens for the same text, × English's"),
+        color=alt.Color("tokenizer:N", sort=tokenizers, legend=alt.Legend(orient="top", title=None)),
+        tooltip=["language", "tokenizer", "tokens", "premium"])
+    rule = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(strokeDash=[4, 3]).encode(x="premium:Q")
+    return (bars + rule).properties(height=max(200, 9 * len(frame) + 20 * len(order)))
