@@ -43,7 +43,8 @@ def _room_sweep_runs(runs_dir, bpc: dict[int, float], status: str = "finished") 
         folder.mkdir(parents=True)
         write_identity(folder, run_identity(text, tok, config.to_dict(), detect_device(config.device)))
         write_json(folder / CONFIG_FILE, {"n_params": 300_000 + 96 * size, "model_config": {"n_embd": 96}})
-        append_jsonl(folder / METRICS_FILE, {"step": 300, "val_bpc": bpc[size]})
+        for step in (150, 300):
+            append_jsonl(folder / METRICS_FILE, {"step": step, "elapsed_s": step * 0.1, "val_bpc": bpc[size]})
         write_status(folder, status, max_steps=300)
 
 
@@ -61,6 +62,6 @@ def test_the_vocabulary_station_reads_the_room_s_sweep(tmp_path):
 
 @pytest.mark.slow
 def test_the_vocabulary_station_waits_while_the_sweep_trains(tmp_path):
-    _room_sweep_runs(tmp_path, {320: 2.31, 512: 2.22, 1024: 2.40}, status="running")
-    with pytest.raises(AnswerNotReady, match="still training"):
+    _room_sweep_runs(tmp_path, {320: 2.31, 512: 2.22, 1024: 2.40}, status="queued")
+    with pytest.raises(AnswerNotReady, match="still training .*320: step 300 of 300 \\(queued\\)"):
         compute_answer(PATH.station(VOCABULARY), tmp_path)
