@@ -63,12 +63,12 @@ def vocabulary_section() -> None:
         return
     st.vega_lite_chart(curve_chart(curve_frame(found)).to_dict(), width="stretch")
     last = found.row(int(found.vocab_sizes[-1]))
-    m = st.columns(3)
-    m[0].metric("Vocabulary", f"{last['vocab_size']:,}")
-    m[1].metric("Chars/token, training part", f"{last['train_chars_per_token']:.2f}")
-    m[2].metric("Chars/token, held-out part", f"{last['held_out_chars_per_token']:.2f}",
+    m = st.columns(2)
+    m[0].metric("Chars/token (training)", f"{last['train_chars_per_token']:.2f}",
+                help=f"At {last['vocab_size']:,} tokens, on the text the tokenizer was trained on.")
+    m[1].metric("Chars/token (held out)", f"{last['held_out_chars_per_token']:.2f}",
                 delta=f"{last['held_out_chars_per_token'] / last['train_chars_per_token'] - 1:.1%}",
-                delta_color="off")
+                delta_color="off", help=f"At {last['vocab_size']:,} tokens, on text it never saw.")
     st.caption(f"One training on the first {1 - HELD_OUT:.0%} of {md_safe(name)} gives every smaller size "
                f"(its merges are a list: cut it anywhere); the last {HELD_OUT:.0%} is held out, as a GPT "
                f"run validates on it. Where the held-out line falls below the training line, new merges "

@@ -61,7 +61,7 @@ LANGUAGES = {
     "amh": ("amh", "Amharic", "Ethiopic"),
     "kor": ("kor", "Korean", "Hangul"),
     "jpn": ("jpn", "Japanese", "Han and Kana"),
-    "cmn": ("cmn_hans", "Chinese (Simplified)", "Han"),
+    "cmn": ("cmn_hans", "Chinese", "Han"),  # Mandarin, simplified characters
 }
 
 

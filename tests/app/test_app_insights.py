@@ -46,7 +46,7 @@ def test_the_vocabulary_curve_is_core_s_on_both_parts(at):
         assert r["characters per token"] == pytest.approx(row[key], abs=1e-4)
     metrics = {m.label: m.value for m in at.main.get("metric")}
     last = curve.row(int(curve.vocab_sizes[-1]))
-    assert metrics["Chars/token, held-out part"] == f"{last['held_out_chars_per_token']:.2f}"
+    assert metrics["Chars/token (held out)"] == f"{last['held_out_chars_per_token']:.2f}"
     assert any("the last 10% is held out" in c.value for c in at.caption)
 
 

@@ -150,10 +150,16 @@ def language_frame(tokenizers: dict[str, BPETokenizer], codes: list[str]) -> pd.
         counts = language_counts(tok)
         for code in codes:
             entry = index.get(code, {})
-            rows.append({"language": f"{entry.get('language', code)} ({entry.get('script', '?')})",
+            rows.append({"language": _language_label(code, entry),
                          "code": code, "tokenizer": label, "tokens": counts[code],
                          "premium": round(counts[code] / max(1, counts[REFERENCE]), 3)})
     return pd.DataFrame(rows)
+
+
+def _language_label(code: str, entry: dict) -> str:
+    """"Hindi (Devanagari)"; "Thai" where the script has the language's name."""
+    language, script = entry.get("language", code), entry.get("script", "")
+    return language if not script or language.startswith(script) else f"{language} ({script})"
 
 
 def premium_chart(frame: pd.DataFrame) -> alt.Chart:
@@ -165,7 +171,8 @@ def premium_chart(frame: pd.DataFrame) -> alt.Chart:
         y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),
         yOffset=alt.YOffset("tokenizer:N", sort=tokenizers),
         x=alt.X("premium:Q", title="tokens for the same text, × English's"),
-        color=alt.Color("tokenizer:N", sort=tokenizers, legend=alt.Legend(orient="top", title=None)),
+        color=alt.Color("tokenizer:N", sort=tokenizers,
+                        legend=alt.Legend(orient="top", title=None, columns=2, labelLimit=220)),
         tooltip=["language", "tokenizer", "tokens", "premium"])
     rule = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(strokeDash=[4, 3]).encode(x="premium:Q")
     return (bars + rule).properties(height=max(200, 9 * len(frame) + 20 * len(order)))
