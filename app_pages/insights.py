@@ -8,6 +8,7 @@ from core import PRETRAINED_NAMES
 from core.bpe.display import visible
 from core.insights import HELD_OUT
 from core.insights.sweep import launch_sweep, sweep_points
+from core.room.status import ACTIVE
 from ui.plumbing import state
 from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ERRORS, pretrained,
                                server_settings, session_tokenizer)
@@ -93,11 +94,24 @@ def sweep_section() -> None:
     sweep_progress(sizes, who.owner, runs_dir)
 
 
-@st.fragment(run_every=SWEEP_EVERY_S)
 def sweep_progress(sizes, owner, runs_dir) -> None:
+    """The sweep's runs as they stand; redrawn every few seconds while any of them trains."""
     points = sweep_points(text, sizes, owner, runs_dir)
-    if not points:
-        return
+    if any(p.status in ACTIVE for p in points):
+        live_sweep(sizes, owner, runs_dir)
+    elif points:
+        draw_sweep(points)
+
+
+@st.fragment(run_every=SWEEP_EVERY_S)
+def live_sweep(sizes, owner, runs_dir) -> None:
+    points = sweep_points(text, sizes, owner, runs_dir)
+    draw_sweep(points)
+    if not any(p.status in ACTIVE for p in points):
+        st.rerun()  # all ended: the page draws them once more, and stops polling
+
+
+def draw_sweep(points) -> None:
     chart = sweep_chart(points)
     if chart is not None:
         st.vega_lite_chart(chart.to_dict(), width="stretch")

@@ -14,12 +14,13 @@ when launching.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..bpe import BPETokenizer
 from ..bpe.errors import ArgumentError
 from ..room.queries import RunInfo, is_run, read_metrics, run_info
+from ..settings import ServerSettings
 from .vocab_curve import split_held_out
 
 SEED = 1337
@@ -44,14 +45,19 @@ def run_name(text: str, size: int, preset: str) -> str:
 
 
 def launch_sweep(text: str, sizes, owner: str, runs_dir=None, preset: str = "quick",
-                 settings=None) -> dict[int, RunInfo]:
-    """Queue (or join) one run per vocabulary size for ``owner``; returns at once."""
+                 settings: ServerSettings | None = None) -> dict[int, RunInfo]:
+    """Queue (or join) one run per vocabulary size for ``owner``; returns at once.  The runs are the
+    room's, so the owner's cap on runs is raised to the sweep's size for them, as for a station's
+    runs (``core.lessons.room_runs``)."""
     from ..gpt.config import make_config  # torch: only when launching
     from ..room.runs import launch_run
 
+    tokenizers = sweep_tokenizers(text, sizes)
+    settings = settings or ServerSettings.from_env()
+    settings = replace(settings, max_runs_per_owner=max(len(tokenizers), settings.max_runs_per_owner))
     config = make_config(preset, seed=SEED)
     launched = {}
-    for size, tok in sweep_tokenizers(text, sizes).items():
+    for size, tok in tokenizers.items():
         launched[size] = launch_run(config, run_name(text, size, preset), runs_dir, owner=owner, text=text,
                                     tokenizer=tok, settings=settings, room=True)
     return launched
