@@ -8,6 +8,8 @@ from core import PRETRAINED_NAMES
 from core.bpe.display import visible
 from core.insights import HELD_OUT
 from core.insights.sweep import launch_sweep, sweep_points
+from core.insights.embeddings import RARE
+from core.room import list_runs
 from core.room.status import ACTIVE
 from ui.plumbing import state
 from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ERRORS, pretrained,
@@ -15,8 +17,9 @@ from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ER
 from ui.plumbing.identity import viewer
 from ui.plumbing.render import md_safe, show_error
 from ui.views import run_view
-from ui.views.insights_view import (curve, curve_chart, curve_frame, findings, language_frame, parallel_texts,
-                              premium_chart, residue_frame, sweep_chart, unreachable_frame)
+from ui.views.insights_view import (curve, curve_chart, curve_frame, embedding_chart, embedding_frame,
+                                   findings, language_frame, parallel_texts, premium_chart, residue_frame,
+                                   sweep_chart, unreachable_frame)
 from ui.views.token_view import show_merge_graph
 
 YOURS = "session"
@@ -166,6 +169,32 @@ def never_section() -> None:
         token = st.selectbox("How was it built?", shown[:500], key=f"insights_never_token_{key}",
                              format_func=lambda i: f"{visible(tok.token_str(i))} (id {i})")
         show_merge_graph(tok, token)
+    trained_here()
+
+
+def trained_here() -> None:
+    """A GPT trained here: each token's training count against its embedding's norm."""
+    who = viewer()
+    runs = [r for r in list_runs(run_view.runs_dir(), who) if r.has_checkpoint]
+    st.markdown("**In a GPT trained here**, a token it rarely saw keeps an embedding close to where it "
+                "started: the under-trained signature.")
+    if not runs:
+        st.caption("Train a GPT (on *Train a GPT*, or the sweep above) to see its tokens here.")
+        return
+    names = {r.name: r for r in runs}
+    name = st.selectbox("Run", list(names), key="insights_embedding_run")
+    try:
+        frame, step = embedding_frame(names[name].path)
+    except (OSError, ValueError) as exc:  # a checkpoint being replaced, or unreadable
+        show_error(exc, "This run's checkpoint cannot be read: ")
+        return
+    st.vega_lite_chart(embedding_chart(frame).to_dict(), width="stretch")
+    rare = frame[frame["seen"] < RARE].sort_values("seen")
+    st.caption(f"At step {step:,}: {len(rare):,} of {len(frame):,} tokens were seen fewer than {RARE} "
+               f"times in the run's training text (the first {1 - HELD_OUT:.0%} of its corpus).")
+    if len(rare):
+        st.dataframe(rare[["id", "token", "seen", "norm"]], hide_index=True, width="stretch",
+                     height=min(300, 36 + 35 * len(rare)))
 
 
 # -- 3. what a language pays ------------------------------------------------------------------------------

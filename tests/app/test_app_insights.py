@@ -89,3 +89,23 @@ def test_yours_shows_its_residues(at):
 def test_the_sweep_asks_for_three_to_five_sizes(at):
     at.multiselect(key="insights_sweep_sizes").set_value([320, 512]).run()
     assert at.button(key="insights_sweep_launch").disabled
+
+
+@pytest.mark.slow
+def test_a_gpt_trained_here_shows_its_rare_tokens(tmp_path):
+    from tests.insights.test_embeddings import checkpointed_run
+
+    owner = "alice-0123456789"
+    tok, _ = checkpointed_run(tmp_path / owner / "tiny-run")
+    page = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=300)
+    page.query_params["u"] = owner
+    page.session_state["gpt_runs_dir"] = str(tmp_path)
+    page.switch_page("app_pages/insights.py").run()
+    assert not page.exception, [e.message for e in page.exception]
+    assert page.selectbox(key="insights_embedding_run").value == "tiny-run"
+    encoding, rows = chart(page, "norm")
+    assert encoding["x"]["field"] == "seen + 1"
+    assert len(rows) == tok.vocab_size
+    never = {r["token"] for r in rows if r["kind"] == "never in its training text"}
+    assert {"z", "q"} <= never
+    assert any("were seen fewer than 10 times" in c.value for c in page.caption)

@@ -5,6 +5,8 @@ and their charts.
   settings; ``curve_chart(curve)``: characters per token of both parts against vocabulary size.
 - ``findings(key, tok)``: a tokenizer's unreachable and part-character tokens, once per
   tokenizer; ``residue_rows(tok, text, digest)``: what a training here left unused.
+- ``embedding_frame(run_dir)``, ``embedding_chart(frame)``: a GPT trained here, each token's training
+  count against its embedding's norm (the under-trained signature);
 - ``language_frame(keys)``: tokens and premium per language of the parallel corpus, per
   tokenizer (each counted once); ``premium_chart(frame)``: the grouped bars.
 - ``sweep_chart(points)``: a sweep's validation bits per character against vocabulary size.
@@ -14,7 +16,10 @@ Leaves out: the answers themselves (``core.insights``), the page layout (``app_p
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import altair as alt
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -22,6 +27,7 @@ from core import BPETokenizer
 from core.bpe.display import visible
 from core.insights import (UDHR_DIR, Unreachable, language_index, read_parallel, residues, token_count,
                            token_counts, unreachable_tokens, vocabulary_curve)
+from core.insights.embeddings import RARE, embedding_use
 from core.insights.sweep import SweepPoint
 
 from ..plumbing.bounded_cache import BoundedCache
@@ -123,6 +129,47 @@ def residue_frame(tok: BPETokenizer, text: str) -> pd.DataFrame:
         return pd.DataFrame(rows, columns=["id", "token", "merge", "count when minted"])
 
     return _residues().made_for(tok, ("residues", len(text)), make)
+
+
+@st.cache_resource(show_spinner=False)
+def _uses() -> BoundedCache:
+    """Token counts and embedding norms by (run folder, checkpoint's time)."""
+    return BoundedCache(8, 32 * 2**20, lambda use: 2 * 8 * len(use.counts) + tokenizer_bytes(use.tokenizer))
+
+
+def embedding_frame(run_dir: Path) -> tuple[pd.DataFrame, int]:
+    """Each token of the run: its training count, its embedding's norm, and whether it is rare;
+    the checkpoint's step."""
+    from core.gpt.checkpoint import checkpoint_path
+
+    key = (str(run_dir), checkpoint_path(run_dir).stat().st_mtime_ns)
+    use = _uses().get(key)
+    if use is None:
+        with st.spinner("Reading the run's checkpoint and counting its tokens…"):
+            use = embedding_use(run_dir)
+        _uses().put(key, use)
+    tok = use.tokenizer
+    frame = pd.DataFrame({"id": range(len(use.counts)), "seen": use.counts, "norm": use.norms.round(4)})
+    frame["token"] = [visible(tok.token_str(i)) for i in frame["id"]]
+    frame["kind"] = np.where(frame["seen"] == 0, "never in its training text",
+                             np.where(frame["seen"] < RARE, f"seen fewer than {RARE} times", "seen often"))
+    return frame, use.step
+
+
+KINDS = ("never in its training text", f"seen fewer than {RARE} times", "seen often")
+
+
+def embedding_chart(frame: pd.DataFrame) -> alt.Chart:
+    """Training count (log scale, +1 so that a count of 0 shows) against embedding norm."""
+    shown = frame.assign(**{"seen + 1": frame["seen"] + 1})
+    return alt.Chart(shown).mark_circle(size=40, opacity=0.7).encode(
+        x=alt.X("seen + 1:Q", scale=alt.Scale(type="log"),
+                title="times in the training text + 1 (log scale)"),
+        y=alt.Y("norm:Q", title="embedding norm", scale=alt.Scale(zero=False)),
+        color=alt.Color("kind:N", sort=list(KINDS), scale=alt.Scale(range=["#dc2626", "#f59e0b", "#2563eb"]),
+                        legend=alt.Legend(orient="bottom", title=None, columns=2)),
+        tooltip=["id", "token", "seen", "norm"],
+    ).properties(height=300)
 
 
 # -- what a language pays ----------------------------------------------------------------------------
