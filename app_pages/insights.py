@@ -19,7 +19,7 @@ from ui.plumbing.render import md_safe, show_error
 from ui.views import run_view
 from ui.views.insights_view import (curve, curve_chart, curve_frame, embedding_chart, embedding_frame,
                                    findings, language_frame, parallel_texts, premium_chart, residue_frame,
-                                   sweep_chart, unreachable_frame)
+                                   sweep_chart, token_facts, unreachable_frame)
 from ui.views.token_view import show_merge_graph
 
 YOURS = "session"
@@ -169,6 +169,7 @@ def never_section() -> None:
         token = st.selectbox("How was it built?", shown[:500], key=f"insights_never_token_{key}",
                              format_func=lambda i: f"{visible(tok.token_str(i))} (id {i})")
         show_merge_graph(tok, token)
+        st.markdown(token_facts(tok, token, (text, digest) if key == YOURS else None))
     trained_here()
 
 

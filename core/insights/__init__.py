@@ -16,7 +16,7 @@ a sweep launches its runs; never Streamlit.
 from .languages import UDHR_DIR, language_costs, language_index, read_parallel, token_count
 from .residues import residues, token_counts
 from .tokenizers import named_tokenizer
-from .unreachable import Unreachable, unreachable_tokens
+from .unreachable import Unreachable, token_reach, unreachable_tokens
 from .vocab_curve import HELD_OUT, VocabCurve, split_held_out, vocabulary_curve
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "split_held_out",
     "token_count",
     "token_counts",
+    "token_reach",
     "unreachable_tokens",
     "vocabulary_curve",
 ]

@@ -63,6 +63,21 @@ def unreachable_tokens(tok: BPETokenizer) -> Unreachable:
     return Unreachable(tok.vocab_size, tuple(sorted(unreachable.tolist())), tuple(partial))
 
 
+def token_reach(tok: BPETokenizer, token_id: int) -> str | list[int]:
+    """One token checked as :func:`unreachable_tokens` checks them all: ``"special"``,
+    ``"partial"`` (not whole UTF-8 text), ``"reachable"``, or the ids its own text encodes as."""
+    if tok.is_special(token_id):
+        return "special"
+    try:
+        text = tok.token_bytes(token_id).decode("utf-8")
+    except UnicodeDecodeError:
+        return "partial"
+    if tok.variant == "word":
+        raise ArgumentError("A word tokenizer's tokens inside a word have no text of their own.")
+    ids = tok.encode(text, allowed_special="none")
+    return "reachable" if ids == [token_id] else ids
+
+
 def piece_counts(tok: BPETokenizer, texts: list[str]) -> np.ndarray:
     """How many chunks ``tok`` cuts each of ``texts`` into before merging (a char tokenizer
     encodes a text whole)."""

@@ -62,6 +62,8 @@ def test_gpt4o_s_unreachable_tokens_are_listed(at):
     assert "␣I'" in list(table["token"])  # " I'", its space drawn
     box = at.selectbox(key="insights_never_token_o200k_base")
     assert box.value == found.unreachable[0]  # one click from its merge tree
+    said = " ".join(m.value for m in at.main.get("markdown"))
+    assert "Never comes out of this tokenizer" in said and "␣I · '" in said
 
 
 @pytest.mark.slow
@@ -83,6 +85,8 @@ def test_yours_shows_its_residues(at):
     at.selectbox(key="insights_never_of").set_value("session").run()
     assert not at.exception
     assert "Residues on your corpus" in [m.label for m in at.main.get("metric")]
+    said = " ".join(m.value for m in at.main.get("markdown"))
+    assert "Your corpus, encoded, holds it 0 times." in said  # the first residue shown
 
 
 @pytest.mark.slow

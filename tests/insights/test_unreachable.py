@@ -7,7 +7,7 @@ import pytest
 
 from core.bpe import PRETRAINED_NAMES, BPETokenizer
 from core.bpe.errors import ArgumentError
-from core.insights import named_tokenizer, unreachable_tokens
+from core.insights import named_tokenizer, token_reach, unreachable_tokens
 from tests.insights.references import quicktok_encoding, tiktoken_encoding, unreachable_by_encoding
 
 
@@ -83,3 +83,13 @@ def test_ranked_vocabularies_equal_quicktok(name):
     found = unreachable_tokens(tok)
     expected = unreachable_by_encoding(quicktok_encoding(name), _ordinary(tok), tok.token_bytes)
     assert (list(found.unreachable), len(found.partial)) == expected
+
+
+def test_one_token_is_checked_as_the_whole_vocabulary_is():
+    tok = BPETokenizer(variant="byte", merges=[(97, 98, 256), (98, 99, 257), (97, 257, 258)],
+                       special_tokens=["<|end|>"])
+    found = unreachable_tokens(tok)
+    assert token_reach(tok, 258) == [256, 99] and 258 in found.unreachable
+    assert token_reach(tok, 256) == "reachable"
+    assert token_reach(tok, 200) == "partial" and 200 in found.partial
+    assert token_reach(tok, tok.special_tokens["<|end|>"]) == "special"

@@ -3,8 +3,9 @@ and their charts.
 
 - ``curve(text, digest, variant, max_vocab)``: the vocabulary curve, one training per corpus and
   settings; ``curve_chart(curve)``: characters per token of both parts against vocabulary size.
-- ``findings(key, tok)``: a tokenizer's unreachable and part-character tokens, once per
-  tokenizer; ``residue_rows(tok, text, digest)``: what a training here left unused.
+- ``findings(tok)``: a tokenizer's unreachable and part-character tokens, once per tokenizer;
+  ``residue_frame(tok, text)``: what a training here left unused; ``token_facts(tok, id)``: one
+  token's, where a page shows a token.
 - ``embedding_frame(run_dir)``, ``embedding_chart(frame)``: a GPT trained here, each token's training
   count against its embedding's norm (the under-trained signature);
 - ``language_frame(keys)``: tokens and premium per language of the parallel corpus, per
@@ -26,12 +27,13 @@ import streamlit as st
 from core import BPETokenizer
 from core.bpe.display import visible
 from core.insights import (UDHR_DIR, Unreachable, language_index, read_parallel, residues, token_count,
-                           token_counts, unreachable_tokens, vocabulary_curve)
+                           token_counts, token_reach, unreachable_tokens, vocabulary_curve)
 from core.insights.embeddings import RARE, embedding_use
 from core.insights.sweep import SweepPoint
 
 from ..plumbing.bounded_cache import BoundedCache
 from ..plumbing.cache import tokenizer_bytes
+from ..plumbing.render import md_safe
 
 CURVE_POINTS = 400  # points drawn per line: enough for 800 px
 PARTS = ("training part (first 90%)", "held-out part (last 10%)")
@@ -112,6 +114,34 @@ def unreachable_frame(tok: BPETokenizer, found: Unreachable) -> pd.DataFrame:
         cut = [tok.token_str(j) for j in tok.encode(text, allowed_special="none")]
         rows.append({"id": i, "token": visible(text), "its text encodes as": " · ".join(map(visible, cut))})
     return pd.DataFrame(rows, columns=["id", "token", "its text encodes as"])
+
+
+def reach_line(tok: BPETokenizer, token_id: int) -> str:
+    """Markdown saying whether ``token_id`` can come out of ``tok`` (``core.insights.token_reach``)."""
+    if tok.variant == "word":
+        return ""
+    reach = token_reach(tok, token_id)
+    if reach == "reachable":
+        return "Its own text encodes to this one token: it can come out of this tokenizer."
+    if reach == "partial":
+        return "Not text on its own: part of a character's bytes, it comes out only beside the rest."
+    if reach == "special":
+        return "A special token: never ordinary text."
+    cut = " · ".join(md_safe(visible(tok.token_str(i))) for i in reach)
+    return (f"**Never comes out of this tokenizer**: its own text encodes as {cut}, so a model trained "
+            f"with it never sees this token (an under-trained, 'glitch' token).")
+
+
+def token_facts(tok: BPETokenizer, token_id: int, corpus: tuple[str, str] | None = None) -> str:
+    """:func:`reach_line`, and with ``corpus`` (``tok``'s training text and its hash) how often
+    that text, encoded, holds the token."""
+    line = reach_line(tok, token_id)
+    if corpus is None:
+        return line
+    text, digest = corpus
+    counts = _residues().made_for(tok, ("counts", digest), lambda: token_counts(tok, text))
+    seen = int(counts[token_id]) if token_id < len(counts) else 0
+    return f"{line} Your corpus, encoded, holds it {seen:,} times.".strip()
 
 
 @st.cache_resource(show_spinner=False)
