@@ -1,15 +1,16 @@
 """The tokenizer-question stations (core.lessons.insight_questions): the language station's answer
 is core.insights' premium on the parallel corpus; the vocabulary station reads the room's sweep of
-GPTs (run folders written here, found by what they train, as a launch finds them)."""
+GPTs (run folders from room_fixtures, found by what they train, as a launch finds them)."""
 
 import pytest
 
 from core.insights import UDHR_DIR, named_tokenizer, read_parallel, token_count
 from core.lessons import AnswerNotReady, compute_answer, load_path
+from tests.lessons.room_fixtures import VOCABULARY_STATION as VOCABULARY
+from tests.lessons.room_fixtures import finished_sweep_runs
 
 PATH = load_path()
 LANGUAGES = "09_what_a_language_pays"
-VOCABULARY = "08_vocabulary_size"
 
 
 def test_the_language_station_answers_the_highest_premium_under_its_tokenizer():
@@ -24,36 +25,12 @@ def test_the_language_station_answers_the_highest_premium_under_its_tokenizer():
     assert set(answer.facts) == set(station.question.computation.facts)
 
 
-def _room_sweep_runs(runs_dir, bpc: dict[int, float], status: str = "finished") -> None:
-    """The station's sweep as finished run folders under the room, each with the identity a
-    launch of it would have."""
-    from core.gpt.config import make_config
-    from core.gpt.device import detect_device
-    from core.atomic import write_json
-    from core.room.identical import run_identity, write_identity
-    from core.room.rundir import CONFIG_FILE, METRICS_FILE, append_jsonl
-    from core.room.status import write_status
-    from core.insights.sweep import SEED, run_name, sweep_tokenizers
-
-    data = PATH.station(VOCABULARY).data(runs_dir)
-    config = make_config("quick", seed=SEED)
-    text = data.text()
-    for size, tok in sweep_tokenizers(text, bpc).items():
-        folder = runs_dir / "room" / run_name(text, size, "quick")
-        folder.mkdir(parents=True)
-        write_identity(folder, run_identity(text, tok, config.to_dict(), detect_device(config.device)))
-        write_json(folder / CONFIG_FILE, {"n_params": 300_000 + 96 * size, "model_config": {"n_embd": 96}})
-        for step in (150, 300):
-            append_jsonl(folder / METRICS_FILE, {"step": step, "elapsed_s": step * 0.1, "val_bpc": bpc[size]})
-        write_status(folder, status, max_steps=300)
-
-
 @pytest.mark.slow  # trains the sweep's tokenizer on Tiny Shakespeare, imports torch
 def test_the_vocabulary_station_reads_the_room_s_sweep(tmp_path):
     station = PATH.station(VOCABULARY)
     with pytest.raises(AnswerNotReady, match="not trained yet"):
         compute_answer(station, tmp_path)
-    _room_sweep_runs(tmp_path, {320: 2.31, 512: 2.22, 1024: 2.40})
+    finished_sweep_runs(tmp_path, {320: 2.31, 512: 2.22, 1024: 2.40})
     answer = compute_answer(station, tmp_path)
     assert answer.value == "512" and answer.value in station.question.choices
     assert answer.facts["best_bpc"] == "2.220"
@@ -62,6 +39,6 @@ def test_the_vocabulary_station_reads_the_room_s_sweep(tmp_path):
 
 @pytest.mark.slow
 def test_the_vocabulary_station_waits_while_the_sweep_trains(tmp_path):
-    _room_sweep_runs(tmp_path, {320: 2.31, 512: 2.22, 1024: 2.40}, status="queued")
+    finished_sweep_runs(tmp_path, {320: 2.31, 512: 2.22, 1024: 2.40}, status="queued")
     with pytest.raises(AnswerNotReady, match="still training .*320: step 300 of 300 \\(queued\\)"):
         compute_answer(PATH.station(VOCABULARY), tmp_path)
