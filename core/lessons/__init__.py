@@ -4,6 +4,10 @@ instructor.  No Streamlit here: a script can do everything the Start here page d
 
 - ``content``       station files (one TOML file each, in ``lessons/``), read and checked;
 - ``computations``  the named computations that answer the questions (a registry, no ``eval``);
+- ``tool_facts``    what each station's tool shows ({merges_asked}, which step highlights what),
+                    the facts its words quote; ``words`` fills them into what the attendee reads;
+- ``claims``        a station's words checked against its tool (merges asked vs learned, typed
+                    figures, step words);
 - ``room_runs``     the char vs BPE station's two GPT runs, trained once for the whole room;
 - ``insight_questions``  the vocabulary-size and language stations' computations (``core.insights``);
 - ``verdict``       a prediction checked, with the feedback that says why;
@@ -27,12 +31,15 @@ from .errors import AnswerNotReady, LessonError, StationFileError
 from .insight_questions import costliest_language, lowest_bpc_vocabulary
 from .progress import ProgressStore, RoomRow, StationProgress
 from .room_runs import ROOM_OWNER, progress_line, room_runs, start_room_runs
+from .tool_facts import TOOL_FACTS, tool_facts
 from .verdict import Given, Verdict, answer_station, compute_answer, explanation, hint, is_right, read_given
+from .words import Words, station_facts, station_words
 
 __all__ = [
-    "COMPUTATIONS", "ROOM_OWNER", "Answer", "AnswerNotReady", "Given", "LessonError", "LessonPath",
-    "ProgressStore", "RoomRow", "Station", "StationData", "StationFileError", "StationProgress",
-    "Verdict", "answer_station", "compute_answer", "default_lessons_dir", "explanation", "format_number",
-    "hint", "is_right", "load_path", "progress_line", "read_given", "read_station", "room_runs",
-    "start_room_runs", "costliest_language", "lowest_bpc_vocabulary",
+    "COMPUTATIONS", "ROOM_OWNER", "TOOL_FACTS", "Answer", "AnswerNotReady", "Given", "LessonError",
+    "LessonPath", "ProgressStore", "RoomRow", "Station", "StationData", "StationFileError", "StationProgress",
+    "Verdict", "Words", "answer_station", "compute_answer", "costliest_language", "default_lessons_dir",
+    "explanation", "format_number", "hint", "is_right", "load_path", "lowest_bpc_vocabulary", "progress_line",
+    "read_given", "read_station", "room_runs", "start_room_runs", "station_facts", "station_words",
+    "tool_facts",
 ]
