@@ -147,7 +147,8 @@ def never_section() -> None:
         found = findings(tok)
         m = st.columns(3)
         m[0].metric("Vocabulary", f"{tok.vocab_size:,}")
-        m[1].metric("Text never encodes to them", f"{len(found.unreachable):,}")
+        m[1].metric("Unreachable", f"{len(found.unreachable):,}",
+                    help="Tokens whose own text encodes as other tokens: they never come out.")
         m[2].metric("Part of a character", f"{len(found.partial):,}",
                     help="Bytes that are not whole UTF-8 characters: they appear only beside the rest.")
         st.caption("A token whose own text encodes as other tokens can never come out of this tokenizer: "

@@ -55,7 +55,7 @@ def test_gpt4o_s_unreachable_tokens_are_listed(at):
     tok = BPETokenizer.from_pretrained("o200k_base")
     found = unreachable_tokens(tok)
     metrics = {m.label: m.value for m in at.main.get("metric")}
-    assert metrics["Text never encodes to them"] == str(len(found.unreachable))
+    assert metrics["Unreachable"] == str(len(found.unreachable))
     assert metrics["Part of a character"] == f"{len(found.partial):,}"
     table = at.dataframe[0].value
     assert list(table["id"]) == list(found.unreachable)

@@ -20,7 +20,7 @@ def test_tokenizer_questions_at_800_px(tmp_path, shots_dir):
         expect(pg.get_by_role("heading", name="Tokenizer questions")).to_be_visible(timeout=60_000)
         charts = pg.locator('[data-testid="stVegaLiteChart"]')
         expect(charts.nth(1)).to_be_visible(timeout=180_000)  # the curve and the languages
-        expect(pg.get_by_text("Text never encodes to them")).to_be_visible(timeout=120_000)
+        expect(pg.get_by_text("Unreachable")).to_be_visible(timeout=120_000)
         idle(pg)
         sections = {"vocabulary": "What vocabulary size should I pick?",
                     "never": "Which tokens never appear?", "languages": "What does a language pay?"}
