@@ -10,6 +10,7 @@ from core.bpe.display import quoted
 from ui.plumbing import state
 from ui.views.compare_view import (
     MAX_SHOWN,
+    SESSION,
     VIEW,
     choices,
     clicked_at,
@@ -22,6 +23,7 @@ from ui.views.compare_view import (
 )
 from ui.plumbing.render import md_safe
 from core.samples import label, load_sample, sample_names
+from ui.views.insights_view import token_facts
 from ui.views.token_view import clicked_token, show_merge_graph
 
 MAX_TEXT_CHARS = 20_000
@@ -182,6 +184,8 @@ def draw_tree() -> None:
     )
     st.markdown(f"How {md_safe(r.label)} built {md_safe(quoted(r.tok.token_str(token)))}:")
     show_merge_graph(r.tok, token)
+    corpus = (state.corpus()[1], state.corpus_digest()) if r.key == SESSION else None
+    st.caption(token_facts(r.tok, token, corpus))  # can it come out of the tokenizer at all?
 
 
 def draw_costs() -> None:
