@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import memory, serve, state
+from . import memory, serve, state, theme
 from .controls import restore_settings, sync_settings_url
 from .corpus import corpus_sidebar, restore_corpus, start_trainable
 from .identity import owner_id
@@ -22,6 +22,7 @@ def run_app() -> None:
     """Set up the page, the navigation and the corpus sidebar, then run the page the URL names."""
     memory.start()  # once per process: the malloc arena cap, the housekeeper (``ui.memory``)
     st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")
+    theme.apply()  # contrast where Streamlit's theme falls short (``ui.theme``)
     page = st.navigation([
         st.Page("app_pages/start_here.py", title="Start here", icon="🧭", default=True),
         st.Page("app_pages/learn_bpe.py", title="Learn BPE", icon="🎞️"),

@@ -59,12 +59,20 @@ def _css() -> str:
         ".bpe-glyph": render.GLYPH,
         ".bpe-hit": render.HIT_PAIR,
     }
-    # one rule a line: Streamlit takes a one-line string with brackets for a file's path
-    return "\n".join(f".bpe-step {name}{{{style}}}" for name, style in {**boxes, **LAYOUT}.items())
+    # one rule a line: Streamlit takes a one-line string with brackets for a file's path; a name
+    # starting with ":" is the view's own state (its focus)
+    return "\n".join(f".bpe-step{'' if name.startswith(':') else ' '}{name}{{{style}}}"
+                     for name, style in {**boxes, **LAYOUT}.items())
 
 
+# a control with the keyboard's focus is ringed in the theme's text colour (the view itself, which
+# steps with the arrow keys, too); text on the primary colour is white, as on Streamlit's own
+# primary buttons (.streamlit/config.toml picks violets dark enough for it)
+FOCUS = "outline:3px solid var(--st-text-color,#31333f);outline-offset:2px;"
 LAYOUT = {
-    "": "outline:none;",
+    ":focus": "outline:none;",
+    ":focus-visible": FOCUS,
+    "*:focus-visible": FOCUS,
     "button": ("font:inherit;font-size:14px;padding:4px 12px;min-height:38px;cursor:pointer;"
                "border-radius:var(--st-button-radius,.5rem);border:1px solid rgba(128,128,128,.4);"
                "background:var(--st-background-color,#fff);color:var(--st-text-color,#31333f);"),
@@ -235,4 +243,4 @@ def _digest(text: str) -> str:
 def _styles() -> dict:
     """The styles the script writes inline (once a step, not once a token)."""
     return {"faint": render.FAINT, "legend": render.LEGEND_STYLE,
-            "container": render.CONTAINER.format(h=HEIGHT)}
+            "container": render.CONTAINER.format(h=HEIGHT), "attrs": render.box_attrs(render.TEXT_LABEL)}

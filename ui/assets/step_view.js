@@ -142,7 +142,8 @@ function textHtml(d, seq, hitList) {
   }
   out.push(d.tail);
   const legend = [d.legend, runs.length < seq.length ? d.group_legend : ""].filter(Boolean).join(" ");
-  return `<div class="bpe-text" data-view="${esc(d.view)}" style="${d.styles.container}">${out.join("")}</div>` +
+  return `<div class="bpe-text" data-view="${esc(d.view)}" ${d.styles.attrs} style="${d.styles.container}">` +
+    `${out.join("")}</div>` +
     (legend ? `<div class="bpe-legend" style="${d.styles.legend}">${legend}</div>` : "");
 }
 
@@ -209,8 +210,20 @@ function caption(d, k, hits) {
   const hover = "Hover a token for its id; click it to see how it was built.";
   if (k >= d.n) return `Each coloured box is one final token. ${hover}`;
   const where = d.whole ? "in the text below" : "in the window below";
-  return `${fmt(hits)} occurrence(s) ${where} are highlighted in yellow; each coloured box is one token ` +
-    `after ${k} merge(s). ${hover}`;
+  return `${fmt(hits)} occurrence(s) ${where} are highlighted: yellow, bold, underlined, in a thick outline; ` +
+    `each coloured box is one token after ${k} merge(s). ${overlaps(d, k)}${hover}`;
+}
+
+// why the sentence's count can exceed what merges (core.bpe.trainer counts overlapping pairs;
+// a merge replaces them left to right without overlap): the corpus got shorter by the merged ones
+function overlaps(d, k) {
+  const [l, r, , count, after] = d.merges[k], merged = (k ? d.merges[k - 1][4] : d.length0) - after;
+  if (merged >= count) return "";
+  const aaa = `${d.names[l]} ${d.names[r]} ${d.names[r]}`;  // caption: textContent
+  const why = l === r ? `in ${aaa} the pair occurs twice but merges once` :
+    "an occurrence that overlaps one already merged has lost its token";
+  return `The pair occurs ${fmt(count)} times in the corpus counting overlapping occurrences, but only ` +
+    `${fmt(merged)} of them do not overlap and merge (${why}). `;
 }
 
 function pairRows(d, k) {  // ui.charts.pair_rows is the reference
@@ -395,6 +408,7 @@ function play(v) {
                     smoothFrames: 0, shownRate: null});
   v.root.dataset.playing = "true";
   showButtons(v);
+  handOver(v, v.el.buttons.play, v.el.buttons.pause);
   v.frame = requestAnimationFrame((t) => tick(v, t));
 }
 
@@ -404,7 +418,13 @@ function pause(v) {
   v.frame = null;
   v.root.dataset.playing = "false";
   showButtons(v);
+  handOver(v, v.el.buttons.pause, v.el.buttons.play);
   saveToUrl(v, true);
+}
+
+// Play and Pause take each other's place: the keyboard's focus follows, never lost to the page
+function handOver(v, from, to) {
+  if (document.activeElement === from) (to.disabled ? v.root : to).focus();
 }
 
 function setSpeed(v, speed) {
@@ -423,6 +443,8 @@ function showButtons(v) {
   b.play.disabled = k >= n;
   b.pause.hidden = !playing;
   v.el.slider.disabled = playing;
+  const focused = document.activeElement;  // a control just disabled keeps no focus: the view takes it
+  if (focused && focused.disabled && v.root.contains(focused)) v.root.focus();
 }
 
 // -- the skeleton, made once a mount ------------------------------------------------------------
@@ -447,7 +469,8 @@ function skeleton(d) {
     `<div class="bpe-step-text"></div>` +
     `<div class="bpe-row"><div class="bpe-pairs"><div class="bpe-pairs-title"></div>` +
     `<div class="bpe-pairs-chart"><span class="bpe-note">Drawing the chart…</span></div>` +
-    `<div class="bpe-note">Ties are orange: same count as the winner, but the winner occurs first in the text.</div></div>` +
+    `<div class="bpe-note">Ties are orange and marked “= tie”: same count as the winner (marked “▲ merged”), ` +
+    `but the winner occurs first in the text.</div></div>` +
     `<div class="bpe-table"><b>Merges so far</b><div class="bpe-table-scroll"><table><thead><tr><th>step</th>` +
     `<th>pair</th><th>new token</th><th>id</th><th>count</th></tr></thead><tbody></tbody></table>` +
     `<div class="bpe-note bpe-table-note"></div></div></div></div>` +
