@@ -16,8 +16,7 @@ import streamlit as st
 
 CSS = "\n".join([
     '[data-testid="stCaptionContainer"]{opacity:.85;}',
-    '[data-testid="stButtonGroup"] button[data-selected="true"],'
-    '[data-testid="stButtonGroup"] button[data-selected="true"] p{color:inherit;}',
+    'button[data-selected="true"],button[data-selected="true"] p{color:inherit;}',
 ])
 
 

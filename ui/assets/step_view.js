@@ -407,8 +407,9 @@ function play(v) {
   Object.assign(v, {playing: true, started: false, playStart: performance.now(), lastFrame: null,
                     smoothFrames: 0, shownRate: null});
   v.root.dataset.playing = "true";
+  const focused = document.activeElement;  // read before Play hides: a hidden button loses it
   showButtons(v);
-  handOver(v, v.el.buttons.play, v.el.buttons.pause);
+  handOver(v, focused === v.el.buttons.play, v.el.buttons.pause);
   v.frame = requestAnimationFrame((t) => tick(v, t));
 }
 
@@ -417,14 +418,15 @@ function pause(v) {
   if (v.frame) cancelAnimationFrame(v.frame);
   v.frame = null;
   v.root.dataset.playing = "false";
+  const focused = document.activeElement;
   showButtons(v);
-  handOver(v, v.el.buttons.pause, v.el.buttons.play);
+  handOver(v, focused === v.el.buttons.pause, v.el.buttons.play);
   saveToUrl(v, true);
 }
 
 // Play and Pause take each other's place: the keyboard's focus follows, never lost to the page
-function handOver(v, from, to) {
-  if (document.activeElement === from) (to.disabled ? v.root : to).focus();
+function handOver(v, had, to) {
+  if (had) (to.disabled ? v.root : to).focus();
 }
 
 function setSpeed(v, speed) {
@@ -434,7 +436,7 @@ function setSpeed(v, speed) {
 }
 
 function showButtons(v) {
-  const {k, playing} = v, n = v.d.n, b = v.el.buttons;
+  const {k, playing} = v, n = v.d.n, b = v.el.buttons, focused = document.activeElement;
   b.reset.disabled = playing || k === 0;
   b.previous.disabled = playing || k === 0;
   b.next.disabled = playing || k >= n;
@@ -443,7 +445,7 @@ function showButtons(v) {
   b.play.disabled = k >= n;
   b.pause.hidden = !playing;
   v.el.slider.disabled = playing;
-  const focused = document.activeElement;  // a control just disabled keeps no focus: the view takes it
+  // a control just disabled (Next at the last merge) keeps no focus: the view takes it, arrows and all
   if (focused && focused.disabled && v.root.contains(focused)) v.root.focus();
 }
 
