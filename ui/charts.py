@@ -54,9 +54,11 @@ def pair_rows(tok: BPETokenizer, k: int, name=None) -> list[dict]:
 def pairs_spec() -> dict:
     """Bars of the ``pairs`` rows, longest first, one 24-pixel band a pair; the winner and its ties
     say so on their bars ("▲ merged", "= tie": the colours alone are lost to colour blindness)."""
+    # a left-to-right mark each side of " + ": a pair of right-to-left tokens is not turned around
+    label = "replace(datum.label, ' + ', '\u200e + \u200e')"
     y = alt.Y("pair:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"),
               title=None, axis=alt.Axis(labelOverlap=False, labelLimit=220, labelFontSize=12,
-                                        labelFont="monospace"))
+                                        labelFont="monospace", labelExpr=label))
     base = alt.Chart(alt.Data(name="pairs")).encode(y=y)
     bars = base.mark_bar(stroke=BAR_TEXT, strokeWidth=1).encode(
         x=alt.X("count:Q", title="occurrences in the corpus", axis=alt.Axis(tickMinStep=1)),

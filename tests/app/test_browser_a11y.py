@@ -167,6 +167,10 @@ def test_right_to_left_tokens_stay_in_the_order_of_the_encoding(browser, theme, 
     pg.get_by_role("button", name="Next ▶").click()
     expect(pg.locator(".bpe-step")).to_have_attribute("data-step", "1")
     assert_left_to_right(text.evaluate(BOXES), "Learn BPE, step 1")
+    # the sentence names the pair left to right too: "'ש' + 'ל'", its first token first
+    names = pg.locator(".bpe-step .bpe-head bdi")
+    left, right = (names.nth(i).bounding_box()["x"] for i in (0, 1))
+    assert "ש" in names.nth(0).inner_text() and left < right
     pair = pg.locator(".bpe-step .bpe-pairs")
     expect(pair.locator(".bpe-pairs-chart canvas")).to_be_visible(timeout=60_000)
     hits = occurrence_indices(tok, segment(tok, RTL, 1), 1)

@@ -198,12 +198,17 @@ function sentence(d, k) {
       `is ${fmt(last)} tokens long (from ${fmt(d.length0)}).`;
   }
   const [l, r, nw, count, , ties] = d.merges[k];
-  const times = count === 1 ? "time" : "times", pair = `${esc(d.names[l])} + ${esc(d.names[r])}`;
-  const made = `so it becomes token ${nw}, ${esc(d.names[nw])}.`;
+  const times = count === 1 ? "time" : "times", pair = `${named(d, l)} + ${named(d, r)}`;
+  const made = `so it becomes token ${nw}, ${named(d, nw)}.`;
   if (!ties) return `<b>Merge ${k + 1}: ${pair} occurs ${fmt(count)} ${times} — more than any other pair — ${made}</b>`;
   const others = ties === 1 ? "pair has" : "pairs have";
   return `<b>Merge ${k + 1}: ${pair} occurs ${fmt(count)} ${times}; ${ties} other ${others} the same count, ` +
     `and the tie goes to the pair that occurs first in the text — ${made}</b>`;
+}
+
+// a token's name isolated: right-to-left names keep their places in a left-to-right sentence
+function named(d, id) {
+  return `<bdi>${esc(d.names[id])}</bdi>`;
 }
 
 function caption(d, k, hits) {
@@ -239,8 +244,8 @@ function pairRows(d, k) {  // ui.charts.pair_rows is the reference
 // -- the merge table: rows made once, as far as the step has gone; those past it hidden ----------
 function tableRow(d, j) {
   const [l, r, nw, count] = d.merges[j];
-  return `<tr data-step="${j + 1}"><td>${j + 1}</td><td>${esc(d.names[l])} + ${esc(d.names[r])}</td>` +
-    `<td>${esc(d.names[nw])}</td><td>${nw}</td><td>${fmt(count)}</td></tr>`;
+  return `<tr data-step="${j + 1}"><td>${j + 1}</td><td>${named(d, l)} + ${named(d, r)}</td>` +
+    `<td>${named(d, nw)}</td><td>${nw}</td><td>${fmt(count)}</td></tr>`;
 }
 
 function showTable(v) {
