@@ -16,12 +16,13 @@ from core.bpe.explain import unseen_words
 from core.bpe.gpt2 import MAX_FILE_BYTES
 from core.bpe.interop import ExportError, hf_tokenizer_json
 from core.corpus import shared_file
-from ui import state
-from ui.cache import TRAINING_ERRORS, gpt2_tokenizer, session_tokenizer, train_tokenizer
-from ui.charts import variants_spec
-from ui.controls import corpus_and_settings, default_test_text, mark_test_text_edited, use_byte_variant
-from ui.render import md_safe, show_error, show_tokens, string_tokens_html
-from ui.token_view import show_clicked_tree
+from ui.plumbing import state
+from ui.plumbing.cache import TRAINING_ERRORS, gpt2_tokenizer, session_tokenizer, train_tokenizer
+from ui.plumbing.charts import variants_spec
+from ui.plumbing.controls import (corpus_and_settings, default_test_text, mark_test_text_edited,
+                                  use_byte_variant)
+from ui.plumbing.render import md_safe, show_error, show_tokens, string_tokens_html
+from ui.views.token_view import show_clicked_tree
 
 MAX_TEST_CHARS = 20_000
 MAX_TOKENIZER_FILE_BYTES = 16 * 2**20  # a 5,000-merge tokenizer file is ~0.3 MB

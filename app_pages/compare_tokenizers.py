@@ -7,8 +7,8 @@ import streamlit as st
 
 from core.bpe.compare import differing, spans
 from core.bpe.display import quoted
-from ui import state
-from ui.compare_view import (
+from ui.plumbing import state
+from ui.views.compare_view import (
     MAX_SHOWN,
     VIEW,
     choices,
@@ -20,9 +20,9 @@ from ui.compare_view import (
     token_options,
     unseen_html,
 )
-from ui.render import md_safe
-from ui.samples import label, load_sample, sample_names
-from ui.token_view import clicked_token, show_merge_graph
+from ui.plumbing.render import md_safe
+from core.samples import label, load_sample, sample_names
+from ui.views.token_view import clicked_token, show_merge_graph
 
 MAX_TEXT_CHARS = 20_000
 FIRST_TEXT = "multilingual and emoji"  # the sample the page opens with: every script at once

@@ -9,11 +9,12 @@ import streamlit as st
 from core.bpe import PatternTimeoutError
 from core.bpe.explain import shown_text, text_window
 from core.bpe.interop import hf_tokenizer_json
-from ui import state, step_view
-from ui.cache import START_ERRORS, learn_tokenizers
-from ui.controls import corpus_and_settings, start_label
-from ui.render import show_error
-from ui.token_view import (clicked_token, forget_click, show_merge_graph, picker_names, tokenizer_scope,
+from ui.plumbing import state
+from ui.views import step_view
+from ui.plumbing.cache import START_ERRORS, learn_tokenizers
+from ui.plumbing.controls import corpus_and_settings, start_label
+from ui.plumbing.render import show_error
+from ui.views.token_view import (clicked_token, forget_click, show_merge_graph, picker_names, tokenizer_scope,
                            tree_text)
 
 WINDOW = 2000

@@ -1,12 +1,12 @@
 """Start here: the path of short stations a visitor follows alone, predicting before seeing; the
 instructor also sees where the room is.  Stations, answers and progress are ``core.lessons``'s;
-the drawing is ``ui.lesson_view``'s."""
+the drawing is ``ui.views.lesson_view``'s."""
 
 import streamlit as st
 
-from ui import lesson_view
-from ui.identity import identity_sidebar, is_instructor
-from ui.render import md_safe
+from ui.views import lesson_view
+from ui.plumbing.identity import identity_sidebar, is_instructor
+from ui.plumbing.render import md_safe
 
 lesson_view.follow_tool()
 identity_sidebar()

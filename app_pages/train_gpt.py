@@ -3,8 +3,8 @@ compare runs in bits per character, and generate text from any checkpoint.
 
 Each visitor sees their own runs and the runs others shared (read-only); a launch identical to a
 run launched before (same corpus, tokenizer, settings and seed) shows that run, trained once, as
-theirs to watch; the instructor sees all.  Who may do what is checked in ``core.gpt.runs``: the
-buttons drawn here only follow it.  Runs train in turns of a few seconds (``core.gpt.turns``), so
+theirs to watch; the instructor sees all.  Who may do what is checked in ``core.room.runs``: the
+buttons drawn here only follow it.  Runs train in turns of a few seconds (``core.room.turns``), so
 every curve in a room moves."""
 
 from dataclasses import asdict, astuple
@@ -13,18 +13,18 @@ import streamlit as st
 
 from core import CharTokenizer
 from core.gpt.config import PRESETS, default_preset, make_config, preset_help
-from core.gpt.limits import LimitError, check_config
-from core.gpt.owners import RunAccessError
-from core.gpt.probe import MAX_PROMPT_CHARS, ProbeError
-from core.settings import SettingsError
-from core.gpt.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples,
+from core.room.limits import LimitError, check_config
+from core.room.owners import RunAccessError
+from core.room.probe import MAX_PROMPT_CHARS, ProbeError
+from core.room.status import RunStatus
+from core.room.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples,
                            resume_run, sample_run, set_shared, stop_run, unique_run_name)
-from ui import run_view
-from ui import state
-from ui.cache import TRAINING_ERRORS, server_settings, train_tokenizer
-from ui.corpus import corpus_error_banner, load_tiny_shakespeare
-from ui.identity import identity_sidebar, viewer
-from ui.render import md_safe, show_error
+from ui.views import run_view
+from ui.plumbing import state
+from ui.plumbing.cache import TRAINING_ERRORS, server_settings, train_tokenizer
+from ui.plumbing.corpus_sidebar import corpus_error_banner, load_tiny_shakespeare
+from ui.plumbing.identity import identity_sidebar, viewer
+from ui.plumbing.render import md_safe, show_error
 
 SIZE_FIELDS = {"n_layer": 1, "n_head": 1, "n_embd": 16, "block_size": 8, "batch_size": 1}  # steps
 
@@ -39,11 +39,7 @@ name, text = state.corpus()
 device, device_text = run_view.device_info()
 runs_dir = run_view.runs_dir()
 who = viewer()
-try:
-    settings_server = server_settings()
-except SettingsError as exc:
-    show_error(exc, "This server's settings cannot be used: ")
-    st.stop()
+settings_server = server_settings()
 
 
 def size_inputs(base: dict, limits) -> dict:
@@ -67,7 +63,7 @@ def tokenizer_for(kind: str):
 
 
 def estimate(config, vocab: int) -> None:
-    """Time steps now in a child process, as the run will train them (``ui.run_view.measure_step``)."""
+    """Time steps now in a child process, as the run will train them (``ui.views.run_view.measure_step``)."""
     with st.spinner("Timing training steps in a helper process (a few seconds)…"):
         try:
             measured = run_view.measure_step(config, vocab, settings_server.max_running)
@@ -91,7 +87,7 @@ def launch(config, kind: str, run_name: str) -> None:
         st.toast(f"{run.name}: launched before with the same corpus, tokenizer, settings and seed, so "
                  f"it trains once for everyone; you watch it ({run.status}).")
     else:
-        st.toast(f"Queued {run.name}" if run.status == "queued" else f"Launched {run.name}")
+        st.toast(f"Queued {run.name}" if run.status == RunStatus.QUEUED else f"Launched {run.name}")
 
 
 # -- settings ------------------------------------------------------------------------------------
@@ -207,7 +203,7 @@ def _manage(run) -> None:
               on_change=_share, args=(run,),
               help="Everyone then sees this run's curves and samples, read-only.")
     if run.active:
-        label = "⏹ Leave the queue" if run.status == "queued" else "⏹ Stop training"
+        label = "⏹ Leave the queue" if run.status == RunStatus.QUEUED else "⏹ Stop training"
         if c1.button(label, key="gpt_stop"):
             with st.spinner("Stopping (saving a final checkpoint)…"):
                 stop_run(run.path, who)
@@ -252,10 +248,10 @@ def live_run() -> None:
     metrics = read_metrics(run.path)
     fraction, eta = run_view.progress_and_eta(run)
     st.progress(fraction, text=f"step {run.step:,} / {run.max_steps or 0:,} · {eta}")
-    if run.status == "queued":
+    if run.status == RunStatus.QUEUED:
         st.info(f"Waiting for a first turn: {run_view.queue_text(run)}. Every run takes turns of a "
                 f"few seconds on this server's trainers, so every curve moves.")
-    if run.status == "failed":
+    if run.status == RunStatus.FAILED:
         st.error(f"Run failed: {md_safe(run.error or 'no reason recorded')}")
     run_controls(run)
     run_metrics(run, metrics)
@@ -318,5 +314,5 @@ elif generate:
         try:
             st.code(sample_run(ready[gen_label].path, who, prompt, int(n_tokens), float(temperature),
                                int(top_k)), language=None)
-        except (RunAccessError, ProbeError, ValueError) as exc:  # ValueError: no checkpoint (core.gpt.runs)
+        except (RunAccessError, ProbeError, ValueError) as exc:  # ValueError: no checkpoint (core.room.runs)
             show_error(exc)

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's core and ui, not an installed copy
 
-from ui.samples import python_docs_corpus
+from core.samples import python_docs_corpus
 
 
 def main() -> None:

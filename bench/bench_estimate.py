@@ -4,13 +4,13 @@ each preset on this machine.
     python bench/bench_estimate.py [--presets tiny small] [--device cpu] [--busy 1] [--spin]
     python bench/bench_estimate.py --presets tiny --full   # the preset's steps, evaluation included
 
-For each preset: the estimate (``core.gpt.probe.estimate_step``, a child process, with the torch
+For each preset: the estimate (``core.room.probe.estimate_step``, a child process, with the torch
 threads a run launched from the page gets), then a real run of the same settings in a child
-process started as the page's trainer is (``core.gpt.spawn.child_env``, ``core.gpt.loop``), then the
+process started as the page's trainer is (``core.room.spawn.child_env``, ``core.gpt.loop``), then the
 estimate again.  The run's figure is the median of its logged blocks of steps, warm-up left out
-(``core.gpt.probe.run_step_seconds``).  ``--busy N`` keeps N other processes busy meanwhile (a
+(``core.room.probe.run_step_seconds``).  ``--busy N`` keeps N other processes busy meanwhile (a
 loaded machine); ``--spin`` gives the children OpenMP's spinning wait, as before
-``core.gpt.limits.CPU_SHARING_ENV``, to show why the estimate once missed by 4x.  ``--full`` trains
+``core.room.limits.CPU_SHARING_ENV``, to show why the estimate once missed by 4x.  ``--full`` trains
 the preset's default steps with its evaluations and prints the wall time, for the Model size help.
 The load average is printed with each row: these figures mean little without it.
 """
@@ -34,10 +34,10 @@ from core.bpe import CharTokenizer  # noqa: E402
 from core.corpus import read_corpus, shared_file  # noqa: E402
 from core.gpt.config import make_config  # noqa: E402
 from core.gpt.device import detect_device  # noqa: E402
-from core.gpt.limits import default_max_running, threads_per_run  # noqa: E402
-from core.gpt.probe import estimate_step, run_step_seconds  # noqa: E402
-from core.gpt.registry import read_metrics  # noqa: E402
-from core.gpt.spawn import child_env  # noqa: E402
+from core.room.limits import default_max_running, threads_per_run  # noqa: E402
+from core.room.probe import estimate_step, run_step_seconds  # noqa: E402
+from core.room.queries import read_metrics  # noqa: E402
+from core.room.spawn import child_env  # noqa: E402
 
 SHORT_STEPS = {"quick": 100, "tiny": 200, "small": 12}  # a short run: enough logged blocks for a median
 

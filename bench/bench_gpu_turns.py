@@ -1,4 +1,4 @@
-"""How many small runs one GPU should train at the same moment (``core.gpt.limits.RUNS_PER_GPU``):
+"""How many small runs one GPU should train at the same moment (``core.room.limits.RUNS_PER_GPU``):
 1, 2, ... N runs at once, each in a process of its own as the scheduler's trainers are, each
 training the same preset; tokens/s of each and in all, and memory.
 
@@ -9,7 +9,7 @@ so several processes can share the GPU and get more done together than one alone
 record is the fewest runs at once whose total reaches 90 % of the best total, memory permitting:
 the script prints it, with the name torch gives the GPU (``RUNS_PER_GPU``'s key).  ``--device
 cpu`` runs the same measurement on the CPU (a check that the script works; on 2 cores the answer
-there is the trainers' count, ``core.gpt.limits.CORES_PER_CPU_TRAINER``).
+there is the trainers' count, ``core.room.limits.CORES_PER_CPU_TRAINER``).
 """
 
 from __future__ import annotations

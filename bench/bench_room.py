@@ -12,7 +12,7 @@ as soon as it ends, counted as *late*): a *step* (Next, or Previous back from th
 probability ``--step-share``, else a *whole-page run* taken in turn from ``--page-runs``
 (``rerun``: the page run again, as a settings change, a click on a token or a page switch costs;
 ``reload``: a new session from the URL alone, at the step the browser wrote there).  A step is
-drawn by the attendee's browser (``ui/step_view.py``) and sends the server nothing, so a websocket
+drawn by the attendee's browser (``ui/views/step_view.py``) and sends the server nothing, so a websocket
 tab only counts it.  Latencies are the server's: from the request to its ``script_finished``.  Each
 Chromium tab (its own browser context, so its own proxy pin) steps at the same rate and times,
 inside the page, the click to the frame showing the next step (:func:`click_step`).  A tab whose
@@ -55,8 +55,8 @@ import streamlit  # noqa: E402
 from bench_server import TTL_S, Sampler, rss_mb, settle, start_server  # noqa: E402
 from streamlit_client import Session  # noqa: E402
 from test_browser import ARGS, CHROMIUM  # noqa: E402
-from ui.samples import PYTHON_DOCS, python_docs_corpus  # noqa: E402
-from ui.serve import COOKIE  # noqa: E402
+from core.samples import PYTHON_DOCS, python_docs_corpus  # noqa: E402
+from ui.serving.serve import COOKIE  # noqa: E402
 
 ACTION_TIMEOUT_S = 120.0
 SHOWN = re.compile(r"\*\*(?:Merge (\d+):|All (\d+) merges done)")
@@ -125,7 +125,7 @@ def p95(values: list[float]) -> float:
 
 def step_view(s: Session) -> tuple[int, int]:
     """What a websocket tab's page sent its step view: ``(the step it opens at, merges)``."""
-    from ui.step_view import NAME
+    from ui.views.step_view import NAME
 
     view = next(e.proto for e in s.elements if e.kind == "bidi_component" and e.proto.component_name == NAME)
     opening, _key, body = view.bytes.split(b"\n", 2)
@@ -252,7 +252,7 @@ async def room(url: str, tabs: int, args: argparse.Namespace, browser) -> Tally:
 
 
 class Server:
-    """A fresh server for one ``--processes`` value: ``streamlit run`` for 1, else ``ui.serve``."""
+    """A fresh server for one ``--processes`` value: ``streamlit run`` for 1, else ``ui.serving.serve``."""
 
     def __init__(self, processes: int, folder: Path):
         self.processes, self.folder, self.proc = processes, folder, None
@@ -384,7 +384,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tabs", type=int, nargs="+", default=[10], help="websocket tabs per phase")
     parser.add_argument("--processes", type=int, nargs="+", default=[1],
-                        help="app processes per server: 1 is streamlit run, 2 or more ui.serve")
+                        help="app processes per server: 1 is streamlit run, 2 or more ui.serving.serve")
     parser.add_argument("--every", type=float, default=3.0, help="seconds between a tab's actions")
     parser.add_argument("--step-share", type=float, default=0.8, help="share of actions that are steps")
     parser.add_argument("--page-runs", type=lambda v: v.split(","), default=["rerun", "reload"],

@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT))  # this checkout's core, not an installed copy
 from bench_server import PASTE_LABEL, owner_id, start_server  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit_client import Session  # noqa: E402
-from core.gpt.runs import list_runs, run_info  # noqa: E402
-from ui.samples import python_docs_corpus  # noqa: E402
+from core.room.runs import list_runs, run_info  # noqa: E402
+from core.samples import python_docs_corpus  # noqa: E402
 
 PAGE = "train_gpt"
 LIVE_S = 2.0      # the live run fragment's run_every (app_pages/train_gpt.py)

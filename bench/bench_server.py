@@ -7,7 +7,7 @@ trained at once against the cap.
                                  [--steps 30]
 
 A step on Learn BPE (Next, Previous, the slider, Play) is drawn by the browser and reaches no
-server (``ui/step_view.py``), so what a room makes the server do there is whole-page runs: a click
+server (``ui/views/step_view.py``), so what a room makes the server do there is whole-page runs: a click
 on a token, a page switch, a settings change.  Each "click" here is one: the page run again with
 the session's widgets, timed from the request to the server's ``script_finished``.
 
@@ -40,12 +40,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's core and ui, not an installed copy
 
 from streamlit_client import Session
-from core.gpt.runs import list_runs
-from ui.samples import python_docs_corpus
+from core.room.runs import list_runs
+from core.samples import python_docs_corpus
 
 PASTE_LABEL = "Or paste your own text"
 TTL_S = 10            # server.disconnectedSessionTTL: how long a session that left is kept
-HOUSEKEEPING_S = 10   # two rounds of the app's housekeeper (ui.memory.PERIOD_S)
+HOUSEKEEPING_S = 10   # two rounds of the app's housekeeper (ui.serving.memory.PERIOD_S)
 STEADY_S = 8          # RSS that has not fallen for this long has settled
 
 
@@ -158,7 +158,7 @@ def watch_queue(runs_dir: Path, expected: int, timeout: float) -> dict:
 
 async def launch_phase(url: str, runs_dir: Path, n: int, steps: int, timeout: float) -> dict:
     text = python_docs_corpus(20_000)
-    # a corpus each: identical launches would train once (core.gpt.identical) and leave no queue
+    # a corpus each: identical launches would train once (core.room.identical) and leave no queue
     sessions = await asyncio.gather(*(launch_from(url, owner_id(1000 + i), f"launcher {i}\n" + text, steps)
                                       for i in range(n)))
     clicks = await asyncio.gather(*(s.rerun(page="train_gpt", trigger=s.button("🚀 Launch"))
@@ -170,7 +170,7 @@ async def launch_phase(url: str, runs_dir: Path, n: int, steps: int, timeout: fl
 
 def settle(pid: int, ttl: float = TTL_S, bound: float = 180.0) -> float:
     """RSS once the sessions that left are gone: past their reconnect time (``ttl``) and one round
-    of the app's housekeeper (``ui.memory``, which closes them and gives memory back), then once
+    of the app's housekeeper (``ui.serving.memory``, which closes them and gives memory back), then once
     RSS has not fallen for ``STEADY_S`` seconds; at most ``bound`` seconds."""
     start = time.monotonic()
     lowest, lowest_at = rss_mb(pid), start

@@ -22,8 +22,8 @@ from core import BPETokenizer  # noqa: E402
 from core.bpe.explain import text_window  # noqa: E402
 from test_browser import ARGS, CHROMIUM, idle  # noqa: E402
 from test_browser_animation import PAUSE, RECORDER, SLIDER, choose_speed, paste_long  # noqa: E402
-from ui.samples import python_docs_corpus  # noqa: E402
-from ui.step_view import encoded_payload, payload  # noqa: E402
+from core.samples import python_docs_corpus  # noqa: E402
+from ui.views.step_view import encoded_payload, payload  # noqa: E402
 
 SPEEDS = [1, 2, 5, 10, 20]
 # click a button of the step view, then wait for the frame that shows the new step: the time a

@@ -10,6 +10,7 @@ sits at the top of ``core``, beside no domain, because both libraries (``core.bp
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -30,3 +31,9 @@ def atomic_write(path, mode: str = "w"):
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_json(path, data: dict) -> None:
+    """``data`` as JSON (UTF-8, not ASCII-escaped), written atomically."""
+    with atomic_write(path) as f:
+        f.write(json.dumps(data, ensure_ascii=False))

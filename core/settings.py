@@ -6,9 +6,14 @@ Read from environment variables (``BPE_EXPLORER_*``) or, in the app, from ``.str
 wins.  Library code takes a :class:`ServerSettings` argument instead of reading the environment
 itself, so a script or a test can pass its own.
 
-    >>> s = ServerSettings.from_env({"BPE_EXPLORER_MAX_RUNS": "3"})
-    >>> s.max_running, s.corpus_dir is None
-    (3, True)
+A setting that cannot be used never stops the server: it is named in ``problems`` and left unset
+(its default holds), so one typo cannot break every page.  A script that prefers to fail passes
+``strict=True``.
+
+    >>> s = ServerSettings.from_env({"BPE_EXPLORER_MAX_RUNNING": "3",
+    ...                              "BPE_EXPLORER_INSTRUCTOR_KEY": "short"})
+    >>> s.max_running, s.instructor_key, len(s.problems)
+    (3, None, 1)
 """
 
 from __future__ import annotations
@@ -25,6 +30,18 @@ class SettingsError(ValueError):
     """A server setting that cannot be used (named, with the value it had)."""
 
 
+# The range each number may take: past it a value is a typo, not a choice (a cap of 0 runs would
+# refuse every launch; 10**15 bytes would let one upload take the server's memory).
+RANGES: dict[str, tuple[float, float]] = {
+    "max_running": (1, 1024),
+    "max_runs_per_owner": (1, 1000),
+    "max_corpus_bytes": (1024, 2**31),
+    "max_train_memory": (2**20, 2**40),
+    "regex_timeout_s": (0.01, 600.0),
+}
+MIN_KEY_CHARS = 8
+
+
 @dataclass(frozen=True)
 class ServerSettings:
     instructor_key: str | None = None       # sees and manages every run; None: no instructor
@@ -34,39 +51,52 @@ class ServerSettings:
     max_corpus_bytes: int = 64 * 2**20      # uploads, pastes and files larger than this are refused
     max_train_memory: int = 2 * 2**30       # bytes one tokenizer training may take, or it is refused
     regex_timeout_s: float = 2.0            # a custom split pattern gets this long per text
+    problems: tuple[str, ...] = ()          # settings that could not be used, each left unset
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None,
-                 secrets: Mapping[str, object] | None = None) -> ServerSettings:
-        """Settings from ``env`` (default ``os.environ``), then ``secrets`` for names unset there."""
+                 secrets: Mapping[str, object] | None = None, strict: bool = False) -> ServerSettings:
+        """Settings from ``env`` (default ``os.environ``), then ``secrets`` for names unset there.
+        A value that cannot be used is named in ``problems`` and left unset, or raises
+        :class:`SettingsError` with ``strict``."""
         env = os.environ if env is None else env
-        values = {}
-        for f in fields(cls):
-            raw = env.get(PREFIX + f.name.upper())
+        values, problems = {}, []
+        for name in SETTING_NAMES:
+            raw = env.get(PREFIX + name.upper())
             if raw is None and secrets is not None:
-                raw = secrets.get(f.name)
+                raw = secrets.get(name)
             if raw is None or str(raw).strip() == "":
                 continue
-            values[f.name] = _parse(f.name, str(raw).strip())
-        return cls(**values)
+            try:
+                values[name] = _parse(name, str(raw).strip())
+            except SettingsError as exc:
+                if strict:
+                    raise
+                problems.append(str(exc))
+        return cls(**values, problems=tuple(problems))
+
+
+SETTING_NAMES = tuple(f.name for f in fields(ServerSettings) if f.name != "problems")
 
 
 def _parse(name: str, raw: str):
     if name == "instructor_key":
-        if len(raw) < 8:
-            make_one = 'python -c "import secrets; print(secrets.token_urlsafe())"'
-            raise SettingsError(f"{PREFIX}INSTRUCTOR_KEY is too short ({len(raw)} characters); use "
-                                f"at least 8, e.g. `{make_one}`.")
+        if len(raw) < MIN_KEY_CHARS:
+            raise SettingsError(f"{PREFIX}INSTRUCTOR_KEY is too short ({len(raw)} characters, at least "
+                                f"{MIN_KEY_CHARS}), so there is no instructor.")
         return raw
     if name == "corpus_dir":
         path = Path(raw).expanduser().resolve()
         if not path.is_dir():
-            raise SettingsError(f"{PREFIX}CORPUS_DIR={raw!r} is not a folder.")
+            raise SettingsError(f"{PREFIX}CORPUS_DIR={raw!r} is not a folder, so no server folder "
+                                f"is readable.")
         return path
+    low, high = RANGES[name]
     try:
         value = float(raw) if name == "regex_timeout_s" else int(raw)
     except ValueError:
-        raise SettingsError(f"{PREFIX}{name.upper()}={raw!r} is not a number.") from None
-    if value <= 0:
-        raise SettingsError(f"{PREFIX}{name.upper()}={raw!r} must be positive.")
+        raise SettingsError(f"{PREFIX}{name.upper()}={raw!r} is not a number; the default holds.") from None
+    if not low <= value <= high:
+        raise SettingsError(f"{PREFIX}{name.upper()}={raw!r} is out of range ({low:g} to {high:g}); "
+                            f"the default holds.")
     return value

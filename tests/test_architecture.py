@@ -1,7 +1,8 @@
 """The codebase's shape, checked: what a newcomer relies on when finding their way around.
 
-- ``core.bpe`` (the tokenizer library) never imports ``core.gpt``, torch or streamlit; ``core``
-  imports no streamlit at all.
+- ``core.bpe`` (the tokenizer library) never imports ``core.gpt``, torch or streamlit; ``core.room``
+  (the room's runs and queue) loads no torch; only ``ui`` and the pages import streamlit.
+- A run's status values are spelled in one module, ``core.room.status``.
 - The import graph of ``core``, ``ui`` and ``app_pages`` has no circle, counting imports inside
   functions too (a function-level import that dodges a circle is still a circle).
 
@@ -97,7 +98,8 @@ def test_the_tokenizer_library_never_imports_the_gpt_side():
 
 
 @pytest.mark.parametrize("module, absent", [
-    ("core.bpe", ("torch", "streamlit", "core.gpt")),
+    ("core.bpe", ("torch", "streamlit", "core.gpt", "core.room")),
+    ("core.room", ("torch", "streamlit")),
     ("core", ("streamlit",)),
 ])
 def test_importing_a_library_loads_only_what_it_needs(module, absent):
@@ -107,3 +109,36 @@ def test_importing_a_library_loads_only_what_it_needs(module, absent):
                          check=True).stdout.strip()
     assert out == "", f"`import {module}` loaded {out}"
 
+
+
+def _imports_streamlit(path: Path) -> bool:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        if any(n == "streamlit" or n.startswith("streamlit.") for n in names):
+            return True
+    return False
+
+
+def test_only_the_app_imports_streamlit():
+    outside = sorted(path.relative_to(ROOT).as_posix() for path in ROOT.glob("core/**/*.py")
+                     if _imports_streamlit(path))
+    assert outside == []
+
+
+RUN_STATUS_VALUES = {"queued", "starting", "running", "finished", "stopped", "failed"}
+
+
+def _status_literals(path: Path) -> list[str]:
+    """The run-status values ``path`` spells as string constants (docstrings left out)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and id(node) not in docs and node.value in RUN_STATUS_VALUES]
+
+
+def test_a_run_status_is_spelled_in_one_module():
+    spelled = {path.relative_to(ROOT).as_posix(): found for path in MODULES.values()
+               if (found := _status_literals(path))}
+    assert list(spelled) == ["core/room/status.py"], spelled

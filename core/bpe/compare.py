@@ -22,7 +22,7 @@ script (:func:`script_of`).  Spaces, punctuation, digits and combining marks hav
 their own: they go with the script before them (or the one after, at the start of a line), so a
 line of Korean with its spaces and commas counts as Hangul.
 
-Leaves out: drawing (``ui.compare_view``) and loading tokenizers (``core.bpe.pretrained``).
+Leaves out: drawing (``ui.views.compare_view``) and loading tokenizers (``core.bpe.pretrained``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What the BPE animation shows, computed from a trained tokenizer and its trace: no Streamlit here.
-The browser's step view (``ui/assets/step_view.js``) applies the same rule; a browser test checks
+The browser's step view (``ui/views/assets/step_view.js``) applies the same rule; a browser test checks
 the two agree at every step.
 
 Step ``k`` (0-based) is the merge *about to happen*: ``segment(tok, text, k)`` is the text after

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..atomic import atomic_write
 from .errors import MAX_ID, MAX_SPECIAL_CHARS, token_lengths
 from .pretokenize import resolve_pattern
 from .variants import VARIANTS, variant_rules
@@ -206,12 +205,6 @@ def _from_book(data: dict, source: str) -> tuple[str, dict]:
         byte_ids=None,
     )
     return ("bpe" if pairs else "char"), fields
-
-
-def write_json(data: dict, path) -> None:
-    """Write atomically: a crash mid-write leaves the old file, never half a file."""
-    with atomic_write(path) as f:
-        f.write(json.dumps(data, ensure_ascii=False))
 
 
 def read_file(path) -> bytes:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..atomic import write_json
 from . import extend, files, gpt2, pretrained
 from .alphabet import UNSEEN
 from .encoding import ChunkEncoder, RankEncoder, Token
@@ -342,7 +343,7 @@ class BPETokenizer:
     # -- files ----------------------------------------------------------------------------------
     def save(self, path) -> None:
         """Write our versioned JSON atomically (a crash mid-write leaves the old file)."""
-        files.write_json(self.to_dict(), path)
+        write_json(path, self.to_dict())
 
     @classmethod
     def load(cls, path) -> BPETokenizer:

@@ -10,13 +10,13 @@ with ``tokenizer`` and writes the run folder as it goes (rank 0 only when distri
 - ``ckpt.pt``       the latest checkpoint (see ``core.gpt.checkpoint``).
 
 :class:`Training` holds one run in memory and trains it a slice at a time: ``train`` is one
-slice to the end; the page's trainers (``core.gpt.worker``) keep several runs and give each a few
+slice to the end; the page's trainers (``core.room.turn_runner``) keep several runs and give each a few
 seconds in turn, checkpointing after every slice, so any trainer can carry on from there.
 
-File names and writes are ``core.gpt.rundir``'s; the data, the step and the evaluation are
+File names and writes are ``core.room.rundir``'s; the data, the step and the evaluation are
 ``core.gpt.data``, ``core.gpt.step`` and ``core.gpt.evaluate``.  Leaves out where the corpus and
 the tokenizer come from: the command line (``core.gpt.cli``) and the page's worker
-(``core.gpt.worker``) choose them.
+(``core.room.turn_runner``) choose them.
 """
 
 from __future__ import annotations
@@ -36,10 +36,12 @@ from .data import Data, get_batch, prepare_data
 from .ddp import Dist, setup_distributed
 from .device import describe_device, detect_device, should_compile
 from .evaluate import estimate_loss, eval_windows, sample_text
-from .locks import FileLock
+from ..room.locks import FileLock
 from .model import GPT
-from .rundir import (CONFIG_FILE, METRICS_FILE, SAMPLES_FILE, TRAIN_LOCK_FILE, append_jsonl,
-                     keep_records_until, now, write_json, write_status)
+from ..atomic import write_json
+from ..room.rundir import (CONFIG_FILE, METRICS_FILE, SAMPLES_FILE, TRAIN_LOCK_FILE, append_jsonl,
+                           keep_records_until, now)
+from ..room.status import RunStatus, TurnOutcome, write_status
 from .step import get_lr, make_optimizer, make_step
 
 
@@ -85,7 +87,7 @@ def train(config: TrainConfig, text: str, tokenizer, run_dir, hooks: Hooks | Non
         if not lock.acquire():  # before any write: a second trainer leaves the folder untouched
             raise RunLockedError(f"Another process is already training in {run_dir}; "
                                  f"nothing was changed.")
-        write_status(run_dir, "running", fresh=True, pid=os.getpid(), started=now(), ended=None,
+        write_status(run_dir, RunStatus.RUNNING, fresh=True, pid=os.getpid(), started=now(), ended=None,
                      error=None, max_steps=config.max_steps)
     try:
         data = prepare_data(text, tokenizer, config.block_size)
@@ -95,7 +97,7 @@ def train(config: TrainConfig, text: str, tokenizer, run_dir, hooks: Hooks | Non
         result = training.result(status)
     except BaseException as exc:
         if dist.master:
-            write_status(run_dir, "failed", ended=now(), error=str(exc) or type(exc).__name__)
+            write_status(run_dir, RunStatus.FAILED, ended=now(), error=str(exc) or type(exc).__name__)
         raise
     else:
         if dist.master:
@@ -113,7 +115,7 @@ class Training:
     Built from the folder's checkpoint when ``config.resume`` (the metrics logged after that
     checkpoint are dropped: those steps are trained again), else from scratch.  :meth:`advance`
     trains on from ``step``, for as long as it is let; :meth:`save` checkpoints where it stands.
-    Status files and the folder's lock are the caller's (:func:`train`, ``core.gpt.worker``).
+    Status files and the folder's lock are the caller's (:func:`train`, ``core.room.turn_runner``).
     """
 
     def __init__(self, config: TrainConfig, tokenizer, data: Data, run_dir, dist: Dist | None = None) -> None:
@@ -209,14 +211,14 @@ class Training:
         self.model.train()
         self.t_start = self.t_log = time.perf_counter()
         self.tokens_since_log = 0
-        outcome = "finished"
+        outcome = TurnOutcome.FINISHED
         try:
             while self.step < config.max_steps:
                 if self._stop_requested(hooks):
-                    outcome = "stopped"
+                    outcome = TurnOutcome.STOPPED
                     break
                 if until is not None and time.monotonic() >= until:
-                    outcome = "paused"
+                    outcome = TurnOutcome.PAUSED
                     break
                 self._train_step(hooks)
         finally:

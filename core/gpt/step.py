@@ -9,7 +9,7 @@ and unlike ``torch.compile`` recording costs milliseconds, not tens of seconds.
 
 Also here: the learning-rate schedule a step runs at, and the optimizer and step runner a run
 builds.  Leaves out the data, the evaluation, the files (``core.gpt.data``, ``core.gpt.evaluate``,
-``core.gpt.rundir``) and how long a step takes here (``core.gpt.probe``, which times this step).
+``core.room.rundir``) and how long a step takes here (``core.room.probe``, which times this step).
 """
 
 from __future__ import annotations

@@ -50,12 +50,12 @@ from .errors import StationFileError
 REPOSITORY = Path(__file__).resolve().parents[2]
 PATH_FILE = "path.toml"
 PAGES = ("learn_bpe", "char_vs_bpe", "compare_tokenizers", "train_gpt")  # the app pages a tool opens
-MAX_MERGES = 5000  # the app's Merges box maximum (ui.state.MAX_MERGES)
+MAX_MERGES = 5000  # the app's Merges box maximum (ui.plumbing.state.MAX_MERGES)
 MAX_FILE_BYTES = 64 * 1024
 MAX_STATIONS = 32
 MAX_CHOICES = 8
 STATION_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
-PARAMS = ("corpus", "variant", "merges", "marker", "split", "start", "step")  # the URL's, see ui.controls
+PARAMS = ("corpus", "variant", "merges", "marker", "split", "start", "step")  # URL keys: ui.plumbing.controls
 KEYS = {"": ("title", "short", "seed", "text", "question", "tool"),
         "question": ("ask", "compute", "choices", "tolerance", "unit", "why", "hint", "args"),
         "tool": ("page", "label", "do", "params")}

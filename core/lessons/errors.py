@@ -1,5 +1,5 @@
 """What goes wrong with a lesson: a station file that cannot be used, an answer not ready yet.
-(Progress that is not the viewer's to read is refused with ``core.gpt.owners.RunAccessError``.)"""
+(Progress that is not the viewer's to read is refused with ``core.room.owners.RunAccessError``.)"""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ of runs)::
 ``revealed``: when the attendee asked to see the answer; kept, so the room view can tell a station
 finished by predicting from one finished after reading the answer.
 
-Rules: an owner id is checked (``core.gpt.owners.validate_owner``) before it names a file; each
+Rules: an owner id is checked (``core.room.owners.validate_owner``) before it names a file; each
 owner reads and writes only their own file (:meth:`ProgressStore.of`); the room's counts
 (:meth:`ProgressStore.room`) are for an instructor and hold no owner's id.  Writes are atomic
 (``core.atomic``) under one lock, so two tabs of one attendee never lose an answer.  Sizes are
@@ -29,9 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..atomic import atomic_write
-from ..gpt.locks import locked
-from ..gpt.owners import RunAccessError, Viewer, validate_owner
-from ..gpt.rundir import default_runs_dir
+from ..room import RunAccessError, Viewer, default_runs_dir, locked, validate_owner
 from .content import MAX_STATIONS, STATION_ID
 
 FOLDER = ".lessons"

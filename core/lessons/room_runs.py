@@ -6,7 +6,7 @@ characters), and are shared, so every attendee sees them read-only on Train a GP
 instructor can stop or delete them.  They train the station's corpus with fixed settings (its
 ``preset`` and ``steps``, one seed): one run reads characters, the other the BPE tokenizer the
 station's tool settings give.  :func:`start_room_runs` launches whichever is missing through
-``core.gpt.runs.launch_run`` (two attendees starting them at once still get one run each), and
+``core.room.runs.launch_run`` (two attendees starting them at once still get one run each), and
 records where each run is, so a launcher that hands back an existing identical run elsewhere is
 followed too.
 
@@ -21,10 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..atomic import atomic_write
-from ..gpt.locks import locked
-from ..gpt.owners import ROOM_OWNER
-from ..gpt.registry import RunInfo, is_run, read_metrics, run_info
-from ..gpt.rundir import default_runs_dir
+from ..room import (ROOM_OWNER, SERVER, RunInfo, RunStatus, default_runs_dir, is_run, launch_run, locked,
+                     read_metrics, run_info, set_shared)
 from ..settings import ServerSettings
 from .computations import Answer, StationData, computation
 from .errors import AnswerNotReady
@@ -73,8 +71,6 @@ def room_config(data: StationData):
 
 def start_room_runs(data: StationData, settings: ServerSettings | None = None) -> dict[str, RunInfo]:
     """Launch the runs that are missing (queued; the scheduler trains them), shared with the room."""
-    from ..gpt.runs import SERVER, launch_run, set_shared  # torch: only when launching
-
     runs_dir = _runs_dir(data)
     settings = settings or ServerSettings.from_env()
     settings = replace(settings, max_runs_per_owner=max(len(KINDS), settings.max_runs_per_owner))
@@ -111,7 +107,7 @@ def progress_line(runs: dict[str, RunInfo | None]) -> str:
     def one(kind: str, run: RunInfo | None) -> str:
         if run is None:
             return f"{KINDS[kind]}: not started"
-        if run.status in ("running", "starting", "finished"):
+        if run.status in (RunStatus.RUNNING, RunStatus.STARTING, RunStatus.FINISHED):
             return f"{KINDS[kind]}: step {run.step:,} of {run.max_steps or 0:,} ({run.status})"
         return f"{KINDS[kind]}: {run.status}"
     return "; ".join(one(kind, run) for kind, run in runs.items())
@@ -133,12 +129,12 @@ def room_bpc(data: StationData) -> Answer:
     if any(run is None for run in runs.values()):
         raise AnswerNotReady("The room's two models are not trained yet: start them from this station "
                              "(once for everyone).")
-    failed = [run for run in runs.values() if run.status in ("failed", "stopped")]
+    failed = [run for run in runs.values() if run.status in (RunStatus.FAILED, RunStatus.STOPPED)]
     if failed:
-        what = "failed" if failed[0].status == "failed" else "was stopped"
+        what = RunStatus.FAILED if failed[0].status == RunStatus.FAILED else "was stopped"
         raise AnswerNotReady(f"The room's run {failed[0].name} {what}: the instructor can resume it on "
                              f"Train a GPT, or delete it there so that it is trained again from here.")
-    if any(run.status != "finished" for run in runs.values()):
+    if any(run.status != RunStatus.FINISHED for run in runs.values()):
         raise AnswerNotReady(f"The room's models are still training ({progress_line(runs)}). Your "
                              f"prediction can be checked when both have finished.")
     bpc = {kind: _final_bpc(run) for kind, run in runs.items()}

@@ -20,10 +20,10 @@ def open_page(page: str, key: str | None = None, text: str | None = None,
 
 
 def step_view(at: AppTest) -> tuple[int, int, dict]:
-    """What Learn BPE sends its step view (``ui.step_view``): ``(epoch, opening step, payload)``."""
+    """What Learn BPE sends its step view (``ui.views.step_view``): ``(epoch, opening step, payload)``."""
     import json
 
-    from ui.step_view import NAME
+    from ui.views.step_view import NAME
 
     [view] = [e for e in at.get("bidi_component") if e.proto.component_name == NAME]
     opening, _key, body = view.proto.bytes.split(b"\n", 2)

@@ -111,7 +111,7 @@ def test_pasted_html_stays_text():
 @pytest.mark.slow
 def test_gpt2_missing_is_explained(tmp_path, monkeypatch):
     from core.bpe import pretrained
-    from ui.compare_view import pretrained as cached
+    from ui.views.compare_view import pretrained as cached
 
     monkeypatch.setattr(pretrained, "SHARED_GPT2", tmp_path)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import step_view
 from core import BPETokenizer
 from core.bpe.explain import quoted, segment
-from ui import step_view as view
+from ui.views import step_view as view
 
 ROOT = Path(__file__).resolve().parents[2]
 SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")

@@ -98,7 +98,7 @@ def test_a_reload_keeps_the_start_and_characters_come_back(gpt4):
 
 def test_gpt2_missing_is_a_plain_message(tmp_path, monkeypatch):
     from core.bpe import pretrained
-    from ui.cache import pretrained as cached
+    from ui.plumbing.cache import pretrained as cached
 
     monkeypatch.setattr(pretrained, "SHARED_GPT2", tmp_path)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))

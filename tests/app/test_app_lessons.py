@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from core.lessons import ProgressStore, compute_answer, explanation, load_path
 from tests.conftest import shared_path
 from tests.lessons.room_fixtures import finished_room_runs
-from ui.render import md_safe
+from ui.plumbing.render import md_safe
 
 ROOT = Path(__file__).resolve().parents[2]
 OWNER = "attendee-0123456789ab"
@@ -178,7 +178,7 @@ def test_an_answer_recorded_before_the_station_file_changed_still_shows(runs_dir
 
 @pytest.mark.slow
 def test_the_gpt_station_starts_the_room_s_runs_once(runs_dir):
-    from core.gpt.runs import SERVER, list_runs, stop_run
+    from core.room.runs import SERVER, list_runs, stop_run
 
     shared_path("corpora", "tinyshakespeare.txt")
     at = open_start(station="07_char_vs_bpe_gpt")

@@ -10,9 +10,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import step_view
-from ui.charts import MAX_CURVE_POINTS
-from ui.controls import MAX_MERGES
-from ui.samples import python_docs_corpus
+from ui.plumbing.charts import MAX_CURVE_POINTS
+from ui.plumbing.controls import MAX_MERGES
+from core.samples import python_docs_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = python_docs_corpus(118_000)  # the 118 KB text of the issue
@@ -46,7 +46,7 @@ def to_max(at: AppTest, widget) -> AppTest:
 
 def learn_view(at: AppTest) -> dict:
     """The step view's payload, its size checked: the browser gets every step of 5,000 merges."""
-    from ui.step_view import NAME
+    from ui.views.step_view import NAME
 
     [view] = [e for e in at.get("bidi_component") if e.proto.component_name == NAME]
     assert len(view.proto.bytes) < MAX_VIEW_BYTES

@@ -12,7 +12,7 @@ import core.corpus
 import core.bpe.pretokenize
 from core import BPETokenizer
 from core.bpe.gpt2 import bytes_to_unicode
-from ui import cache
+from ui.plumbing import cache
 
 ROOT = Path(__file__).resolve().parents[2]
 SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")

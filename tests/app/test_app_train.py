@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from conftest import shared_path
 from core.corpus import CorpusError
 from core.gpt.config import make_config
-from core.gpt.runs import SERVER, launch_run, list_runs, pid_alive, read_metrics, set_shared, stop_run
+from core.room.runs import SERVER, launch_run, list_runs, pid_alive, read_metrics, set_shared, stop_run
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "streamlit_app.py"
@@ -128,13 +128,13 @@ def test_a_too_short_corpus_offers_tiny_shakespeare(app, monkeypatch):
     at = app.run()
     assert "too short" in at.warning[0].value and at.button(key="gpt_launch").disabled
 
-    import ui.corpus
+    import ui.plumbing.corpus_sidebar
 
     def offline(cache_dir):
         raise CorpusError("Could not download Tiny Shakespeare (no internet connection?)")
 
     with monkeypatch.context() as m:  # offline and no local copy: a message, the corpus is kept
-        m.setattr(ui.corpus, "download_tiny_shakespeare", offline)
+        m.setattr(ui.plumbing.corpus_sidebar, "download_tiny_shakespeare", offline)
         at.button(key="gpt_load_shakespeare").click().run()
     assert any("no internet" in e.value and "not changed" in e.value for e in at.error)
     assert at.session_state["corpus_text"] == "low lower newest widest"

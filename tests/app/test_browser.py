@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_path
-from core.gpt.runs import SERVER, list_runs, stop_run
+from core.room.runs import SERVER, list_runs, stop_run
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")

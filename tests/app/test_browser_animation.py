@@ -2,7 +2,7 @@
 reach the chosen rate, Pause stops on the merge shown when it was clicked (and the text then is
 ``core``'s at that step), and the step shown never runs backwards or skips a merge.
 
-The browser plays the merges itself (``ui/step_view.py``); its step counter is watched from inside
+The browser plays the merges itself (``ui/views/step_view.py``); its step counter is watched from inside
 the page (a ``MutationObserver``: every change, timed when it happens), so the rate is what a
 person sees.  The bound comes from the frames measured in the same interval: a merge due at time t
 is drawn at the first frame after t, one merge a frame, so the last merge may be as late as the
@@ -15,7 +15,7 @@ import pytest
 from core import BPETokenizer
 from core.bpe.explain import segment, text_window
 from test_browser import chromium_page, idle, paste_corpus, serve
-from ui.samples import python_docs_corpus
+from core.samples import python_docs_corpus
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""A real Chromium steps through Learn BPE's step view (``ui/step_view.py``, computed in the
+"""A real Chromium steps through Learn BPE's step view (``ui/views/step_view.py``, computed in the
 browser): at every step of a held sample, forwards and backwards, what the page shows equals what
 ``core`` computes (the token ids, the highlighted pair's positions, the sentence, the pairs chart's
 rows, the merge table, the counts); stepping and playing send nothing to the server; a reload opens
@@ -12,8 +12,8 @@ import pytest
 from core import BPETokenizer
 from core.bpe.explain import explain_step, occurrence_indices, segment
 from test_browser import chromium_context, idle, serve
-from ui.charts import pair_rows
-from ui.samples import load_sample
+from ui.plumbing.charts import pair_rows
+from core.samples import load_sample
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -1,4 +1,4 @@
-"""ui.identity: an owner id per browser kept in the URL (``?u=``), replaced when crafted, kept
+"""ui.plumbing.identity: an owner id per browser kept in the URL (``?u=``), replaced when crafted, kept
 across page switches; the instructor key compared in constant time."""
 
 import re
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.identity import key_matches
+from ui.plumbing.identity import key_matches
 
 APP = Path(__file__).resolve().parents[2] / "streamlit_app.py"
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16}")

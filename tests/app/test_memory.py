@@ -1,4 +1,5 @@
-"""What gives the server's memory back when a room leaves (``ui.memory``, ``ui.bounded_cache``):
+"""What gives the server's memory back when a room leaves (``ui.serving.memory``,
+``ui.plumbing.bounded_cache``):
 idle cache entries go, expired sessions are closed on a real Streamlit runtime (through the private
 attributes this Streamlit keeps them in: an upgrade that moves them fails here), and memory is
 trimmed when sessions end.  The RSS figures are in bench/bench_server.py, not here."""
@@ -16,8 +17,8 @@ from streamlit.runtime.memory_session_storage import MemorySessionStorage
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 
-from ui import memory
-from ui.bounded_cache import BoundedCache
+from ui.serving import memory
+from ui.plumbing.bounded_cache import BoundedCache
 
 
 def test_entries_nobody_uses_go_and_used_ones_stay():

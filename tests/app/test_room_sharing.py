@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.bounded_cache import BoundedCache, KeyLocks
+from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -130,7 +130,7 @@ class SharedRuntimeSlot:
 def test_two_sessions_opening_one_corpus_train_it_once(monkeypatch):
     from streamlit.testing.v1 import app_test
 
-    from ui import cache
+    from ui.plumbing import cache
 
     monkeypatch.setattr(app_test, "Runtime", SharedRuntimeSlot())
 

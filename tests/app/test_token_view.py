@@ -9,9 +9,9 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import step_view
 from core import BPETokenizer
 from core.bpe.explain import merge_dag
-from ui.samples import python_docs_corpus
-from ui.graph_layout import MAX_BOXES
-from ui.token_view import NODE_H, merge_graph_layout, merge_graph_svg
+from core.samples import python_docs_corpus
+from core.bpe.tree_layout import MAX_BOXES
+from ui.views.token_view import NODE_H, merge_graph_layout, merge_graph_svg
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -19,7 +19,7 @@ import torch
 
 from core.gpt.checkpoint import load_checkpoint
 from core.gpt.loop import train
-from test_train import CHARS, TEXT, tiny_config
+from training_data import CHARS, TEXT, tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not torch.distributed.is_available(),

@@ -8,7 +8,7 @@ from core.gpt.data import get_batch
 from core.gpt.loop import train
 from core.gpt.model import GPT, GPTConfig
 from core.gpt.step import EagerStep, GraphStep
-from test_train import CHARS, TEXT, tiny_config
+from training_data import CHARS, TEXT, tiny_config
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 

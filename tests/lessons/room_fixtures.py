@@ -4,7 +4,9 @@ training a model."""
 
 from pathlib import Path
 
-from core.gpt.rundir import CONFIG_FILE, METRICS_FILE, append_jsonl, write_json, write_status
+from core.atomic import write_json
+from core.room.rundir import CONFIG_FILE, METRICS_FILE, append_jsonl
+from core.room.status import write_status
 from core.lessons import load_path
 from core.lessons.room_runs import run_paths
 

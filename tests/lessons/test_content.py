@@ -43,7 +43,7 @@ def test_the_path_has_the_seven_stations_in_file_order():
 
 
 def test_every_station_opens_a_page_the_app_has():
-    frame = (ROOT / "ui" / "frame.py").read_text(encoding="utf-8")
+    frame = (ROOT / "ui" / "plumbing" / "frame.py").read_text(encoding="utf-8")
     assert all(f'"app_pages/{page}.py"' in frame for page in PAGES)
     assert {s.tool.page for s in load_path().stations} <= set(PAGES)
 

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from core.gpt.owners import RunAccessError, Viewer
+from core.room.owners import RunAccessError, Viewer
 from core.lessons import ProgressStore
 from core.lessons.progress import FOLDER, MAX_ANSWER_CHARS, MAX_ANSWERS, MAX_STATIONS
 

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from core.gpt.registry import list_runs, pid_alive, read_metrics, run_info
-from core.gpt.runs import SERVER, Viewer, launch_run, stop_run
+from core.room.queries import list_runs, pid_alive, read_metrics, run_info
+from core.room.runs import SERVER, Viewer, launch_run, stop_run
 from core.lessons import ROOM_OWNER, StationData, room_runs, start_room_runs
 from core.lessons.computations import COMPUTATIONS
 from core.lessons.room_runs import room_config

@@ -1,0 +1,155 @@
+"""How big a model, and how many steps, this machine's device may be asked to train, how many
+runs train at the same moment, and how long each one's turn lasts.
+
+Widgets' maxima are a convenience; :func:`check_config` is the rule, applied by
+``core.room.runs.launch_run`` whatever the caller sent.  Measured on a 2-core CPU shared with other
+work, one torch thread (``core.room.probe``): the tiny preset (4 × 128, 2,048 tokens a step) takes
+0.23 s a step; the largest model the CPU bound allows (6 layers × 256, context 256, 4,096 tokens
+a step, ~5 M parameters) 2.5 s, a few hundred MB.  The 24 × 1024, context 1024, batch 512 model
+that once took 8 GB in 12 s is refused.  On a CUDA GPU the bound allows GPT-2-small shapes
+(12 × 768, context 1024, 65,536 tokens a step); nanoGPT's small preset (6 × 384, 16,384 tokens a
+step) runs 2,000 steps in ~25 s on an H100 (docs/benchmarks.md).  MPS sits between.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+# Torch's CPU threads (OpenMP) spin while they wait for each other, so on cores shared with anything
+# else (the web server, another run, anyone's work) a thread whose core was taken keeps the others
+# spinning.  Measured on a 2-core machine beside one busy process, the tiny preset with 2 threads
+# (bench/bench_estimate.py, docs/benchmarks.md): 0.5-5 s a step instead of ~0.14 s, and a step
+# time nobody could estimate; with passive waiting ~0.23 s, steadily.  Every process started by
+# core.room.spawn (trainers, probes) gets this environment, unless the server's own sets it.
+CPU_SHARING_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
+
+# Trainers and probes run below the web server's CPU priority, so a server kept busy by a whole
+# room serves its pages before training steps; a run gives way only while the server works (on
+# idle cores niceness changes nothing).  Measured with two runs on 2 cores, pages opened in
+# 0.4-0.5 s niced or not, the kernel already favouring a server that sleeps between requests
+# (bench/bench_busy_server.py, docs/benchmarks.md): insurance, not a measured gain.
+BACKGROUND_NICENESS = 10
+
+
+def yield_cpu_to_server() -> None:
+    """Lower this process's CPU priority by ``BACKGROUND_NICENESS`` (a no-op where the OS has no
+    niceness, such as Windows)."""
+    try:
+        os.nice(BACKGROUND_NICENESS)
+    except (AttributeError, OSError):
+        pass
+
+
+class LimitError(ValueError):
+    """A run that asks for more than this machine's device allows (the message says the bound)."""
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    device_kind: str            # "cpu", "cuda" or "mps"
+    n_layer: int
+    n_embd: int
+    n_head: int
+    block_size: int
+    batch_size: int
+    tokens_per_step: int        # batch_size × block_size
+    params: int                 # an estimate, before the vocabulary is known (see estimate_params)
+    max_steps: int
+
+    def describe(self) -> str:
+        """The line shown next to the model-size controls, e.g. "on this CPU: up to 6 layers × 256
+        wide, 8 heads, context 256, batch 64 (4,096 tokens a step), 5 M parameters, 20,000 steps"."""
+        where = {"cpu": "this CPU", "cuda": "this GPU", "mps": "this Mac's GPU"}[self.device_kind]
+        return (f"on {where}: up to {self.n_layer} layers × {self.n_embd} wide, "
+                f"{self.n_head} heads, context {self.block_size}, batch {self.batch_size} "
+                f"({self.tokens_per_step:,} tokens a step), {self.params / 1e6:,.0f} M parameters, "
+                f"{self.max_steps:,} steps")
+
+
+LIMITS = {
+    "cpu": ModelLimits("cpu", 6, 256, 8, 256, 64, 4_096, 5_000_000, 20_000),
+    "mps": ModelLimits("mps", 8, 512, 8, 512, 64, 16_384, 30_000_000, 20_000),
+    "cuda": ModelLimits("cuda", 12, 768, 12, 1024, 128, 65_536, 130_000_000, 50_000),
+}
+
+
+def limits_for(device: str) -> ModelLimits:
+    """The bounds for a device string such as ``"cpu"`` or ``"cuda:0"``."""
+    kind = device.split(":")[0]
+    if kind not in LIMITS:
+        raise LimitError(f"No limits known for device {device!r}.")
+    return LIMITS[kind]
+
+
+def estimate_params(n_layer: int, n_embd: int, block_size: int, vocab_size: int = 0) -> int:
+    """Parameters of the GPT (tied embeddings): 12·d² per layer, plus the embeddings."""
+    return n_layer * 12 * n_embd * n_embd + (vocab_size + block_size) * n_embd
+
+
+def check_config(config, device: str, vocab_size: int = 0) -> None:
+    """Raise :class:`LimitError` naming every setting of ``config`` (a ``TrainConfig``) that is
+    over ``device``'s bound."""
+    lim = limits_for(device)
+    over = [f"{name} {getattr(config, name):,} (at most {getattr(lim, name):,})"
+            for name in ("n_layer", "n_embd", "n_head", "block_size", "batch_size", "max_steps")
+            if getattr(config, name) > getattr(lim, name)]
+    tokens = config.batch_size * config.block_size
+    if tokens > lim.tokens_per_step:
+        over.append(f"batch × context = {tokens:,} tokens a step (at most {lim.tokens_per_step:,})")
+    params = estimate_params(config.n_layer, config.n_embd, config.block_size, vocab_size)
+    if params > lim.params:
+        over.append(f"about {params / 1e6:,.1f} M parameters (at most {lim.params / 1e6:,.0f} M)")
+    if over:
+        raise LimitError(f"This model is too big {lim.describe().split(':')[0]}: "
+                         + "; ".join(over) + ". Pick a smaller size or fewer steps.")
+
+
+def cpu_cores() -> int:
+    """Cores this process may use (its affinity mask, not the machine's total)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+# Runs trained at the same moment on one GPU (one trainer process each): a small model leaves most
+# of a GPU idle, so several can share it.  Chosen from bench/bench_gpu_turns.py (tokens/s of 1..N
+# small runs at once, each and in all, and memory): the fewest runs that reach 90 % of the best
+# total.  No GPU was lent to measure it yet, so every GPU trains one run at a time until the
+# bench's figure is recorded here, by the name torch gives the GPU.
+RUNS_PER_GPU: dict[str, int] = {}
+
+# On a CPU: one trainer process per this many cores, each with that many torch threads.
+CORES_PER_CPU_TRAINER = 1
+
+# A run's turn: the seconds a trainer gives it before the next run (core.room.turns).  Changing runs
+# inside a trainer costs a checkpoint written and, when the next run was last trained elsewhere,
+# one read: 0.02-0.04 s for the quick preset on a 2-core CPU (1 % of a turn), where starting a
+# process for each turn would cost 2.3-5 s (python, torch and core.gpt imported; measured on the
+# same machine).  Short enough that a run launched into a room of 11 on 2 trainers logs its first
+# steps within 30 s.
+TURN_S = 3.0
+
+
+def runs_per_gpu(gpu_name: str | None) -> int:
+    """Runs trained at once on one GPU of this name (:data:`RUNS_PER_GPU`; 1 when not measured)."""
+    return RUNS_PER_GPU.get(gpu_name or "", 1)
+
+
+def default_max_running(device: str, gpu_count: int = 1, per_gpu: int = 1) -> int:
+    """Runs trained at the same moment unless the server says otherwise: ``per_gpu`` on each CUDA
+    GPU, one on MPS, and on a CPU one per :data:`CORES_PER_CPU_TRAINER` cores (at least 1)."""
+    kind = device.split(":")[0]
+    if kind == "cuda":
+        return max(1, gpu_count) * max(1, per_gpu)
+    if kind == "mps":
+        return 1
+    return max(1, cpu_cores() // CORES_PER_CPU_TRAINER)
+
+
+def threads_per_run(max_running: int) -> int:
+    """Torch threads for one CPU trainer, so ``max_running`` of them share the cores without
+    thrashing."""
+    return max(1, cpu_cores() // max(1, max_running))

@@ -1,0 +1,11 @@
+"""Streamlit plumbing every page shares.
+
+- ``state``: every session-state key, with typed accessors; the shared corpus and settings;
+- ``cache``, ``bounded_cache``: cached wrappers around ``core``, bounded and shared by sessions;
+- ``frame``: the page list and the sidebar every page runs inside;
+- ``corpus_sidebar``: the corpus sidebar (samples, paste, upload, Tiny Shakespeare, server folder);
+- ``controls``: the variant / marker / regex / merges controls both BPE pages show;
+- ``render``: token spans as escaped HTML (every user string goes through ``html.escape``);
+- ``charts``: Vega-Lite specs built with Altair once and refilled per step;
+- ``identity``: who is at this browser (owner id in the URL, instructor mode).
+"""

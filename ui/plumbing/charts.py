@@ -1,0 +1,141 @@
+"""Vega-Lite specs of training traces, built with Altair once per content, never per rerun.
+
+Learn BPE's step view (``ui.views.step_view``) draws the top pairs counted before a merge, and the
+vocabulary and corpus length after each merge with a cursor at the step shown: each spec is built
+once (the pairs chart once per process, the curves once per tokenizer, inside the step view's
+cached payload) and holds no step; its named data sets ``pairs`` and ``cursor`` are refilled by the
+browser at every step (``assets/step_view.js``), from the rows :func:`pair_rows` describes.
+
+Char vs BPE draws each variant's compression curve (:func:`variants_spec`), kept in a bounded
+cache shared by every session, by the tokenizers' content: a rerun of the page (a test text typed)
+sends the same spec without building it.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import altair as alt
+import streamlit as st
+
+from core import BPETokenizer
+from core.bpe.explain import compression_curve, quoted
+
+from ui.plumbing.bounded_cache import BoundedCache
+from ui.views.token_view import tokenizer_scope
+
+STATUS = ["winner", "tie (lost on order)", "other"]
+STATUS_COLOURS = ["#ca8a04", "#f97316", "#93c5fd"]
+# each status told apart without colour too: a word on the bar and an outline (dark text on every fill)
+STATUS_MARKS = ["▲ merged", "= tie", ""]
+STATUS_DASHES = [[1, 0], [4, 2], [1, 0]]
+BAR_TEXT = "#111827"
+MAX_CURVE_POINTS = 1000  # a longer curve is thinned evenly: the browser draws it at every step
+CURVES = {"vocabulary size": "#6d4aff", "corpus tokens": "#0891b2"}
+# as wide as the page gives, axis labels included, laid out again when a step brings longer labels
+FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding", resize=True)
+
+
+def pair_rows(tok: BPETokenizer, k: int, name=None) -> list[dict]:
+    """The rows of the pairs chart before merge ``k``: the competing pairs, winner first, each
+    with its count and whether it won, tied (same count, lost on order) or lost.  The browser
+    builds the same rows from the payload, whose names of tokens longer than
+    ``ui.views.step_view.NAME_CHARS`` are cut; ``name`` quotes a token (``quoted(token_str)``)."""
+    name = name or (lambda i: quoted(tok.token_str(i)))
+    step = tok.trace[k]
+    rows = []
+    for rank, (a, b, c) in enumerate(step.competitors):
+        status = STATUS[0] if rank == 0 else (STATUS[1] if c == step.count else STATUS[2])
+        rows.append({"pair": f"{name(a)} + {name(b)}", "count": c, "status": status, "rank": rank})
+    return rows
+
+
+@functools.cache
+def pairs_spec() -> dict:
+    """Bars of the ``pairs`` rows, longest first, one 24-pixel band a pair; the winner and its ties
+    say so on their bars ("▲ merged", "= tie": the colours alone are lost to colour blindness)."""
+    # a left-to-right mark each side of " + ": a pair of right-to-left tokens is not turned around
+    label = "replace(datum.label, ' + ', '\u200e + \u200e')"
+    y = alt.Y("pair:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"),
+              title=None, axis=alt.Axis(labelOverlap=False, labelLimit=220, labelFontSize=12,
+                                        labelFont="monospace", labelExpr=label))
+    base = alt.Chart(alt.Data(name="pairs")).encode(y=y)
+    bars = base.mark_bar(stroke=BAR_TEXT, strokeWidth=1).encode(
+        x=alt.X("count:Q", title="occurrences in the corpus", axis=alt.Axis(tickMinStep=1)),
+        color=alt.Color("status:N", scale=alt.Scale(domain=STATUS, range=STATUS_COLOURS),
+                        legend=alt.Legend(orient="bottom", title=None)),
+        strokeDash=alt.StrokeDash("status:N", scale=alt.Scale(domain=STATUS, range=STATUS_DASHES),
+                                  legend=None),
+        tooltip=["pair:N", "count:Q", "status:N"])
+    marks = " : ".join(f"datum.status == '{s}' ? '{m}'" for s, m in zip(STATUS, STATUS_MARKS)) + " : ''"
+    words = base.mark_text(align="left", dx=4, fontSize=12, fontWeight="bold", color=BAR_TEXT).encode(
+        x=alt.datum(0), text="mark:N").transform_calculate(mark=marks)
+    chart = alt.layer(bars, words)
+    return chart.properties(width="container", height=alt.Step(24), autosize=FIT_WIDTH).to_dict()
+
+
+def thin(points: list, limit: int) -> list:
+    """At most ``limit`` (>= 2) of ``points``, evenly spaced, the first and the last always kept."""
+    if len(points) <= limit:
+        return list(points)
+    last = len(points) - 1
+    return [points[round(i * last / (limit - 1))] for i in range(limit)]
+
+
+def curves_spec(tok: BPETokenizer, characters: int) -> dict[str, dict]:
+    """One spec per curve (vocabulary size, corpus tokens after each merge of ``tok``'s trace, for
+    a corpus of ``characters``), each with a red rule at the ``cursor`` data set's step."""
+    points = thin(compression_curve(tok, characters), MAX_CURVE_POINTS)
+    rows = [{"merges": p.merges, "vocabulary size": p.vocab_size, "corpus tokens": p.tokens}
+            for p in points]
+    dots = len(points) < 60
+    # the data go in beside a template: Altair checks a spec's inline data row by row (1 s here)
+    return {measure: {**_curve_template(measure, dots), "datasets": {"curve": rows}} for measure in CURVES}
+
+
+@functools.cache
+def _curve_template(measure: str, dots: bool) -> dict:
+    line = alt.Chart(alt.Data(name="curve")).mark_line(color=CURVES[measure], point=dots).encode(
+        x=alt.X("merges:Q", title="merges done"),
+        y=alt.Y(f"{measure}:Q", title=measure, scale=alt.Scale(zero=False)),
+        tooltip=["merges:Q", f"{measure}:Q"])
+    cursor = alt.Chart(alt.Data(name="cursor")).mark_rule(color="#dc2626", strokeWidth=2).encode(
+        x="merges:Q")
+    return alt.layer(line, cursor).properties(width="container", height=200, autosize=FIT_WIDTH).to_dict()
+
+
+@st.cache_resource(show_spinner=False)
+def _variant_specs() -> BoundedCache:
+    """Char vs BPE's curves by the tokenizers' content; ~150 KB each at 5,000 merges."""
+    return BoundedCache(32, 16 * 2**20, cost=lambda spec: 50 * len(spec["datasets"]["curves"]))
+
+
+def variants_spec(tokenizers: dict[str, BPETokenizer], characters: int, chosen: str, merges: int) -> dict:
+    """Characters per token after each merge, one line per variant (``tokenizers``: variant ->
+    its tokenizer on a corpus of ``characters``), a red dot at the ``chosen`` variant's
+    ``merges``."""
+    key = (tuple((v, tokenizer_scope(t)) for v, t in tokenizers.items()), characters, chosen, merges)
+    spec = _variant_specs().get(key)
+    if spec is None:
+        spec = _variants_spec(tokenizers, characters, chosen, merges)
+        _variant_specs().put(key, spec)
+    return spec
+
+
+def _variants_spec(tokenizers: dict[str, BPETokenizer], characters: int, chosen: str, merges: int) -> dict:
+    rows = [{"variant": v, "merges": p.merges, "chars per token": p.chars_per_token}
+            for v, t in tokenizers.items() for p in thin(compression_curve(t, characters), MAX_CURVE_POINTS)]
+    dot = [r for r in rows if r["variant"] == chosen and r["merges"] == merges]
+    return {**_variants_template(tuple(tokenizers)), "datasets": {"curves": rows, "chosen": dot}}
+
+
+@functools.cache
+def _variants_template(variants: tuple[str, ...]) -> dict:
+    lines = alt.Chart(alt.Data(name="curves")).mark_line().encode(
+        x=alt.X("merges:Q", title="merges", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("chars per token:Q"),
+        color=alt.Color("variant:N", scale=alt.Scale(domain=list(variants))),
+        tooltip=["variant:N", "merges:Q", alt.Tooltip("chars per token:Q", format=".3f")])
+    point = alt.Chart(alt.Data(name="chosen")).mark_point(size=160, filled=True, color="#dc2626").encode(
+        x="merges:Q", y="chars per token:Q", tooltip=["variant:N", "merges:Q", "chars per token:Q"])
+    return (lines + point).properties(height=300).to_dict()

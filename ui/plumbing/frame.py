@@ -1,0 +1,47 @@
+"""The frame every page sits in: page config, the page list, the corpus sidebar.
+
+``streamlit_app.py`` calls :func:`run_app`.  The page files live in ``app_pages/``, not
+``pages/``: Streamlit treats a ``pages/`` folder beside the main script the old way on a fresh
+server, and ran a page file alone (no corpus sidebar, file names for a navigation) when the first
+visitor opened a page's URL.  With no such folder, every URL runs ``streamlit_app.py`` and its
+``st.navigation`` picks the page (``test_a_fresh_server_opened_at_a_page_url`` in
+``tests/app/test_browser.py`` opens a fresh server at a page's URL to show it).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.serving import memory, serve
+
+from ui.plumbing import state, theme
+from ui.plumbing.controls import restore_settings, sync_settings_url
+from ui.plumbing.corpus_sidebar import corpus_sidebar, restore_corpus, start_trainable
+from ui.plumbing.identity import owner_id
+
+
+def run_app() -> None:
+    """Set up the page, the navigation and the corpus sidebar, then run the page the URL names."""
+    memory.start()  # once per process: the malloc arena cap, the housekeeper (``ui.serving.memory``)
+    st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")
+    theme.apply()  # contrast where Streamlit's theme falls short (``ui.plumbing.theme``)
+    page = st.navigation([
+        st.Page("app_pages/start_here.py", title="Start here", icon="🧭", default=True),
+        st.Page("app_pages/learn_bpe.py", title="Learn BPE", icon="🎞️"),
+        st.Page("app_pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
+        st.Page("app_pages/compare_tokenizers.py", title="Compare tokenizers", icon="🔍"),
+        st.Page("app_pages/train_gpt.py", title="Train a GPT", icon="🧠"),
+    ])
+    owner_id()  # keeps ?u= in the URL on every page, so a reload anywhere keeps the same owner
+    params = state.opening_params()
+    if params is not None:  # a reload or a bookmark: the corpus, then its settings, from the URL
+        state.init_state()
+        restore_corpus(params)
+        restore_settings(params)
+    if page.url_path == "train_gpt":
+        start_trainable()
+    corpus_sidebar()
+    with st.sidebar:
+        serve.rerun_on_reconnect()  # a tab whose app process died comes back at once (``ui.serving.serve``)
+    sync_settings_url()
+    page.run()

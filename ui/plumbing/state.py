@@ -1,0 +1,331 @@
+"""Every session-state key the app reads or writes, and typed accessors for them: no other module
+indexes ``st.session_state`` with a key of its own.
+
+Naming: lowercase ``<area>_<name>``, the area being ``corpus``, ``learn``, ``charbpe`` (Char vs
+BPE), ``tokenizers`` (Compare tokenizers), ``gpt`` (Train a GPT), ``lesson`` (Start here),
+``owner`` or ``instructor``.  A widget whose value outlives its page (Streamlit forgets a widget's
+key on a page that does not draw it) has the key ``w_<name>`` and its value is kept at
+``kept_<name>``: :func:`keep` is the one way to do that.  Keys that only name a widget, never read
+here, follow the same ``<area>_<name>`` style in their page.
+
+- ``corpus() -> (name, text)``, ``corpus_digest()``, ``set_corpus(name, text)``: the shared corpus.
+- ``tokenizer_settings(variant=None) -> TokenizerSettings``: the BPE pages' settings, the split
+  pattern resolved here once.
+- ``learn_step()`` / ``set_learn_step(k)``, ``learn_epoch()``, ``reset_learn_step()``: where Learn
+  BPE's step view opens.
+- runs (``runs_dir_override``, ``selected_run``, ``suggest_run_name``, ``sync_bpc_runs``,
+  ``estimate_text``) and identity (``stored_owner``, ``is_instructor``, ...) for Train a GPT.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from core.bpe.variants import variant_rules
+
+from core.samples import DEFAULT_SAMPLE, label, load_sample
+
+# the shared corpus (``ui.plumbing.corpus_sidebar``)
+CORPUS_NAME = "corpus_name"
+CORPUS_TEXT = "corpus_text"
+CORPUS_DIGEST = "corpus_digest"  # the corpus's hash ...
+CORPUS_DIGEST_OF = "corpus_digest_of"  # ... and the text it is the hash of
+CORPUS_SOURCE = "corpus_source"  # where the corpus came from, for the URL
+CORPUS_PASTE = "corpus_paste"
+CORPUS_SAMPLE = "corpus_sample"
+CORPUS_PATH = "corpus_path"
+CORPUS_ERROR = "corpus_error"
+CORPUS_UPLOADS = "corpus_uploads"
+CORPUS_REPLACEABLE = "corpus_replaceable"  # an upload refused as not UTF-8: its uploader key
+URL_RESTORED = "url_restored"  # the URL's corpus and settings were read, once a session
+# Learn BPE
+LEARN_STEP = "learn_step"  # the step the page opens at (the browser steps from there)
+LEARN_EPOCH = "learn_epoch"  # how many times the step was reset (a new corpus or new settings)
+LEARN_RUN_MS = "learn_run_ms"  # the server's time for the page's last run, read by bench/bench_app.py
+# Char vs BPE
+CHARBPE_TEST_EDITED = "charbpe_test_edited"  # the person typed their own test text
+# Train a GPT
+GPT_RUNS_DIR = "gpt_runs_dir"
+GPT_SELECTED_RUN = "gpt_selected_run"
+GPT_ESTIMATE = "gpt_estimate_text"
+GPT_RUN_NAME = "gpt_run_name"
+GPT_SUGGESTED_NAME = "gpt_suggested_run_name"
+GPT_BPC_RUNS = "gpt_bpc_runs"  # the runs on the bits-per-character chart
+GPT_BPC_SEEN = "gpt_bpc_seen"  # the runs that chart has offered already
+GPT_TOKENIZER = "gpt_tokenizer"
+GPT_PROMPT = "gpt_prompt"
+# Start here (``ui.views.lesson_view``)
+LESSON_STATION = "lesson_station"  # the station shown (the URL keeps it as ?station=)
+LESSON_OPENING = "lesson_opening"  # the tool page the Open button set up, switched to next run
+# who is at this browser (``ui.plumbing.identity``)
+OWNER_ID = "owner_id"
+INSTRUCTOR_MODE = "instructor_mode"
+INSTRUCTOR_KEY_INPUT = "instructor_key_input"
+INSTRUCTOR_MESSAGE = "instructor_message"
+
+PATTERNS = {"none": None, "gpt2": "gpt2", "gpt4": "gpt4", "custom": None}
+MAX_MERGES = 5000  # the Merges box's maximum
+# the URL keeps what a reload must restore: ?corpus=<source>, the settings below, ?step=, ?run=
+CORPUS_PARAM = "corpus"
+STEP_PARAM = "step"
+RUN_PARAM = "run"
+STATION_PARAM = "station"  # Start here's station
+URL_SETTINGS = {  # URL name: kept name
+    "variant": "variant",
+    "merges": "num_merges",
+    "split": "pattern_choice",
+    "marker": "end_of_word",
+    "regex": "custom_pattern",
+    "start": "start",
+}
+FROM_SCRATCH = "chars"  # Learn BPE's "start from" choice for characters or bytes; else a real tokenizer
+BPC_RUNS_AT_FIRST = 6  # runs on the comparison chart when the page opens (newest first)
+KEPT_DEFAULTS = {  # the values kept by :func:`keep`, by name
+    "variant": "char",
+    "end_of_word": "</w>",
+    "pattern_choice": "gpt2",
+    "custom_pattern": r"\s+|\w+|[^\w\s]+",
+    "num_merges": 10,
+    "start": FROM_SCRATCH,
+    "test_text": "the lowest newer wider tokens <b>hi</b> ünïcode 👋",
+}
+
+
+@dataclass(frozen=True)
+class TokenizerSettings:
+    """What the BPE pages train: ``end_of_word`` only for ``word``, ``pattern`` (``None``,
+    ``"gpt2"``, ``"gpt4"`` or a regex) only for ``byte``."""
+
+    variant: str
+    num_merges: int
+    end_of_word: str | None
+    pattern: str | None
+
+
+def init_state() -> None:
+    """Load the default sample on first open and fill in the kept values' defaults."""
+    ss = st.session_state
+    if CORPUS_TEXT not in ss:
+        set_corpus(label(DEFAULT_SAMPLE), load_sample(DEFAULT_SAMPLE))
+    for name, value in KEPT_DEFAULTS.items():
+        ss.setdefault("kept_" + name, value)
+    ss.setdefault(LEARN_STEP, 0)
+    ss.setdefault(LEARN_EPOCH, 0)
+
+
+def get(key: str, default=None):
+    """The value at one of the keys above (a widget's, in a callback), or ``default``."""
+    return st.session_state.get(key, default)
+
+
+def put(key: str, value) -> None:
+    st.session_state[key] = value
+
+
+# -- the corpus ------------------------------------------------------------------------------------
+def default_merges(text: str) -> int:
+    """Enough merges to see words form, without long training on a big corpus."""
+    n = len(text)
+    if n < 200:
+        return 10 if n > 30 else 5
+    if n < 5_000:
+        return 50
+    return 200 if n < 50_000 else 300
+
+
+def text_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def set_corpus(name: str, text: str, source: str | None = None) -> None:
+    """Make ``text`` the shared corpus; the step resets and merges get a default that fits.
+    ``source`` (see ``ui.plumbing.corpus_sidebar``) is what the URL keeps so that a reload finds it again."""
+    ss = st.session_state
+    ss[CORPUS_NAME] = name
+    ss[CORPUS_TEXT] = text
+    ss[CORPUS_SOURCE] = source
+    ss[CORPUS_DIGEST] = text_digest(text)
+    ss[CORPUS_DIGEST_OF] = text
+    ss["kept_num_merges"] = default_merges(text)
+    reset_learn_step()
+
+
+def corpus() -> tuple[str, str]:
+    init_state()
+    return st.session_state[CORPUS_NAME], st.session_state[CORPUS_TEXT]
+
+
+def corpus_digest() -> str:
+    """The corpus's hash, computed once when it was loaded (a test may set the text alone)."""
+    ss = st.session_state
+    text = corpus()[1]
+    if ss.get(CORPUS_DIGEST_OF) is not text:
+        ss[CORPUS_DIGEST] = text_digest(text)
+        ss[CORPUS_DIGEST_OF] = text
+    return ss[CORPUS_DIGEST]
+
+
+# -- values kept across pages ----------------------------------------------------------------------
+def kept(name: str):
+    init_state()
+    return st.session_state.get("kept_" + name, KEPT_DEFAULTS.get(name))
+
+
+def keep(name: str, on_change=None, max_chars: int | None = None) -> dict:
+    """Keyword arguments for a widget whose value survives page switches: its key is
+    ``w_<name>``, filled from ``kept_<name>``, which each change copies back (cut to
+    ``max_chars``) before ``on_change`` runs."""
+    value = kept(name)
+    st.session_state["w_" + name] = value[:max_chars] if max_chars else value
+
+    def copy() -> None:
+        value = st.session_state["w_" + name]
+        st.session_state["kept_" + name] = value[:max_chars] if max_chars else value
+        if on_change is not None:
+            on_change()
+
+    return {"key": "w_" + name, "on_change": copy}
+
+
+def tokenizer_settings(variant: str | None = None) -> TokenizerSettings:
+    """The chosen settings, or those another ``variant`` gets with the same regex and marker (the
+    default marker when the box is empty: only the chosen variant reports an empty one)."""
+    rules = variant_rules(variant or kept("variant"))
+    choice = kept("pattern_choice")
+    pattern = kept("custom_pattern") if choice == "custom" else PATTERNS[choice]
+    marker = kept("end_of_word") if variant is None else kept("end_of_word") or KEPT_DEFAULTS["end_of_word"]
+    return TokenizerSettings(rules.name, int(kept("num_merges")), rules.end_of_word(marker),
+                             rules.split_pattern(pattern))
+
+
+# -- where Learn BPE's step view opens ---------------------------------------------------------------
+def learn_step() -> int:
+    """The step Learn BPE opens at: ``?step=`` when the session opened, or 0 after a reset.  The
+    browser steps from there (``ui.views.step_view``) and keeps the URL's ``?step=`` itself."""
+    return int(st.session_state.get(LEARN_STEP, 0))
+
+
+def set_learn_step(k: int) -> None:
+    st.session_state[LEARN_STEP] = k
+
+
+def learn_epoch() -> int:
+    """Changes when the step is reset, so the browser drops the step it shows for the new one."""
+    return int(st.session_state.get(LEARN_EPOCH, 0))
+
+
+def reset_learn_step() -> None:
+    """Back to merge 0: the corpus or a setting changed."""
+    set_learn_step(0)
+    st.session_state[LEARN_EPOCH] = learn_epoch() + 1
+
+
+# -- the token a visitor clicked (ui.views.token_view) ---------------------------------------------------
+def last_click(view: str) -> tuple[str, int] | None:
+    """``(tokenizer, id)`` last clicked in the token text ``view`` ("learn", "charbpe",
+    "tokenizers"), or ``None``."""
+    return st.session_state.get(f"{view}_clicked_token")
+
+
+def set_last_click(view: str, clicked: tuple[str, int] | None) -> None:
+    st.session_state[f"{view}_clicked_token"] = clicked
+
+
+# -- the URL: what a reload restores ------------------------------------------------------------------
+def opening_params() -> dict | None:
+    """The URL's parameters on the session's first run (before anything rewrote them), else
+    ``None``: what ``ui.plumbing.frame`` restores from, once."""
+    if st.session_state.get(URL_RESTORED):
+        return None
+    st.session_state[URL_RESTORED] = True
+    return st.query_params.to_dict()
+
+
+def url_put(name: str, value) -> None:
+    """Write ``?name=value`` into the page URL (``None`` removes it), only when it changed."""
+    params = st.query_params
+    text = None if value is None else str(value)
+    if params.get(name) == text:
+        return
+    if text is None:
+        del params[name]
+    else:
+        params[name] = text
+
+
+# -- runs -------------------------------------------------------------------------------------------
+def runs_dir_override() -> Path | None:
+    """A runs folder set for this session (tests set it), else ``None``."""
+    folder = st.session_state.get(GPT_RUNS_DIR)
+    return Path(folder) if folder else None
+
+
+def selected_run() -> str | None:
+    return st.session_state.get(GPT_SELECTED_RUN)
+
+
+def select_run(label: str) -> None:
+    st.session_state[GPT_SELECTED_RUN] = label
+    url_put(RUN_PARAM, label)
+
+
+def estimate_text() -> str | None:
+    return st.session_state.get(GPT_ESTIMATE)
+
+
+def set_estimate_text(text: str) -> None:
+    st.session_state[GPT_ESTIMATE] = text
+
+
+def suggest_run_name(name: str) -> None:
+    """Put ``name`` in the run-name box unless the person typed a name of their own there, so a
+    BPE run is not launched as "char-tiny" after the tokenizer was switched."""
+    ss = st.session_state
+    if ss.get(GPT_RUN_NAME) in (None, ss.get(GPT_SUGGESTED_NAME)):
+        ss[GPT_RUN_NAME] = name
+    ss[GPT_SUGGESTED_NAME] = name
+
+
+def sync_bpc_runs(names: list[str]) -> None:
+    """Keep the comparison's selection in step with the runs folder: a run launched (here or
+    elsewhere) joins the chart, a deleted one leaves it, and runs the person removed stay out."""
+    ss = st.session_state
+    if GPT_BPC_RUNS not in ss:
+        ss[GPT_BPC_RUNS] = names[:BPC_RUNS_AT_FIRST]
+    else:
+        seen = ss.get(GPT_BPC_SEEN, set())
+        ss[GPT_BPC_RUNS] = [n for n in ss[GPT_BPC_RUNS] if n in names] + [n for n in names if n not in seen]
+    ss[GPT_BPC_SEEN] = set(names)
+
+
+# -- identity ---------------------------------------------------------------------------------------
+def stored_owner() -> str | None:
+    return st.session_state.get(OWNER_ID)
+
+
+def set_owner(owner: str) -> None:
+    st.session_state[OWNER_ID] = owner
+
+
+def is_instructor() -> bool:
+    return bool(st.session_state.get(INSTRUCTOR_MODE))
+
+
+def set_instructor(on: bool, message: str | None = None) -> None:
+    st.session_state[INSTRUCTOR_MODE] = on
+    st.session_state[INSTRUCTOR_MESSAGE] = message
+
+
+def instructor_message() -> str | None:
+    return st.session_state.get(INSTRUCTOR_MESSAGE)
+
+
+def take_instructor_key() -> str:
+    """What was typed in the instructor-key box, emptied at once: the key never stays there."""
+    entered = st.session_state.get(INSTRUCTOR_KEY_INPUT, "")
+    st.session_state[INSTRUCTOR_KEY_INPUT] = ""
+    return entered

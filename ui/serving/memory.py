@@ -1,0 +1,159 @@
+"""Giving the server's memory back when a room leaves.
+
+Measured with ``bench/bench_server.py`` (docs/benchmarks.md, "A workshop room"), three things kept
+a room's memory after it had gone:
+
+- **malloc arenas.**  glibc gives threads that allocate at the same time arenas of their own (up to
+  8 per core), and Streamlit runs every script run on a fresh thread: what a room freed lay
+  scattered over 16 arenas, which the allocator keeps.  :func:`limit_arenas` caps them at
+  ``ARENAS`` (``mallopt(M_ARENA_MAX)``) before the first visitor's threads create more; the GIL
+  lets one thread run Python at a time, so more arenas bought little.
+- **Free pages inside the heap.**  glibc returns them to the system only from the top of a heap,
+  or when asked: :func:`trim` (``malloc_trim(0)``).
+- **Sessions kept after they expired.**  Streamlit keeps a disconnected session for
+  ``server.disconnectedSessionTTL`` seconds (so a reconnect finds it), but its session storage
+  drops an expired one only when another session disconnects, and never shuts it down: a room
+  that leaves together stays in memory, corpora and uploads included, until the next visitor
+  leaves.  :func:`close_expired_sessions` closes them on Streamlit's event loop, as Streamlit
+  closes a stored session, through Streamlit's private attributes: where a Streamlit version
+  keeps them elsewhere it does nothing (``tests/app/test_memory.py`` notices).
+
+:func:`start`, called by every script run, sets the arena cap and starts one housekeeper thread
+per process, which every ``PERIOD_S`` seconds closes expired sessions, drops shared-cache entries
+idle for ``ui.plumbing.cache.CACHE_IDLE_S``, and, when sessions ended or entries went, collects garbage
+(a session's objects hold cycles, and an idle server rarely runs a full collection) and trims.
+On a system without glibc (macOS, Windows, musl) the allocator calls do nothing.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import ctypes
+import functools
+import gc
+import logging
+import os
+import threading
+import time
+
+from ui.plumbing.bounded_cache import BoundedCache
+
+ARENAS = 2
+PERIOD_S = 5.0
+THREAD_NAME = "bpe-explorer-housekeeper"
+MMAP_THRESHOLD = 256 * 2**10
+# mallopt's parameter numbers in glibc's malloc.h
+M_MMAP_THRESHOLD = -3
+M_ARENA_MAX = -8
+_LOG = logging.getLogger(__name__)
+
+_start_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def _glibc():
+    """The C library when it is glibc (whose mallopt and malloc_trim these calls mean), else None."""
+    try:
+        if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):
+            return None
+        libc = ctypes.CDLL(None)
+    except (AttributeError, ValueError, OSError):  # no confstr (Windows), no such name, no libc
+        return None
+    return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
+
+
+def limit_arenas(arenas: int = ARENAS) -> bool:
+    """Cap glibc's malloc arenas, and serve every block of ``MMAP_THRESHOLD`` bytes or more (a
+    corpus, its arrays) from a mapping of its own, returned whole when freed; whether both were set."""
+    libc = _glibc()
+    return bool(libc is not None and libc.mallopt(M_ARENA_MAX, arenas)
+                and libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+
+
+def trim() -> bool:
+    """Give free heap pages back to the system; whether any were given."""
+    libc = _glibc()
+    return bool(libc is not None and libc.malloc_trim(0))
+
+
+def _sessions():
+    """Streamlit's session manager, its stored-session cache and its event loop, or None when
+    no server runs (a test's AppTest) or this Streamlit keeps them elsewhere."""
+    try:
+        from streamlit.runtime import Runtime
+        if not Runtime.exists():
+            return None
+        runtime = Runtime.instance()
+        manager = runtime._session_mgr
+        stored = manager._session_storage._cache
+        loop = runtime._get_async_objs().eventloop
+    except (AttributeError, RuntimeError):
+        return None
+    can_expire = callable(getattr(stored, "expire", None))
+    can_list = callable(getattr(manager, "list_sessions", None))
+    if not (can_expire and can_list):
+        return None
+    return manager, stored, loop
+
+
+def session_count() -> int | None:
+    """Sessions the server holds, connected or kept for a reconnect (None: not known)."""
+    parts = _sessions()
+    return None if parts is None else len(parts[0].list_sessions())
+
+
+def close_expired_sessions(timeout: float = 30.0) -> int:
+    """Close the disconnected sessions whose time to reconnect has passed; how many."""
+    parts = _sessions()
+    if parts is None:
+        return 0
+    _, stored, loop = parts
+    done: concurrent.futures.Future = concurrent.futures.Future()
+
+    def close() -> None:  # on the event loop, where Streamlit touches its session storage
+        try:
+            expired = stored.expire()
+            for _, info in expired:
+                info.session.shutdown()
+            done.set_result(len(expired))
+        except Exception as error:  # reported to the housekeeper, which keeps going
+            done.set_exception(error)
+
+    try:
+        loop.call_soon_threadsafe(close)
+    except RuntimeError:  # the event loop has closed: the server is stopping
+        return 0
+    return done.result(timeout)
+
+
+def tidy(previous_sessions: int | None) -> tuple[int | None, bool]:
+    """One round of housekeeping: the sessions held now, and whether memory was given back."""
+    closed = close_expired_sessions()
+    dropped = BoundedCache.drop_idle_everywhere()
+    sessions = session_count()
+    ended = closed > 0 or (None not in (sessions, previous_sessions) and sessions < previous_sessions)
+    if ended or dropped:
+        gc.collect()
+        trim()
+    return sessions, bool(ended or dropped)
+
+
+def _housekeep() -> None:
+    sessions = session_count()
+    while True:
+        time.sleep(PERIOD_S)
+        try:
+            sessions, _ = tidy(sessions)
+        except Exception:  # never take the server down for housekeeping; try again next round
+            _LOG.exception("memory housekeeping failed")
+            sessions = None
+
+
+def start() -> None:
+    """Cap the arenas and start the housekeeper, once per process (a module reloaded by
+    Streamlit's file watcher finds the running thread by its name)."""
+    with _start_lock:
+        if any(t.name == THREAD_NAME for t in threading.enumerate()):
+            return
+        limit_arenas()
+        threading.Thread(target=_housekeep, name=THREAD_NAME, daemon=True).start()

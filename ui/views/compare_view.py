@@ -1,0 +1,270 @@
+"""The Compare tokenizers page's helpers: the real models' tokenizers loaded once per server, each
+chosen tokenizer's tokens for a text, token spans with the cuts that differ marked, and the cost
+per script as an Altair chart.
+
+- ``choices() -> (labels, missing)``: every tokenizer the page can show (the real ones, then the
+  one trained on the session's corpus) by key, and why any is missing (GPT-2 without its files).
+- ``encode_all(keys, labels, text) -> list[Encoded]``: each tokenizer's tokens, or why it cannot encode.
+- ``spans_html(result, panel, marked, height)``: escaped HTML; hovering a token shows its id and bytes.
+- ``cost_frame(results, text)`` / ``cost_chart(frame)``: tokens per character, per tokenizer and script;
+  ``costs(results, text)``: the chart's spec and Korean's cost against Latin's, made once.
+
+Each tokenizer's encoding of a text, its spans' HTML and the costs are kept in bounded caches
+shared by every session, so a rerun of the page that changes none of them (a click on a token,
+another tree) computes none of them again.
+
+Leaves out: the rules (``core.bpe.compare``), the page layout (``app_pages/compare_tokenizers.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import weakref
+from dataclasses import dataclass
+from typing import Callable
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from core import PRETRAINED_NAMES, BPETokenizer, Token
+from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError
+from core.bpe.compare import SCRIPT_NAMES, char_scripts, script_costs
+
+from ui.plumbing.bounded_cache import BoundedCache
+from ui.plumbing.cache import PRETRAINED_LABELS as LABELS
+from ui.plumbing.cache import TRAINING_ERRORS, pretrained, session_tokenizer
+from ui.plumbing.render import (
+    BOX,
+    CONTAINER,
+    PALETTE,
+    box_attrs,
+    esc,
+    gap_html,
+    show_error,
+    string_tokens_html,
+    token_label,
+    token_title,
+    visible_html,
+)
+
+SESSION = "session"
+HANGUL = SCRIPT_NAMES["HANGUL"]
+LATIN = SCRIPT_NAMES["LATIN"]
+MAX_SHOWN = 6
+MARK = "box-shadow:inset 0 -3px 0 #dc2626;"  # a cut the reference tokenizer does not make
+
+
+def session_label() -> str:
+    try:
+        tok = session_tokenizer(progress=False)
+    except TRAINING_ERRORS:
+        return "Yours (this session's corpus)"
+    return f"Yours ({tok.variant}, {len(tok.merge_triples):,} merges)"
+
+
+def choices() -> tuple[dict[str, str], dict[str, str]]:
+    """The tokenizers that load, key -> label, and those that do not, label -> why."""
+    labels, missing = {}, {}
+    for name in PRETRAINED_NAMES:
+        try:
+            pretrained(name)
+        except (GPT2FileError, ImportError, OSError) as exc:
+            missing[LABELS.get(name, name)] = str(exc)
+            continue
+        labels[name] = LABELS.get(name, name)
+    labels[SESSION] = session_label()
+    return labels, missing
+
+
+@dataclass
+class Encoded:
+    """One tokenizer's view of the text: its tokens (offsets into ``text``, its normalized form
+    for a tokenizer that normalizes), or ``error`` saying why there are none (with ``unseen``, the
+    characters a trained tokenizer's alphabet lacks).
+
+    The tokenizer is held weakly: encodings are kept in a cache shared by the room, which must not
+    keep an attendee's tokenizer alive once the tokenizer store has let it go (``made_for`` then
+    drops the encoding too)."""
+
+    key: str
+    label: str
+    tok_ref: Callable[[], BPETokenizer | None]
+    text: str
+    tokens: list[Token]
+    error: str | None = None
+    unseen: tuple[str, ...] = ()
+
+    @property
+    def tok(self) -> BPETokenizer | None:
+        return self.tok_ref()
+
+    @property
+    def chars_per_token(self) -> float:
+        return len(self.text) / len(self.tokens) if self.tokens else 0.0
+
+
+def encode_all(keys: list[str], labels: dict[str, str], text: str) -> list[Encoded]:
+    return [_encode(key, labels[key], text) for key in keys]
+
+
+@st.cache_resource(show_spinner=False)
+def _encodings() -> BoundedCache:
+    """Encodings by tokenizer and text (the page's texts are at most 20,000 characters)."""
+    return BoundedCache(64, 64 * 2**20,
+                        cost=lambda entry: 100 * len(entry[1].tokens) + 4 * len(entry[1].text))
+
+
+def _encode(key: str, label: str, text: str) -> Encoded:
+    try:
+        tok = session_tokenizer(progress=False) if key == SESSION else pretrained(key)
+    except (*TRAINING_ERRORS, GPT2FileError) as exc:
+        return Encoded(key, label, lambda: None, text, [], error=str(exc))
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return _encodings().made_for(tok, (key, label, digest), lambda: _encoded(key, label, tok, text))
+
+
+def _encoded(key: str, label: str, tok: BPETokenizer, text: str) -> Encoded:
+    shown = tok.normalized(text)
+    try:
+        return Encoded(key, label, weakref.ref(tok), shown, tok.encode_tokens(shown))
+    except UnknownCharacterError:
+        unseen = tuple(dict.fromkeys(ch for _, ch in tok.unknown_characters(shown)))
+        return Encoded(key, label, weakref.ref(tok), shown, [], unseen=unseen,
+                       error=f"{len(unseen):,} distinct characters of the text are not in its alphabet "
+                             "(its corpus never had them), so it cannot encode it: shown in red. "
+                             "A byte-level tokenizer encodes any text.")
+
+
+def unseen_html(result: Encoded) -> str:
+    """What a trained tokenizer makes of a text it cannot encode: its pieces, unseen in red."""
+    return string_tokens_html(result.tok.tokenize(result.text), set(result.unseen), height=360)
+
+
+VIEW = "tokenizers"  # the page's token texts, for clicks (``ui.views.token_view``)
+PANEL = 10**7  # a token's data-id is panel * PANEL + id: one click listener tells the texts apart
+
+
+def clicked_at(value: int) -> tuple[int, int]:
+    """``(panel, token id)`` of a click's value (see ``PANEL``)."""
+    return divmod(value, PANEL)
+
+
+@st.cache_resource(show_spinner=False)
+def _spans() -> BoundedCache:
+    """Spans' HTML by encoding, panel and marked tokens: ~300 bytes a token."""
+    return BoundedCache(64, 64 * 2**20, cost=lambda entry: len(entry[1]))
+
+
+def spans_html(result: Encoded, panel: int, marked=(), height: int = 360) -> str:
+    """The text as token spans, alternating colours; tokens in ``marked`` underlined in red.
+    Hovering a token shows its id, text and bytes (``title``); a click names its id
+    (``data-id``, read by ``ui.views.token_view``); every piece of text is escaped."""
+    marked = tuple(sorted(marked))
+    return _spans().made_for(result, (panel, marked, height),
+                             lambda: _spans_html(result, panel, marked, height))
+
+
+def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: int) -> str:
+    tok = result.tok
+    text = result.text
+    marked = set(marked)
+    out, pos = [], 0
+    for n, t in enumerate(result.tokens):
+        if t.start > pos:
+            out.append(gap_html(text[pos:t.start]))
+        label, partial = token_label(tok, t, text)
+        title = token_title(tok, t.id)
+        style = BOX + f"background:{PALETTE[n % 2]};cursor:pointer;" + (MARK if n in marked else "")
+        if partial:
+            style += "color:#9a3412;font-style:italic;"
+        cls = "tok tok-diff" if n in marked else "tok"
+        data_id = panel * PANEL + t.id
+        out.append(f'<span class="{cls}" data-id="{data_id}" title="{esc(title)}" style="{style}">'
+                   f'{visible_html(label)}</span>')
+        if label.endswith("\n"):
+            out.append("<br>")
+        pos = max(pos, t.end)
+    if pos < len(text):
+        out.append(gap_html(text[pos:]))
+    return (f'<div class="bpe-text bpe-compare" data-view="{VIEW}" data-tokenizer="{esc(result.key)}" '
+            f'{box_attrs(result.label + ": the text split into tokens")} '
+            f'style="{CONTAINER.format(h=height)}">{"".join(out)}</div>')
+
+
+def cost_frame(results: list[Encoded], text: str) -> pd.DataFrame:
+    """Tokens per character for every (tokenizer, script) of ``text``; tokenizers that could not
+    encode all of it are left out (a skipped character would look free)."""
+    scripts = char_scripts(text)
+    rows = []
+    for r in results:
+        if r.error:
+            continue
+        scripts_r = scripts if r.text == text else char_scripts(r.text)
+        for c in script_costs(r.text, r.tokens, scripts_r):
+            rows.append({
+                "tokenizer": r.label,
+                "script": c.script,
+                "characters": c.chars,
+                "tokens": round(c.tokens, 2),
+                "tokens per character": round(c.tokens_per_char, 3),
+            })
+    columns = ["tokenizer", "script", "characters", "tokens", "tokens per character"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def korean_vs_latin(frame: pd.DataFrame) -> dict[str, float]:
+    """Per tokenizer, what a Korean character costs over a Latin one (where the text has both)."""
+    per = frame.pivot_table(index="tokenizer", columns="script", values="tokens per character",
+                            sort=False)
+    if HANGUL not in per or LATIN not in per:
+        return {}
+    return {name: row[HANGUL] / row[LATIN] for name, row in per.iterrows() if row[LATIN] > 0}
+
+
+def cost_chart(frame: pd.DataFrame) -> alt.Chart:
+    """One group of bars per tokenizer, one bar per script in it."""
+    order = list(dict.fromkeys(frame["script"]))
+    return alt.Chart(frame).mark_bar().encode(
+        x=alt.X("tokenizer:N", sort=list(dict.fromkeys(frame["tokenizer"])), title=None,
+                axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset("script:N", sort=order),
+        y=alt.Y("tokens per character:Q"),
+        color=alt.Color("script:N", sort=order),
+        tooltip=["tokenizer", "script", "characters", "tokens",
+                 alt.Tooltip("tokens per character:Q", format=".3f")],
+    ).properties(height=340)
+
+
+@st.cache_resource(show_spinner=False)
+def _costs() -> BoundedCache:
+    """The cost chart's spec and Korean's cost, by the encodings they come from."""
+    return BoundedCache(32, 32 * 2**20, cost=lambda entry: 8192)
+
+
+def costs(results: list[Encoded], text: str) -> tuple[dict | None, dict[str, float]]:
+    """The cost per script chart's Vega-Lite spec (``None`` when no tokenizer could encode the
+    text) and what a Korean character costs against a Latin one, per tokenizer: made once for
+    these encodings (each cached, so the same objects come back while nothing changed)."""
+    key = tuple(id(r) for r in results)
+    entry = _costs().get(key)
+    if entry is None or any(ref() is not r for ref, r in zip(entry[0], results)):
+        frame = cost_frame(results, text)
+        made = (None, {}) if frame.empty else (cost_chart(frame).to_dict(), korean_vs_latin(frame))
+        entry = (tuple(weakref.ref(r) for r in results), made)
+        _costs().put(key, entry)
+    return entry[1]
+
+
+def token_options(result: Encoded) -> list[int]:
+    """Ids of the text's tokens, each once, longest first (the most merges to see)."""
+    ids = {t.id for t in result.tokens}
+    return sorted(ids, key=lambda i: (-len(result.tok.token_bytes(i)), i))
+
+
+def handle_timeouts(draw) -> None:
+    """Run ``draw``; a split pattern too slow for the text becomes a message."""
+    try:
+        draw()
+    except PatternTimeoutError as exc:
+        show_error(exc)

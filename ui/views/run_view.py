@@ -1,0 +1,240 @@
+"""Streamlit helpers for the "Train a GPT" page: the runs folder, the device and its bounds, the
+step-time probe, run labels and queue lines, and the altair charts.  Training itself is
+``core.gpt.loop``; processes, permissions and the queue are ``core.room.runs``.  No model runs in
+the server process: the estimate is timed by ``core.room.probe`` in a child process."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from core.gpt.data import DataTooShortError, check_length
+from core.gpt.device import describe_device, detect_device
+from core.room.limits import ModelLimits, default_max_running, limits_for, threads_per_run
+from core.room.probe import StepEstimate, estimate_step
+from core.bpe import TokenizerFileError, load_tokenizer
+from core.room.rundir import TOKENIZER_FILE, queue_settings
+from core.room.queries import queue_state
+from core.room.status import RunStatus
+from core.room.runs import ROOM_OWNER, RunInfo, Viewer, default_runs_dir, read_metrics
+
+from ui.plumbing import state
+
+STEP_AXIS = alt.Axis(format="d", tickMinStep=1)  # steps are whole numbers, even with one point
+
+
+def runs_dir() -> Path:
+    """Where runs live: the session's folder if one was set (``ui.plumbing.state``), else ``core.room.runs``'s
+    default."""
+    return state.runs_dir_override() or Path(default_runs_dir())
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _run_tokenizer(path: str, mtime: float):
+    return load_tokenizer(path)
+
+
+def unseen_in_prompt(run_path, prompt: str) -> list[str]:
+    """The characters of ``prompt`` the run's tokenizer never saw, each once (a byte tokenizer
+    sees every character; the word variant drops whitespace rather than encoding it)."""
+    path = Path(run_path) / TOKENIZER_FILE
+    try:
+        tok = _run_tokenizer(str(path), path.stat().st_mtime)
+    except (OSError, TokenizerFileError):
+        return []  # the helper process reports a broken run when asked to sample
+    return list(dict.fromkeys(ch for _, ch in tok.unknown_characters(prompt)
+                              if not (tok.end_of_word and ch.isspace())))
+
+
+def drop_unseen(prompt: str, unseen: list[str]) -> None:
+    """A button callback: the prompt without the characters the run's tokenizer never saw."""
+    state.put(state.GPT_PROMPT, "".join(c for c in prompt if c not in unseen))
+
+
+def use_byte_tokenizer() -> None:
+    """A button callback: the next run gets a byte-level BPE tokenizer, which reads any text."""
+    state.put("kept_variant", "byte")  # the variant the BPE pages share, so they show it too
+    state.put(state.GPT_TOKENIZER, "bpe")
+    state.reset_learn_step()
+    st.toast("The next run you launch uses a byte-level BPE tokenizer: it can read any text.")
+
+
+@st.cache_resource(show_spinner=False)
+def device_info() -> tuple[str, str]:
+    device = detect_device("auto")
+    return device, describe_device(device)
+
+
+def device_limits(device: str) -> ModelLimits:
+    return limits_for(detect_device(device))
+
+
+def run_threads(device: str, max_running: int | None) -> int:
+    """The torch threads a run launched now will get (what ``core.room.runs.launch_run`` gives it)."""
+    device = detect_device(device)
+    return threads_per_run(max_running or default_max_running(device))
+
+
+def measure_step(config, vocab_size: int, max_running: int | None) -> StepEstimate:
+    """A step of ``config`` timed now in a child process (``ProbeError`` if it fails), with the
+    threads a run launched now gets.  Never cached: the machine's load is part of the figure."""
+    threads = config.threads or run_threads(config.device, max_running)
+    return estimate_step(replace(config, threads=threads), vocab_size)
+
+
+def training_now(runs_dir) -> tuple[int, int]:
+    """(runs, anyone's, queued or training on this server now; runs it trains at the same
+    moment): they take turns on the machine."""
+    training, queued = queue_state(runs_dir)
+    return len(training) + len(queued), queue_settings(runs_dir)["max_running"]
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'s' * (n != 1)}"
+
+
+def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, trainers: int = 1) -> str:
+    """What the estimate says, and what it assumed: settings, device, threads, the load, and the
+    turns a run launched now would take with the ``others`` on ``trainers``."""
+    where = f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu" else est.device
+    load = f"while {plural(others, 'other run')} trained" if others else "while no other run trained"
+    alone = est.seconds * config.max_steps
+    turns = ""
+    if others + 1 > trainers:
+        turns = (f" It would take turns with the {plural(others, 'other run')} on this server's "
+                 f"{plural(trainers, 'trainer')}: about {format_seconds(alone * (others + 1) / trainers)} "
+                 f"in all while they train.")
+    return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → about "
+            f"{format_seconds(alone)} for {config.max_steps:,} steps, "
+            f"plus evaluation. Measured just now on {where} (what a run launched now gets), "
+            f"{plural(config.n_layer, 'layer')} × {config.n_embd} wide, context {config.block_size}, "
+            f"batch {config.batch_size}, {vocab_size:,} tokens, {load}.{turns} Runs that start while "
+            f"yours trains, and other work on this machine, slow it down.")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def too_short(digest: str, tokenizer_key: tuple, block_size: int, _text: str, _tokenizer) -> bool:
+    """Whether the corpus (by its hash) is too short for ``block_size`` with the tokenizer named
+    by ``tokenizer_key`` (``core.gpt.data.check_length``'s rule, so the worker would refuse it)."""
+    try:
+        check_length(_text, _tokenizer, block_size)
+    except DataTooShortError:
+        return True
+    return False
+
+
+def owner_label(owner: str) -> str:
+    """A short, stable name for an owner that does not reveal their id (the id is their key); the
+    room's runs (a lesson's, trained once for everyone) are "the room"'s."""
+    if owner == ROOM_OWNER:
+        return "the room"
+    return "attendee " + hashlib.sha256(owner.encode()).hexdigest()[:6]
+
+
+def run_label(run: RunInfo, viewer: Viewer) -> str:
+    """What the run pickers show: the name for one's own runs, "(shared)" after a run launched
+    before by someone else with the same settings (trained once), whose for anyone else's."""
+    if run.joined_by == viewer.owner:
+        return f"{run.name} (shared)"
+    if run.owner == viewer.owner:
+        return run.name
+    return f"{run.name} · {owner_label(run.owner)}" + ("" if viewer.instructor else " (shared)")
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def queue_text(run: RunInfo) -> str:
+    """e.g. "2nd to start, first turn in about 6 s" for a run that has not trained yet."""
+    if run.queue_position is None or run.wait_s is None:
+        return RunStatus.QUEUED
+    wait = format_seconds(max(run.wait_s, 1.0))
+    return f"{ordinal(run.queue_position)} to start, first turn in about {wait}"
+
+
+def turns_text(run: RunInfo) -> str:
+    """What a run's training looks like while others train too: e.g. "training now, in turns
+    with 10 other runs on 2 trainers"."""
+    now = "training now" if run.stepping else "waiting for its next turn"
+    others = run.taking_turns - 1
+    if others <= 0 or run.taking_turns <= run.trainers:
+        return "training now"
+    return f"{now}, in turns with {plural(others, 'other run')} on {plural(run.trainers, 'trainer')}"
+
+
+def format_seconds(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "?"
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def progress_and_eta(run: RunInfo) -> tuple[float, str]:
+    """(fraction done, "ETA ..." text): from the run's own step time, stretched by the turns it
+    takes with other runs (``core.room.queries``)."""
+    total = run.max_steps or 1
+    fraction = min(1.0, run.step / total)
+    if run.status == RunStatus.QUEUED:
+        return fraction, queue_text(run)
+    if not run.active:
+        return fraction, run.status
+    if run.eta_s is None:
+        return fraction, f"starting… · {turns_text(run)}"
+    return fraction, f"ETA {format_seconds(run.eta_s)} · {turns_text(run)}"
+
+
+def loss_chart(metrics: list[dict]) -> alt.Chart | None:
+    rows = []
+    for r in metrics:
+        rows.append({"step": r["step"], "loss": r["train_loss"], "curve": "train (batch)"})
+        if "val_loss" in r:
+            rows.append({"step": r["step"], "loss": r["val_loss"], "curve": "validation"})
+    if not rows:
+        return None
+    return (alt.Chart(pd.DataFrame(rows)).mark_line(point=alt.OverlayMarkDef(size=20))
+            .encode(x=alt.X("step:Q", title="step", axis=STEP_AXIS),
+                    y=alt.Y("loss:Q", title="loss (nats / token)"),
+                    color=alt.Color("curve:N", title=None), tooltip=["step", "curve", "loss"])
+            .properties(height=260))
+
+
+def bpc_chart(runs: dict[str, RunInfo]) -> alt.Chart | None:
+    """Validation bits per character of several runs (by label) on one chart: fair across
+    tokenizers."""
+    rows = [{"run": label, "step": r["step"], "bits per character": r["val_bpc"],
+             "elapsed s": r["elapsed_s"]}
+            for label, run in runs.items() for r in read_metrics(run.path) if "val_bpc" in r]
+    if not rows:
+        return None
+    return (alt.Chart(pd.DataFrame(rows)).mark_line(point=True)
+            .encode(x=alt.X("step:Q", axis=STEP_AXIS),
+                    y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False)), color="run:N",
+                    tooltip=["run", "step", "bits per character", "elapsed s"])
+            .properties(height=300))
+
+
+def describe_run(run: RunInfo) -> str:
+    """One line under the run picker: its state, tokenizer and model shape (and, for a run
+    trained once for several launchers, how many)."""
+    config = run.config
+    shared = (f"trained once for the {run.launchers} attendees who launched it · "
+              if run.launchers > 1 else "")
+    if not config:
+        return shared + run.status
+    tc = config.get("train_config", {})
+    return (f"{shared}{run.status} · {config.get('tokenizer_kind', '?')} tokenizer, "
+            f"{config.get('vocab_size', '?')} tokens · {tc.get('n_layer')} layers × "
+            f"{tc.get('n_embd')} wide, context {tc.get('block_size')} tokens · "
+            f"{config.get('device_description', config.get('device', '?'))}")

@@ -1,0 +1,246 @@
+"""Learn BPE's step view, run in the browser: the text with the pair about to merge highlighted,
+the "Merge k: ..." sentence, the counts, the top-pairs chart, the merge table and the curves'
+cursor, for every step, from data sent once per tokenizer and window (``assets/step_view.js``, a
+``st.components.v2`` component).
+
+Why in the browser: a step used to be a server rerun (the page, its charts and its table sent
+again), and a room of thirty stepping at once queued seconds behind each other's runs.  Here
+Reset, Previous, Next, All merges, the Merges-done slider, Play and Pause cost the server
+nothing: the browser applies (or undoes) merges itself, with the rule ``core.bpe.explain``
+applies (pairs left to right without overlap inside a chunk), and redraws in place.  The step
+lives in the page's URL (``?step=``, written by the browser), so a reload or a bookmark opens at
+it; the server reads it only when a session opens (``ui.plumbing.controls.restore_settings``).
+
+The payload is built once per tokenizer and window and kept as encoded JSON in a bounded cache
+shared by every session: a rerun of the page (a click on a token, another window) re-sends the
+same bytes and computes nothing.  Its size is bounded by the window and the merges: the window's
+tokens before the first merge, every merge (pair, new id, count, corpus length after, ties) with
+its competing pairs, and how each token that can appear in the window is drawn (the window's
+final tokens and their parts).  Every piece of text is escaped here (``ui.plumbing.render``); the browser
+only assembles it.  The charts are Vega-Lite specs built with Altair (``ui.plumbing.charts``) and drawn by
+Vega in the browser (``ui.serving.vega_bundle``); the browser only refills their named data sets.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import streamlit as st
+
+from core import BPETokenizer, Token
+from core.bpe.display import is_invisible, quoted, visible_char
+from core.bpe.explain import segment
+
+from ui.plumbing import charts, render, state
+from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
+from ui.plumbing.render import esc, gap_html, token_face
+from ui.views.token_view import tokenizer_scope
+from ui.serving.vega_bundle import bundle_url
+
+SPEEDS = [1, 2, 5, 10, 20]  # merges per second Play offers
+DEFAULT_SPEED = 5
+NAME_CHARS = 32  # a token named only in the table, the chart or a heading is cut to this
+HEIGHT = 320  # the text box's height in pixels
+
+
+def _css() -> str:
+    """``ui.plumbing.render``'s inline styles as classes (the same boxes, in a fraction of the markup), and
+    the view's layout in the page's own theme colours (Streamlit's ``--st-*`` variables)."""
+    boxes = {
+        ".tok": render.BOX + "cursor:pointer;",
+        ".tok.c0": f"background:{render.PALETTE[0]};",
+        ".tok.c1": f"background:{render.PALETTE[1]};",
+        ".tok.tok-hit": render.HIT,
+        ".tok.in-group": render.IN_GROUP,
+        ".tok.partial": render.PARTIAL,
+        ".bpe-char": render.GROUP,
+        ".bpe-glyph": render.GLYPH,
+        ".bpe-hit": render.HIT_PAIR,
+    }
+    # one rule a line: Streamlit takes a one-line string with brackets for a file's path; a name
+    # starting with ":" is the view's own state (its focus)
+    return "\n".join(f".bpe-step{'' if name.startswith(':') else ' '}{name}{{{style}}}"
+                     for name, style in {**boxes, **LAYOUT}.items())
+
+
+# a control with the keyboard's focus is ringed in the theme's text colour (the view itself, which
+# steps with the arrow keys, too); text on the primary colour is white, as on Streamlit's own
+# primary buttons (.streamlit/config.toml picks violets dark enough for it)
+FOCUS = "outline:3px solid var(--st-text-color,#31333f);outline-offset:2px;"
+LAYOUT = {
+    ":focus": "outline:none;",
+    ":focus-visible": FOCUS,
+    "*:focus-visible": FOCUS,
+    "button": ("font:inherit;font-size:14px;padding:4px 12px;min-height:38px;cursor:pointer;"
+               "border-radius:var(--st-button-radius,.5rem);border:1px solid rgba(128,128,128,.4);"
+               "background:var(--st-background-color,#fff);color:var(--st-text-color,#31333f);"),
+    "button:hover:not(:disabled)": "border-color:var(--st-primary-color);color:var(--st-primary-color);",
+    "button.primary": "background:var(--st-primary-color);border-color:var(--st-primary-color);color:#fff;",
+    "button.primary:hover:not(:disabled)": "color:#fff;filter:brightness(1.1);",
+    "button:disabled": "opacity:.45;cursor:not-allowed;",
+    "button[hidden]": "display:none;",
+    ".bpe-controls": "display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-bottom:6px;",
+    ".bpe-speed": "margin-left:auto;font-size:14px;",
+    ".bpe-speed select": ("font:inherit;padding:4px;border-radius:6px;color:var(--st-text-color);"
+                          "background:var(--st-secondary-background-color);"
+                          "border:1px solid rgba(128,128,128,.4);"),
+    ".bpe-slider": "display:flex;align-items:center;gap:12px;font-size:14px;margin:4px 0 10px;",
+    ".bpe-slider input": "flex:1;min-width:120px;accent-color:var(--st-primary-color);",
+    ".bpe-head": "font-size:16px;margin:4px 0;",
+    ".bpe-caption, .bpe-note": "font-size:14px;opacity:.7;margin-bottom:6px;",
+    ".bpe-metrics": "display:flex;flex-wrap:wrap;gap:8px 40px;margin:8px 0 12px;",
+    ".bpe-metric-label": "font-size:14px;opacity:.75;",
+    ".bpe-metric-value": "font-size:28px;line-height:1.3;",
+    ".bpe-row, .bpe-curves": "display:flex;flex-wrap:wrap;gap:16px 32px;margin-top:16px;",
+    ".bpe-pairs, .bpe-table, .bpe-curve": "flex:1 1 340px;min-width:0;",
+    ".bpe-pairs[hidden]": "display:none;",
+    ".bpe-pairs-title": "font-weight:600;margin-bottom:4px;",
+    ".bpe-pairs-chart": "display:block;width:100%;",  # Vega's "container" width needs a width
+    ".bpe-table-scroll": ("max-height:300px;overflow-y:auto;margin-top:6px;border-radius:6px;"
+                          "border:1px solid rgba(128,128,128,.3);"),
+    ".bpe-table table": "border-collapse:collapse;width:100%;font-size:14px;",
+    ".bpe-table th": ("position:sticky;top:0;text-align:left;padding:4px 8px;"
+                      "background:var(--st-secondary-background-color,#f0f2f6);"),
+    ".bpe-table td": "padding:2px 8px;border-top:1px solid rgba(128,128,128,.15);white-space:pre;",
+    ".bpe-table tr.current td": "background:rgba(250,204,21,.35);font-weight:600;",
+}
+
+
+NAME = "bpe_explorer.step_view"
+_STEP_VIEW = st.components.v2.component(
+    NAME, html='<div class="bpe-step"></div>', css=_css(),
+    js=(Path(__file__).parent / "assets" / "step_view.js").read_text(encoding="utf-8"),
+    isolate_styles=False)
+VIEW_KEY = "learn_step_view"
+
+
+@st.cache_resource(show_spinner=False)
+def _payloads() -> BoundedCache:
+    """Encoded payloads by tokenizer and window (as many as the tokenizers: ``ui.plumbing.cache``); a
+    300-merge payload is ~130 KB, a 5,000-merge one ~1.2 MB."""
+    return BoundedCache(64, 96 * 2**20, cost=lambda entry: len(entry[1]))
+
+
+_building = KeyLocks()  # one session builds a payload while the room waits for it
+
+
+def show(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[Token] | None) -> None:
+    """Mount the step view of ``tok``'s merges over ``window`` (a window of a corpus of
+    ``text_length`` characters); ``start_tokens`` is the real tokenizer's cut of ``window`` for an
+    extension (``core.bpe.explain.segment``).
+
+    The browser keeps the step it shows across reruns, pages and windows of this page load, until
+    the session's step is reset (a new corpus or new settings: ``state.reset_learn_step``); it opens
+    at the session's step, which a reload or a bookmark restores from the URL."""
+    opening = f"{state.learn_epoch()} {state.learn_step()}\n".encode()
+    _STEP_VIEW(data=opening + encoded_payload(tok, window, text_length, start_tokens), key=VIEW_KEY)
+
+
+def encoded_payload(tok: BPETokenizer, window: str, text_length: int,
+                    start_tokens: list[Token] | None = None) -> bytes:
+    """``payload`` as the bytes the browser parses: a line naming the payload (so a browser parses
+    each payload once), then its JSON.  Built once, shared by every session."""
+    key = (text_length, _digest(window))
+    with _building.hold((id(tok), key)):
+        return _payloads().made_for(
+            tok, key, lambda: _encoded(payload(tok, window, text_length, start_tokens)))
+
+
+def _encoded(data: dict) -> bytes:
+    return (data["key"] + "\n" + json.dumps(data, ensure_ascii=False)).encode("utf-8")
+
+
+def payload(tok: BPETokenizer, window: str, text_length: int,
+            start_tokens: list[Token] | None = None) -> dict:
+    """Everything the browser needs to show any step of ``tok``'s merges over ``window``."""
+    tokens = segment(tok, window, 0, start_tokens)
+    n = len(tok.trace)
+    ids = shown_ids(tok, window, [t.id for t in tokens])
+    merges = [[s.left, s.right, s.new_id, s.count, s.length_after, s.ties] for s in tok.trace]
+    pairs = [[x for pair in s.competitors for x in pair] for s in tok.trace]
+    named = ids | {i for m in merges for i in m[:3]} | {i for p in pairs for i in _pair_ids(p)}
+    byte_level = not tok.variant_rules.has_alphabet
+    faces = {i: token_face(tok, i) for i in ids}
+    return {
+        # an extension's scope names its new merges only: its vocabulary's size tells the bases apart
+        "key": f"{tokenizer_scope(tok)}-{tok.vocab_size}-{_digest(window)}-{text_length}",
+        "n": n,
+        "base_vocab": tok.vocab_size - n,
+        "length0": tok.initial_length,
+        "whole": len(window) == text_length,
+        "byte_level": byte_level,
+        **_window_parts(window, tokens),
+        "merges": merges,
+        "pairs": pairs,
+        "names": {i: _name(tok, i, full=i in ids) for i in named},
+        "faces": {i: [html, int(partial), int(br)] for i, (html, partial, br) in faces.items()},
+        "hex": {i: render.hex_bytes(tok.token_bytes(i)) for i in ids},
+        "cont": {i: 1 for i in ids if byte_level and _continues(tok.token_bytes(i))},
+        "symbols": {ch: visible_char(ch) for ch in set(window) if is_invisible(ch)},
+        "legend": render.legend_text(window),
+        "group_legend": esc(render.GROUP_LEGEND),
+        "styles": _styles(),
+        "charts": {"pairs": charts.pairs_spec(), "curves": charts.curves_spec(tok, text_length)},
+        "status": charts.STATUS,
+        "vega": bundle_url(),
+        "speeds": SPEEDS,
+        "speed": DEFAULT_SPEED,
+        "param": state.STEP_PARAM,
+        "view": "learn",
+    }
+
+
+def _window_parts(window: str, tokens: list[Token]) -> dict:
+    """The window's tokens before the first merge and the text between them (escaped)."""
+    gaps, pos = {}, 0
+    for i, t in enumerate(tokens):
+        if t.start > pos:
+            gaps[i] = gap_html(window[pos:t.start])
+        pos = max(pos, t.end)
+    return {"ids": [t.id for t in tokens], "chunks": [t.chunk for t in tokens], "gaps": gaps,
+            "tail": gap_html(window[pos:])}
+
+
+def shown_ids(tok: BPETokenizer, window: str, first: list[int]) -> set[int]:
+    """Every token the window can show at some step: the tokens before the first merge
+    (``first``) and the parts, made by a merge of the trace, of the window's final tokens."""
+    made = {s.new_id for s in tok.trace}  # an extension's old tokens are never split
+    found, todo = set(first), [t.id for t in segment(tok, window, len(tok.trace))]
+    while todo:
+        i = todo.pop()
+        if i in found:
+            continue
+        found.add(i)
+        if i in made:
+            todo.extend(tok.merge_parts(i))
+    return found
+
+
+def _pair_ids(flat: list[int]) -> list[int]:
+    return [x for j, x in enumerate(flat) if j % 3 != 2]
+
+
+def _name(tok: BPETokenizer, token_id: int, full: bool) -> str:
+    """A token quoted as the page names it; cut short where it is not in the window (tokens of
+    thousands of merges would make most of the payload, and take most of its time)."""
+    text = tok.token_str(token_id)
+    if full:
+        return quoted(text)
+    name = quoted(text[:NAME_CHARS + 1])  # the first NAME_CHARS characters of the whole name
+    return name if len(text) <= NAME_CHARS and len(name) <= NAME_CHARS else name[:NAME_CHARS - 2] + "…'"
+
+
+def _continues(raw: bytes) -> bool:
+    return bool(raw) and raw[0] & 0xC0 == 0x80
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def _styles() -> dict:
+    """The styles the script writes inline (once a step, not once a token)."""
+    return {"faint": render.FAINT, "legend": render.LEGEND_STYLE,
+            "container": render.CONTAINER.format(h=HEIGHT), "attrs": render.box_attrs(render.TEXT_LABEL)}
