@@ -6,6 +6,8 @@ right, in the step view and in Compare's panels.  Screenshots (800 px dark, the 
 and ties as a person with deuteranopia sees them) go to the ignored ``tests/.screenshots/``.
 """
 
+import re
+
 import pytest
 
 from core import BPETokenizer
@@ -208,3 +210,29 @@ def test_the_pair_and_its_ties_differ_without_colour(browser, shots_dir):
     cdp.send("Emulation.setEmulatedVisionDeficiency", {"type": "deuteranopia"})
     view.screenshot(path=str(shots_dir / "a11y_deuteranopia_step_view.png"))
     cdp.send("Emulation.setEmulatedVisionDeficiency", {"type": "none"})
+
+
+def test_a_merge_tree_wider_than_its_column_says_it_scrolls(browser, shots_dir):
+    from playwright.sync_api import expect
+
+    pg = open_page(browser, "learn_bpe?variant=word&merges=16", width=800, theme="dark")
+    paste_corpus(pg, "abcdefghijklmnop " * 40)
+    pg.get_by_text("Pasted text").first.wait_for(timeout=60_000)
+    idle(pg)
+    pg.get_by_role("button", name="All merges ⏭").click()
+    expect(pg.locator(".bpe-step")).to_have_attribute("data-step", "16", timeout=60_000)
+    pg.locator(".bpe-step .bpe-text .tok").first.click()  # "abcdefghijklmnop</w>": 17 boxes wide
+    graph = pg.locator(".bpe-graph").first
+    expect(graph.locator("svg.bpe-tree")).to_be_visible(timeout=60_000)
+    idle(pg)
+    box = graph.locator(".bpe-tree-box")
+    assert box.evaluate("(b) => b.scrollWidth > b.clientWidth"), "the tree fits: nothing to check"
+    expect(graph).to_have_attribute("data-overflow", "right")
+    expect(graph.get_by_text("Wider than the page: scroll →")).to_be_visible()
+    graph.screenshot(path=str(shots_dir / "a11y_tree_scroll_800_dark.png"))
+    box.focus()  # reachable with Tab (tabindex 0): the arrow keys scroll it
+    ring = pg.evaluate(FOCUS_RING)
+    assert ring["style"] != "none" and ring["width"] >= 2, ring
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("document.activeElement.scrollLeft > 0", timeout=10_000)
+    expect(graph).to_have_attribute("data-overflow", re.compile("both|left"))

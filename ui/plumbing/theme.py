@@ -16,7 +16,8 @@ import streamlit as st
 
 CSS = "\n".join([
     '[data-testid="stCaptionContainer"]{opacity:.85;}',
-    'button[data-selected="true"],button[data-selected="true"] p{color:inherit;}',
+    # as specific as Streamlit's own rule for a chosen pill (a class, [data-selected], :not), and then some
+    '[data-testid="stApp"] button[data-selected="true"]:not([data-disabled]){color:inherit;}',
 ])
 
 
