@@ -24,7 +24,8 @@ LINE_SLACK = 6  # pixels: two boxes whose tops are this close are on one line (a
 # the focused element's outline, as a person sees it
 FOCUS_RING = """() => {
   const e = document.activeElement, s = getComputedStyle(e);
-  return {do: e.dataset.do || null, tag: e.tagName, style: s.outlineStyle, width: parseFloat(s.outlineWidth)};
+  return {do: e.dataset.do || null, tag: e.tagName, cls: e.className, style: s.outlineStyle,
+          width: parseFloat(s.outlineWidth)};
 }"""
 # each token's left edge, in the order of the DOM (the encoding's), with its line's top
 BOXES = """(box) => [...box.querySelectorAll('.tok')].map((t) => {
@@ -228,11 +229,14 @@ def test_a_merge_tree_wider_than_its_column_says_it_scrolls(browser, shots_dir):
     box = graph.locator(".bpe-tree-box")
     assert box.evaluate("(b) => b.scrollWidth > b.clientWidth"), "the tree fits: nothing to check"
     expect(graph).to_have_attribute("data-overflow", "right")
-    expect(graph.get_by_text("Wider than the page: scroll →")).to_be_visible()
+    expect(graph.get_by_text("Wider than this column: scroll →")).to_be_visible()
     graph.screenshot(path=str(shots_dir / "a11y_tree_scroll_800_dark.png"))
-    box.focus()  # reachable with Tab (tabindex 0): the arrow keys scroll it
+    for _ in range(60):  # reachable with Tab from the text clicked: the arrow keys scroll it
+        pg.keyboard.press("Tab")
+        if pg.evaluate("document.activeElement.classList.contains('bpe-tree-box')"):
+            break
     ring = pg.evaluate(FOCUS_RING)
-    assert ring["style"] != "none" and ring["width"] >= 2, ring
+    assert ring["cls"] == "bpe-tree-box" and ring["style"] != "none" and ring["width"] >= 2, ring
     pg.keyboard.press("ArrowRight")
     pg.wait_for_function("document.activeElement.scrollLeft > 0", timeout=10_000)
     expect(graph).to_have_attribute("data-overflow", re.compile("both|left"))

@@ -217,7 +217,7 @@ def merge_graph_svg(tok: BPETokenizer, token_id: int) -> str:
            f'height="{height}" viewBox="-2 -2 {width:.0f} {height}" '
            f'font-family="ui-monospace,SFMono-Regular,Menlo,monospace">'
            f'{"".join(edges)}{"".join(boxes)}</svg>')
-    note = '<div class="bpe-scroll-note" aria-hidden="true">Wider than the page: scroll →</div>'
+    note = '<div class="bpe-scroll-note" aria-hidden="true">Wider than this column: scroll →</div>'
     return (f'{note}<div class="bpe-tree-box" tabindex="0" role="region" '
             f'aria-label="How token {token_id} was built (scrolls sideways)" '
             f'style="overflow-x:auto;padding:4px 0">{svg}</div>')
