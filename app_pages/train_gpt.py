@@ -182,7 +182,7 @@ def run_controls(run) -> None:
             st.rerun()
         return
     if not who.can_manage(run):
-        st.caption("Shared by another attendee: read-only (you can watch it and sample from it).")
+        st.caption(run_view.read_only_note(run))
         return
     try:
         _manage(run)

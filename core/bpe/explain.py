@@ -260,3 +260,21 @@ def unseen_words(corpus: str, text: str) -> list[str]:
     """Whitespace-separated words of ``text`` that never occur as a word in ``corpus``, in order."""
     known = set(corpus.split())
     return list(dict.fromkeys(w for w in text.split() if w not in known))
+
+
+def highlighted_merge(tok: BPETokenizer, k: int) -> int | None:
+    """Which merge (1-based, as the step view's "Merge 1: ..." counts) has its pair highlighted at
+    step ``k``: the merge about to happen, ``k + 1``; ``None`` once every merge is done.  A lesson
+    saying what a step shows quotes this (``core.lessons.tool_facts``), never its own count."""
+    if not 0 <= k <= len(tok.trace):
+        raise ValueError(f"Step must be between 0 and {len(tok.trace)}, not {k}.")
+    return k + 1 if k < len(tok.trace) else None
+
+
+def step_made(tok: BPETokenizer, text: str, token_id: int, start: list[Token] | None = None) -> int | None:
+    """The first step (merges done) at which ``token_id`` is drawn as one token in ``text``
+    (``segment``'s rule), or ``None`` when no step shows it."""
+    for k in range(len(tok.trace) + 1):
+        if any(t.id == token_id for t in segment(tok, text, k, start)):
+            return k
+    return None

@@ -4,6 +4,10 @@ instructor.  No Streamlit here: a script can do everything the Start here page d
 
 - ``content``       station files (one TOML file each, in ``lessons/``), read and checked;
 - ``computations``  the named computations that answer the questions (a registry, no ``eval``);
+- ``tool_facts``    what each station's tool shows ({merges_asked}, which step highlights what),
+                    the facts its words quote; ``words`` fills them into what the attendee reads;
+- ``claims``        a station's words checked against its tool (merges asked vs learned, typed
+                    figures, step words);
 - ``room_runs``     the char vs BPE station's two GPT runs, trained once for the whole room;
 - ``verdict``       a prediction checked, with the feedback that says why;
 - ``progress``      per-attendee progress files and the room's counts;
@@ -25,12 +29,14 @@ from .content import LessonPath, Station, default_lessons_dir, load_path, read_s
 from .errors import AnswerNotReady, LessonError, StationFileError
 from .progress import ProgressStore, RoomRow, StationProgress
 from .room_runs import ROOM_OWNER, progress_line, room_runs, start_room_runs
+from .tool_facts import TOOL_FACTS, tool_facts
 from .verdict import Given, Verdict, answer_station, compute_answer, explanation, hint, is_right, read_given
+from .words import Words, station_facts, station_words
 
 __all__ = [
-    "COMPUTATIONS", "ROOM_OWNER", "Answer", "AnswerNotReady", "Given", "LessonError", "LessonPath",
-    "ProgressStore", "RoomRow", "Station", "StationData", "StationFileError", "StationProgress",
-    "Verdict", "answer_station", "compute_answer", "default_lessons_dir", "explanation", "format_number",
-    "hint", "is_right", "load_path", "progress_line", "read_given", "read_station", "room_runs",
-    "start_room_runs",
+    "COMPUTATIONS", "ROOM_OWNER", "TOOL_FACTS", "Answer", "AnswerNotReady", "Given", "LessonError",
+    "LessonPath", "ProgressStore", "RoomRow", "Station", "StationData", "StationFileError", "StationProgress",
+    "Verdict", "Words", "answer_station", "compute_answer", "default_lessons_dir", "explanation",
+    "format_number", "hint", "is_right", "load_path", "progress_line", "read_given", "read_station",
+    "room_runs", "start_room_runs", "station_facts", "station_words", "tool_facts",
 ]

@@ -1,6 +1,7 @@
 """``python -m core.lessons check``: what a teacher runs before a workshop.  Every station file is
-read and checked, its answer computed by ``core`` on its data and its feedback filled; the report
-lists each station with that answer, and any problem makes it fail.
+read and checked, its answer computed by ``core`` on its data and its feedback filled, and its
+words checked against what its tool computes (``core.lessons.claims``); the report lists each
+station with its words and answer, and any problem makes it fail.
 
 A live answer (the room's GPT runs) that is not ready yet is reported, not a failure: the runs are
 trained during the workshop.
@@ -9,12 +10,16 @@ trained during the workshop.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..corpus import CorpusError
 from .computations import COMPUTATIONS
-from .content import LessonPath, Station, load_path
+from .claims import literal_claims, settings_problems, text_problems
+from .content import PATH_FILE, LessonPath, Station, default_lessons_dir, load_path, shown_path
 from .errors import AnswerNotReady, LessonError, StationFileError
+from .tool_facts import TOOL_FACTS, fact_names, tool_facts
 from .verdict import compute_answer, explanation
+from .words import quoted_tool_facts, station_words
 
 
 @dataclass
@@ -32,23 +37,51 @@ class Report:
         return "\n".join([*self.lines, "", *tail])
 
 
-def check_station(station: Station, runs_dir=None) -> tuple[list[str], str | None]:
-    """The report's lines for one station, and its problem (``None`` when it is fine)."""
+def check_station(station: Station, runs_dir=None) -> tuple[list[str], list[str]]:
+    """The report's lines for one station, and its problems (none when it is fine): its answer
+    computed, and its words checked against its tool (``core.lessons.claims``)."""
     q = station.question
-    lines = [station.file, f"  Station {station.number} · {station.title}  [{q.compute}]",
-             f"  asks:   {_one_line(q.ask)}"]
+    lines = [station.file, f"  Station {station.number} · {station.title}  [{q.compute}]"]
+    facts, unknown = _tool_facts(station, runs_dir)
+    if unknown:
+        return lines, unknown
+    lines += _tool_lines(station, facts)
+    settings = settings_problems(station, facts)
     try:
         answer = compute_answer(station, runs_dir)
     except AnswerNotReady as exc:
-        return [*lines, f"  answer: not yet: {exc}"], None
+        return [*lines, f"  answer: not yet: {exc}"], settings + text_problems(station, facts)
     except (LessonError, CorpusError, OSError, ImportError) as exc:
-        return lines, f"{station.file}: {q.compute} could not compute the answer: {exc}"
+        return lines, [f"{station.file}: {q.compute} could not compute the answer: {exc}"]
     lines.append(f"  answer: {answer.shown}" + (f"  (choices: {', '.join(q.choices)})" if q.choices else
                                                   f"  {q.unit}, ± {q.tolerance:.0%} accepted"))
+    problems = settings + text_problems(station, {**facts, **answer.facts})
     if q.choices and answer.value not in q.choices:
-        return lines, (f"{station.file}: question.choices: core computes {answer.shown!r}, which is not "
-                       f"one of the choices; add it (as the value) or change the data.")
-    return [*lines, f"  why:    {_one_line(explanation(station, answer))}"], None
+        problems.append(f"{station.file}: question.choices: core computes {answer.shown!r}, which is not "
+                        f"one of the choices; add it (as the value) or change the data.")
+    return [*lines, f"  why:    {_one_line(explanation(station, answer))}"], problems
+
+
+def _tool_facts(station: Station, runs_dir) -> tuple[dict[str, str], list[str]]:
+    """Every fact core can compute about the station's tool, and a problem for each its words
+    quote that cannot be computed (the others are only compared with its typed figures)."""
+    data, quoted = station.data(runs_dir), quoted_tool_facts(station)
+    facts, problems = {}, []
+    for name in fact_names(station.tool.page, station.tool.params):
+        try:
+            facts.update(tool_facts(data, [name]))
+        except (LessonError, CorpusError, OSError) as exc:
+            if name in quoted:
+                problems.append(f"{station.file}: {{{name}}} could not be computed: {exc}")
+    return facts, problems
+
+
+def _tool_lines(station: Station, facts: dict[str, str]) -> list[str]:
+    words = station_words(station, facts)
+    quoted = quoted_tool_facts(station)
+    return [f"  text:   {_one_line(words.text)}", f"  asks:   {_one_line(words.ask)}",
+            f"  do:     {_one_line(words.do)}",
+            *([f"  tool:   {', '.join(f'{n} = {facts[n]}' for n in quoted)}"] if quoted else [])]
 
 
 def _one_line(text: str) -> str:
@@ -58,12 +91,14 @@ def _one_line(text: str) -> str:
 def check_path(folder=None, runs_dir=None, path: LessonPath | None = None) -> Report:
     path = path or load_path(folder)
     report = Report(problems=[str(p) for p in path.problems])
+    where = shown_path(Path(folder or default_lessons_dir()) / PATH_FILE)
+    report.problems += [f"{where}: intro types {what} ({words!r}); quote {{stations}} instead."
+                        for what, words in literal_claims(path.intro_template)]
     report.lines.append(f"{path.title}: {len(path.stations)} station(s)")
     for station in path.stations:
-        lines, problem = check_station(station, runs_dir)
+        lines, problems = check_station(station, runs_dir)
         report.lines += ["", *lines]
-        if problem:
-            report.problems.append(problem)
+        report.problems += problems
     return report
 
 
@@ -74,6 +109,10 @@ def computations_text() -> str:
         out += [f"{c.name} ({c.kind}{', live' if c.live else ''}): {c.summary}",
                 f"  args: {', '.join(c.args) or '-'}; tool params read: {', '.join(c.needs) or '-'}",
                 f"  facts: {', '.join('{' + f + '}' for f in c.fields)}"]
+    out += ["", "The tool's facts (text, ask, label and do may quote these; why and hint too):"]
+    for f in TOOL_FACTS.values():
+        where = f"; pages: {', '.join(f.pages)}" if f.pages else ""
+        out.append(f"{{{f.name}}}: {f.summary} (tool params read: {', '.join(f.needs) or '-'}{where})")
     return "\n".join(out)
 
 

@@ -5,7 +5,8 @@ answer itself.
 Each computation reads a station's data (:class:`StationData`: the corpus and tokenizer settings
 its tool opens with, plus the question's ``args``) and returns an :class:`Answer`: the value an
 attendee's answer is compared with, and *facts*, strings a station's feedback quotes as
-``{name}`` (every computation also gives ``{answer}``).  Numbers in facts are formatted for a
+``{name}`` (every computation also gives ``{answer}``; what the tool itself shows, quoted before
+the answer too, is ``core.lessons.tool_facts``').  Numbers in facts are formatted for a
 reader ("1,115,394"); tokens are drawn as the pages draw them (``core.bpe.display.visible``).
 
     >>> data = StationData(corpus="sample:low lower newest widest", variant="word")
@@ -24,6 +25,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from ..bpe import BPETokenizer
@@ -48,6 +50,7 @@ class StationData:
     marker: str = "</w>"
     split: str = "gpt2"
     start: str = "chars"
+    step: int = 0   # the merges done the step view opens at
     args: dict = field(default_factory=dict)
     runs_dir: Path | None = None
     station: str = ""  # the station's id (the room's runs are named after it)
@@ -59,14 +62,22 @@ class StationData:
         """The tokenizer the tool's page trains on this corpus with these settings: from
         characters/bytes, or a real tokenizer extended (``start``)."""
         merges = self.merges if merges is None else merges
-        if self.start != "chars":
-            return BPETokenizer.from_pretrained(self.start).extended(self.text(), merges)
-        pattern = variant_rules(self.variant).split_pattern(SPLITS[self.split])
-        return BPETokenizer.from_text(self.text(), merges, variant=self.variant, end_of_word=self.marker,
-                                      pattern=pattern)
+        return _trained(self.corpus, self.variant, merges, self.marker, self.split, self.start)
 
     def arg(self, name: str):
         return self.args.get(name, COMPUTATION_DEFAULTS.get(name))
+
+
+@lru_cache(maxsize=8)
+def _trained(corpus: str | None, variant: str, merges: int, marker: str, split: str,
+             start: str) -> BPETokenizer:
+    """One training per corpus and settings (a station's answer and the facts about its tool
+    read the same tokenizer; Tiny Shakespeare's 512 merges take seconds)."""
+    text = load_corpus(corpus)
+    if start != "chars":
+        return BPETokenizer.from_pretrained(start).extended(text, merges)
+    pattern = variant_rules(variant).split_pattern(SPLITS[split])
+    return BPETokenizer.from_text(text, merges, variant=variant, end_of_word=marker, pattern=pattern)
 
 
 COMPUTATION_DEFAULTS = {"tokenizer": "cl100k_base", "leave_out": ["Emoji & symbols"]}

@@ -7,8 +7,7 @@ station's id, which attendees' progress is kept under)::
 
     title = "The BPE loop, one merge at a time"
     short = "First merge"                  # the path's label
-    seed = "001"                           # optional: the seed it comes from
-    text = "Two to four sentences (Markdown)."
+    text = "Two to four sentences (Markdown); {facts} about the tool may be quoted."
 
     [question]
     ask = "Which pair does BPE merge first?"
@@ -22,6 +21,12 @@ station's id, which attendees' progress is kept under)::
     label = "Step it in Learn BPE"
     do = "What to do there."
     params = { corpus = "sample:low lower newest widest", variant = "word", merges = 10 }
+
+Figures are never typed: ``text``, ``ask``, ``label`` and ``do`` quote what the tool shows as
+``{merges_asked}``, ``{first_pair_step}`` ... (``core.lessons.tool_facts``: known before the
+attendee answers), ``why`` and ``hint`` also the computation's facts; ``python -m core.lessons
+check`` refuses a station whose typed figures or settings disagree with its tool
+(``core.lessons.claims``).  ``path.toml``'s intro may quote ``{stations}``, their number.
 
 A number question has ``tolerance`` (relative: 0.1 accepts 10% off; 0 wants it exact) and
 ``unit`` instead of ``choices``.  ``path.toml`` beside the stations holds the path's ``title``
@@ -46,6 +51,7 @@ import tomllib
 from ..bpe import PRETRAINED_NAMES, VARIANTS
 from .computations import COMPUTATIONS, SPLITS, Computation, StationData, corpus_sources
 from .errors import StationFileError
+from .tool_facts import fact_names
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PATH_FILE = "path.toml"
@@ -56,7 +62,7 @@ MAX_STATIONS = 32
 MAX_CHOICES = 8
 STATION_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 PARAMS = ("corpus", "variant", "merges", "marker", "split", "start", "step")  # URL keys: ui.plumbing.controls
-KEYS = {"": ("title", "short", "seed", "text", "question", "tool"),
+KEYS = {"": ("title", "short", "text", "question", "tool"),
         "question": ("ask", "compute", "choices", "tolerance", "unit", "why", "hint", "args"),
         "tool": ("page", "label", "do", "params")}
 
@@ -93,7 +99,6 @@ class Station:
     digest: str               # the file's hash: what core computed for it stays valid until it changes
     title: str
     short: str
-    seed: str | None
     text: str
     question: Question
     tool: Tool
@@ -102,8 +107,7 @@ class Station:
         """What the computation reads: the tool's corpus and settings, and the question's args."""
         p = self.tool.params
         settings = {k: p[k] for k in ("corpus", "variant", "marker", "split", "start") if k in p}
-        if "merges" in p:
-            settings["merges"] = int(p["merges"])
+        settings.update({k: int(p[k]) for k in ("merges", "step") if k in p})
         return StationData(**settings, args=self.question.args, runs_dir=runs_dir, station=self.id)
 
 
@@ -113,6 +117,7 @@ class LessonPath:
     intro: str
     stations: tuple[Station, ...]
     problems: tuple[StationFileError, ...]
+    intro_template: str = ""  # the intro as written, before {stations} is filled
 
     def station(self, station_id: str | None) -> Station | None:
         return next((s for s in self.stations if s.id == station_id), None)
@@ -159,7 +164,13 @@ def load_path(folder=None) -> LessonPath:
     if len(station_files(folder)) > MAX_STATIONS:
         problems.append(StationFileError(shown_path(folder), f"more than {MAX_STATIONS} stations: "
                                                              "only the first ones are used."))
-    return LessonPath(title, intro, tuple(stations), tuple(problems))
+    try:
+        shown_intro = intro.format(stations=len(stations))
+    except (KeyError, IndexError, ValueError):
+        problems.append(StationFileError(shown_path(folder / PATH_FILE), "intro may quote {stations} "
+                                         "(their number) only; write {{ and }} for a literal brace."))
+        shown_intro = intro
+    return LessonPath(title, shown_intro, tuple(stations), tuple(problems), intro)
 
 
 def read_station(path: Path, number: int = 1) -> Station:
@@ -199,7 +210,7 @@ def _station(table: dict, path: Path, number: int, digest: str) -> Station:
     title = _text(table, "title")
     station = Station(
         id=path.stem, number=number, file=shown_path(path), digest=digest, title=title,
-        short=_text(table, "short", title[:24]), seed=_text(table, "seed", "") or None,
+        short=_text(table, "short", title[:24]),
         text=_text(table, "text"), question=_question(question), tool=_tool(tool))
     _check_question(station)
     return station
@@ -244,20 +255,38 @@ def _check_question(station: Station) -> None:
             raise ValueError(f"question.args.{name} must be a {c.args[name].__name__}.")
     if "corpus" in c.needs and "corpus" not in station.tool.params:
         raise ValueError(f"{c.name!r} reads the tool's corpus: add corpus to tool.params.")
-    for key in ("why", "hint"):
-        _check_fields(getattr(q, key), c, f"question.{key}")
+    tool = fact_names(station.tool.page, station.tool.params)
+    for where, template in station_texts(station).items():
+        known = tool if where in BEFORE_ANSWER else (*c.fields, *tool)
+        _check_fields(template, known, where, "the tool's facts" if where in BEFORE_ANSWER else
+                      f"{c.name!r} and the tool's facts")
 
 
-def _check_fields(template: str, c: Computation, where: str) -> None:
+BEFORE_ANSWER = ("text", "question.ask", "tool.label", "tool.do")  # read before answering: no answer
+
+
+def station_texts(station: Station) -> dict[str, str]:
+    """The templates a station shows, by where they are in its file."""
+    q, tool = station.question, station.tool
+    return {"text": station.text, "question.ask": q.ask, "tool.label": tool.label, "tool.do": tool.do,
+            "question.why": q.why, "question.hint": q.hint}
+
+
+def quoted_facts(template: str) -> list[str]:
+    """The ``{names}`` a template quotes (a template that is not one raises ``ValueError``)."""
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+
+
+def _check_fields(template: str, known: tuple[str, ...], where: str, whose: str) -> None:
     try:
         fields = [(name, spec, conv) for _, name, spec, conv in string.Formatter().parse(template)
                   if name is not None]
     except ValueError as exc:
         raise ValueError(f"{where}: {exc} (write {{{{ and }}}} for a literal brace).") from None
     for name, spec, conv in fields:
-        if name not in c.fields or spec or conv:
-            raise ValueError(f"{where} uses {{{name}}}, which {c.name!r} does not give; it gives: "
-                             f"{', '.join('{' + f + '}' for f in c.fields)}.")
+        if name not in known or spec or conv:
+            raise ValueError(f"{where} uses {{{name}}}, which {whose} do not give; {where} may quote: "
+                             f"{', '.join('{' + f + '}' for f in known) or 'nothing'}.")
 
 
 def _tool(t: dict) -> Tool:

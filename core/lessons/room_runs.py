@@ -120,7 +120,7 @@ def _final_bpc(run: RunInfo) -> float:
     return float(evals[-1]["val_bpc"])
 
 
-@computation("choice", ("char_bpc", "bpe_bpc", "steps", "chars_per_token", "runs"),
+@computation("choice", ("char_bpc", "bpe_bpc", "steps", "held_out_chars_per_token", "runs"),
              {"preset": str, "steps": int}, needs=("corpus", "variant", "merges", "marker", "split"),
              live=True)
 def room_bpc(data: StationData) -> Answer:
@@ -141,5 +141,5 @@ def room_bpc(data: StationData) -> Answer:
     return Answer(min(bpc, key=bpc.get), {
         "char_bpc": f"{bpc['char']:.3f}", "bpe_bpc": f"{bpc['bpe']:.3f}",
         "steps": f"{runs['char'].step:,}",
-        "chars_per_token": f"{float(runs['bpe'].config.get('chars_per_token', 1.0)):.2f}",
+        "held_out_chars_per_token": f"{float(runs['bpe'].config.get('chars_per_token', 1.0)):.2f}",
         "runs": ", ".join(run.name for run in runs.values())})

@@ -23,6 +23,8 @@ from .computations import Answer, format_number
 from .content import Station
 from .errors import LessonError
 from .progress import ProgressStore, StationProgress
+from .tool_facts import tool_facts
+from .words import quoted_tool_facts
 
 MAX_NUMBER = 1e12
 
@@ -47,8 +49,13 @@ class Verdict:
 
 def compute_answer(station: Station, runs_dir=None) -> Answer:
     """What ``core`` computes for the station's question on its data (may raise
-    :class:`~core.lessons.errors.AnswerNotReady` for the room's runs, or ``LessonError``)."""
-    return station.question.computation.run(station.data(runs_dir))
+    :class:`~core.lessons.errors.AnswerNotReady` for the room's runs, or ``LessonError``).  Its
+    facts include the tool's facts that ``why`` and ``hint`` quote."""
+    data = station.data(runs_dir)
+    answer = station.question.computation.run(data)
+    quoted = quoted_tool_facts(station, ("question.why", "question.hint"))
+    wanted = [n for n in quoted if n not in answer.facts]
+    return Answer(answer.value, {**tool_facts(data, wanted), **answer.facts}) if wanted else answer
 
 
 def read_given(station: Station, raw) -> Given:

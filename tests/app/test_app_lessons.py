@@ -70,6 +70,16 @@ def test_a_fresh_visitor_lands_on_start_here_with_the_first_station(runs_dir):
     assert ProgressStore(runs_dir).of(OWNER)[path.stations[0].id].opened  # reached, for the room
 
 
+def test_a_station_s_words_say_what_its_tool_shows_as_core_computes_it(runs_dir):
+    """Station 2's directions quote which step of Learn BPE highlights what (core.bpe.explain's
+    rule), filled: the first pair is outlined at 0 merges done, and Next moves on to merge 2's."""
+    at = open_start(station="02_first_merge")
+    [then] = [" ".join(m.value.split()) for m in at.markdown if m.value.startswith("**Then see it.**")]
+    assert "At *Merges done* 0 the pair BPE merges first is already highlighted" in then
+    assert "at *Merges done* 1 that pair is one token, and the pair of merge 2 is highlighted" in then
+    assert "{" not in then and "once" not in then
+
+
 def test_a_wrong_prediction_gets_a_hint_and_the_answer_on_request(runs_dir):
     at = open_start(station="02_first_merge")
     predict(at, "02_first_merge", "e + s")
@@ -99,6 +109,8 @@ def test_the_whole_path_walked_then_kept_for_the_owner(runs_dir):
     for station in path.stations:
         choose(at, station.id)
         answer = compute_answer(station, runs_dir)
+        shown = " ".join(m.value for m in at.markdown)
+        assert "{" not in shown and "seed" not in shown.lower(), station.id  # facts filled, no seed names
         predict(at, station.id, wrong_value(station, answer))
         assert "Not quite" in at.error[0].value, station.id
         predict(at, station.id, answer.value if station.question.choices else float(answer.value))
@@ -198,3 +210,19 @@ def test_the_gpt_station_starts_the_room_s_runs_once(runs_dir):
         for run in list_runs(runs_dir):
             if run.active:
                 stop_run(run.path, SERVER, timeout=30)
+
+
+def test_the_room_s_runs_are_labelled_the_room_s_on_train_a_gpt(runs_dir):
+    """Station 7's runs, started from the station by any attendee, are the room's: Train a GPT says
+    so, not that another attendee shared them."""
+    from core.room.runs import SERVER, set_shared
+
+    for path in finished_room_runs(runs_dir).values():
+        set_shared(path, SERVER, True)  # as start_room_runs leaves them
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
+    at.query_params["u"] = OWNER
+    at.switch_page("app_pages/train_gpt.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    said = " ".join(c.value for c in at.caption)
+    assert "The room's run, trained once for everyone: read-only" in said
+    assert "Shared by another attendee" not in said

@@ -1,6 +1,7 @@
 """``python -m core.lessons check``: what a teacher runs before a workshop lists every station
 with the answer core computes, and fails, naming the file, on any problem."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +60,84 @@ def test_the_computations_are_listed_for_teachers():
     assert "first_merge (choice): The pair BPE merges first" in result.stdout
     assert "room_bpc (choice, live)" in result.stdout
     assert "facts: {answer}, {count}, {tied}, {tied_count}, {new_token}" in result.stdout
+
+
+# -- a station whose words disagree with its tool fails the check, naming the file and both sides ----
+def station_file(folder: Path, replacements: dict[str, str], name: str = "01_station.toml") -> Path:
+    text = GOOD
+    for old, new in replacements.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_tool_asked_for_more_merges_than_it_learns_fails(tmp_path):
+    """Station 6 asked for 10 merges of a text whose pairs run out after 9."""
+    path = station_file(tmp_path, {"merges = 10": "merges = 100"})
+    result = check("--dir", str(tmp_path))
+    assert result.returncode == 1
+    assert (f"{path}: tool.params.merges asks for 100 merges, but on sample:low lower newest widest the "
+            "tool learns only 15") in result.stdout
+
+
+def test_station_6_s_ten_new_merges_fail_against_the_nine_gpt4_learns(tmp_path):
+    real = (ROOT / "lessons" / "06_extend_gpt4.toml").read_text(encoding="utf-8")
+    asked = re.sub(r"merges = \d+ }", "merges = 10 }", real)
+    asked = asked.replace("{merges_learned} new merges", "10 new merges")
+    (tmp_path / "06_extend_gpt4.toml").write_text(asked, encoding="utf-8")
+    result = check("--dir", str(tmp_path))
+    assert result.returncode == 1
+    assert "asks for 10 merges, but on sample:python source the tool learns only 9" in result.stdout
+    assert ("question.ask types a number of merges ('10 new merges'); the tool computes it: quote "
+            "{merges_asked} or {merges_learned}") in result.stdout
+    assert "{merges_learned} = 9" in result.stdout
+
+
+def test_words_that_miscount_learn_bpe_s_steps_fail(tmp_path):
+    """Station 2 said one press of Next lights the merged pair up; the step view highlights the
+    pair to merge at 0 merges done, and Next moves on to the next pair (core.bpe.explain's rule)."""
+    old = 'do = "Press **Next ▶** once: the merged pair lights up."'  # station 2's words
+    path = station_file(tmp_path, {'do = "Press Next."': old})
+    result = check("--dir", str(tmp_path))
+    assert result.returncode == 1
+    assert (f"{path}: tool.do types how many presses of Next or Previous ('Next ▶** once'); the tool "
+            "computes it: quote {first_pair_step} or {first_token_step} or {highlighted_next} "
+            "({first_pair_step} = 0, {first_token_step} = 1, {highlighted_next} = 2)") in result.stdout
+    assert f"{path}: tool.do sends the attendee through Learn BPE's steps without saying" in result.stdout
+
+
+def test_words_that_quote_the_step_facts_pass_and_read_as_the_tool_shows(tmp_path):
+    new = ('do = "At {first_pair_step} merges done the pair is outlined; press **Next ▶**: merge '
+           '{highlighted_next}\'s."')
+    station_file(tmp_path, {'do = "Press Next."': new})
+    result = check("--dir", str(tmp_path))
+    assert result.returncode == 0, result.stdout
+    assert "do:     At 0 merges done the pair is outlined; press **Next ▶**: merge 2's." in result.stdout
+
+
+@pytest.mark.parametrize("where, typed, message", [
+    ('ask = "Which pair first?"', 'ask = "After 10 merges, which pair first?"',
+     "question.ask types a number of merges ('10 merges')"),
+    ('why = "{answer} occurs {count} times."', 'why = "{answer} occurs {count} times in 24 characters."',
+     "question.why types 24, which core computes as {corpus_chars}"),
+    ('text = "Two sentences. Here."', 'text = "About 3.10 characters per token."',
+     "text types characters per token ('3.10 characters per token'); the tool computes it: quote "
+     "{corpus_chars_per_token} ({corpus_chars_per_token} = 2.67)"),
+])
+def test_a_typed_figure_the_tool_computes_fails(tmp_path, where, typed, message):
+    path = station_file(tmp_path, {where: typed})
+    result = check("--dir", str(tmp_path))
+    assert result.returncode == 1
+    assert f"{path}: {message}" in result.stdout
+
+
+def test_an_intro_that_types_the_number_of_stations_fails(tmp_path):
+    station_file(tmp_path, {})
+    intro = 'title = "Start"\nintro = "Seven short stations."\n'
+    (tmp_path / "path.toml").write_text(intro, encoding="utf-8")
+    result = check("--dir", str(tmp_path))
+    assert result.returncode == 1
+    said = f"{tmp_path / 'path.toml'}: intro types the number of stations ('Seven short stations')"
+    assert said in result.stdout

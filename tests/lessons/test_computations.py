@@ -1,6 +1,6 @@
 """Each station's answer is what ``core`` computes on the station's data: the registry's answer
 for every station file, against core called directly on the same corpus and settings (and the
-seeds' own figures where they give one)."""
+figures of the BPE tutorial and the mygpt book the stations come from, where they give one)."""
 
 import pytest
 
@@ -33,7 +33,7 @@ def _first_merge(station) -> object:
 
 def _split_words(station) -> object:
     tok = BPETokenizer.from_text(sample("sennrich"), 10, variant="word")
-    assert tok.tokenize("slow") == ["s", "low</w>"]  # seed 000's figures
+    assert tok.tokenize("slow") == ["s", "low</w>"]  # the tutorial's figures
     assert tok.tokenize("lowest") == ["low", "e", "s", "t", "</w>"]
     return "; ".join(f"{w} → {' · '.join(tok.tokenize(w))}" for w in ("lowest", "slow"))
 
@@ -41,7 +41,7 @@ def _split_words(station) -> object:
 def _compression(station) -> object:
     text = shared_path("corpora", "tinyshakespeare.txt").read_text(encoding="utf-8")
     tok = BPETokenizer.from_text(text, 512)
-    assert len(tok.encode(text)) == 487_961  # seed 002's figure: 2.29x
+    assert len(tok.encode(text)) == 487_961  # the mygpt book's figure: 2.29x
     return round(len(text) / 487_961, 2)
 
 
@@ -54,7 +54,7 @@ def _costliest(station) -> object:
 
 def _first_new_token(station) -> object:
     gpt4 = BPETokenizer.from_pretrained("cl100k_base")
-    extended = gpt4.extended(sample("python source"), 10)
+    extended = gpt4.extended(sample("python source"), station.data().merges)
     return visible(extended.token_str(extended.trace[0].new_id))
 
 
@@ -72,7 +72,7 @@ def test_each_station_s_answer_is_core_s_on_its_data(station_id):
     assert answer.value == EXPECTED[station_id](station)
     if station.question.choices:
         assert answer.value in station.question.choices  # an attendee can pick it
-    assert set(answer.facts) == set(station.question.computation.facts)
+    assert set(station.question.computation.facts) <= set(answer.facts)  # and the tool's, quoted in why
 
 
 def test_every_station_is_covered():
@@ -88,7 +88,7 @@ def test_the_gpt_station_reads_the_room_s_runs_own_metrics(tmp_path, char_bpc, b
     answer = compute_answer(station, tmp_path)
     assert answer.value == winner
     assert (answer.facts["char_bpc"], answer.facts["bpe_bpc"]) == (f"{char_bpc:.3f}", f"{bpe_bpc:.3f}")
-    assert answer.facts["steps"] == "400" and answer.facts["chars_per_token"] == "2.30"
+    assert answer.facts["steps"] == "400" and answer.facts["held_out_chars_per_token"] == "2.30"
 
 
 def test_the_gpt_station_waits_while_the_runs_train(tmp_path):

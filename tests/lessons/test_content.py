@@ -60,7 +60,11 @@ MISTAKES = [  # (what the teacher wrote instead, what the message must say)
     (('ask = "Which pair first?"', 'ask = "Which pair first?'), "not valid TOML"),
     (('compute = "first_merge"', 'compute = "first_merges"'), "'first_merges' is not a computation"),
     (('title = "The BPE loop"', 'titel = "The BPE loop"'), "unknown key 'titel'"),
-    (('{count} times', '{counts} times'), "uses {counts}, which 'first_merge' does not give"),
+    (('{count} times', '{counts} times'),
+     "uses {counts}, which 'first_merge' and the tool's facts do not give"),
+    (('ask = "Which pair first?"', 'ask = "Which pair, {count} times?"'),  # read before answering
+     "question.ask uses {count}, which the tool's facts do not give"),
+
     (('{count} times', '{count.__class__} times'), "uses {count.__class__}"),
     (('choices = ["e + s", "l + o"]', 'choices = ["e + s"]'), "give 2 to 8 of them"),
     (('page = "learn_bpe"', 'page = "learn_bep"'), "tool.page = 'learn_bep' is not a page"),
@@ -84,6 +88,33 @@ def test_a_mistake_names_the_file_and_the_problem(tmp_path, change, message):
     assert isinstance(problem, StationFileError)
     assert str(problem).startswith(f"{broken}: ")
     assert message in str(problem)
+
+
+def test_a_step_fact_is_learn_bpe_s_and_the_words_quote_it_filled(tmp_path):
+    """The step view's facts (which step highlights what) exist for Learn BPE's stations only; the
+    words an attendee reads have them filled from core."""
+    from core.lessons.words import station_facts, station_words
+
+    steps = GOOD.replace('do = "Press Next."', 'do = "At {first_pair_step} merges done: the pair."')
+    station = read_station(write(tmp_path, "01_steps.toml", steps))
+    assert station_words(station, station_facts(station)).do == "At 0 merges done: the pair."
+    elsewhere = write(tmp_path, "02_elsewhere.toml", steps.replace('"learn_bpe"', '"char_vs_bpe"'))
+    with pytest.raises(StationFileError, match="tool.do uses {first_pair_step}, which the tool's facts"):
+        read_station(elsewhere)
+
+
+def test_no_station_names_a_seed_a_reader_never_met():
+    """Where a station comes from is named as a reader knows it (a BPE tutorial, the mygpt book)."""
+    for path in [*(ROOT / "lessons").glob("*.toml"), ROOT / "ui" / "views" / "lesson_view.py"]:
+        assert "seed" not in path.read_text(encoding="utf-8").lower(), path
+
+
+def test_the_intro_counts_the_stations_it_has(tmp_path):
+    write(tmp_path, "01_fine.toml", GOOD)
+    write(tmp_path, PATH_FILE, 'title = "Start"\nintro = "{stations} short stations."\n')
+    assert load_path(tmp_path).intro == "1 short stations."
+    write(tmp_path, PATH_FILE, 'title = "Start"\nintro = "{stationz} short stations."\n')
+    assert "intro may quote {stations}" in str(load_path(tmp_path).problems[0])
 
 
 def test_a_toml_syntax_error_says_where(tmp_path):

@@ -6,7 +6,8 @@ station files, the computed answers, the verdicts, the progress files and the ro
 - ``lesson_path()``: the stations, read once per change of their files; a file with a mistake
   becomes a message naming it (also logged once for the person running the server).
 - ``station_answer(station)``: what ``core`` computes, cached per station file (not for a live
-  answer such as the room's GPT runs).
+  answer such as the room's GPT runs); ``words(station)``: its text, question and directions with
+  the facts about its tool they quote (``core.lessons.words``), cached the same way.
 - ``path_picker``, ``show_station``, ``room_view``: the page's three parts.
 """
 
@@ -24,6 +25,7 @@ from core.lessons import (Answer, AnswerNotReady, Given, LessonError, LessonPath
                           StationProgress, answer_station, compute_answer, default_lessons_dir, explanation,
                           hint, load_path, progress_line, read_given, room_runs, start_room_runs)
 from core.lessons.content import PATH_FILE, station_files
+from core.lessons.words import Words, station_facts, station_words
 
 from ui.plumbing import state
 from ui.plumbing.cache import server_settings
@@ -66,6 +68,19 @@ def station_answer(station: Station) -> Answer:
         return compute_answer(station, runs_dir())
     with st.spinner("Computing the answer with core (the first time takes a few seconds)…"):
         return _cached_answer(station.id, station.digest, station)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _cached_facts(station_id: str, digest: str, _station: Station) -> dict[str, str]:
+    return station_facts(_station)
+
+
+def words(station: Station) -> Words:
+    """The station's words as the attendee reads them before answering, with the facts about its
+    tool filled (Markdown in them escaped); may raise ``LessonError``."""
+    with st.spinner("Computing what the tool shows with core (the first time takes a few seconds)…"):
+        facts = _cached_facts(station.id, station.digest, station)
+    return station_words(station, facts, md_safe)
 
 
 def store() -> ProgressStore:
@@ -116,15 +131,20 @@ def show_station(path: LessonPath, station: Station, everything: dict[str, Stati
     q = station.question
     with st.container(border=True, key="lesson_station_box"):
         st.subheader(f"{station.number}. {station.title}")
-        st.markdown(station.text)
+        try:
+            said = words(station)
+        except COMPUTE_ERRORS as exc:
+            show_error(exc, "This station's text could not be computed: ")
+            return
+        st.markdown(said.text)
         if q.compute == "room_bpc":
             room_runs_status(station)
-        st.markdown(f"**Predict first.** {q.ask}")
+        st.markdown(f"**Predict first.** {said.ask}")
         if not progress.done:
             prediction(station)
         feedback(station, progress)
-        st.markdown(f"**Then see it.** {station.tool.do}")
-        tool_button(station)
+        st.markdown(f"**Then see it.** {said.do}")
+        tool_button(station, said.label)
         if progress.done:
             next_station(path, station, everything)
 
@@ -193,11 +213,11 @@ def feedback(station: Station, progress: StationProgress) -> None:
         st.rerun()
 
 
-def tool_button(station: Station) -> None:
+def tool_button(station: Station, label: str) -> None:
     """Open the tool's page set up as the station's URL would set it up (same tab, same session),
     or, by the link, in a new tab."""
     tool = station.tool
-    st.button(f"{tool.label} ▶", key=f"lesson_open_{station.id}", on_click=set_up_tool, args=(station,))
+    st.button(f"{label} ▶", key=f"lesson_open_{station.id}", on_click=set_up_tool, args=(station,))
     link = f"{tool.page}?{urlencode({**tool.params, 'u': owner_id()})}"
     st.caption(f"[Or open it in a new tab]({link}), to keep this station in view.")
 

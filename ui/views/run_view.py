@@ -137,6 +137,15 @@ def owner_label(owner: str) -> str:
     return "attendee " + hashlib.sha256(owner.encode()).hexdigest()[:6]
 
 
+def read_only_note(run: RunInfo) -> str:
+    """Why a run another owns is read-only for its viewer, saying whose it is: the room's runs (a
+    lesson's, started from a station by anyone) are everyone's, not another attendee's."""
+    if run.owner == ROOM_OWNER:
+        return ("The room's run, trained once for everyone: read-only (you can watch it and sample from "
+                "it; the instructor manages it).")
+    return "Shared by another attendee: read-only (you can watch it and sample from it)."
+
+
 def run_label(run: RunInfo, viewer: Viewer) -> str:
     """What the run pickers show: the name for one's own runs, "(shared)" after a run launched
     before by someone else with the same settings (trained once), whose for anyone else's."""
