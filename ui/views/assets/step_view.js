@@ -224,11 +224,11 @@ function caption(d, k, hits) {
 function overlaps(d, k) {
   const [l, r, , count, after] = d.merges[k], merged = (k ? d.merges[k - 1][4] : d.length0) - after;
   if (merged >= count) return "";
-  const aaa = `${d.names[l]} ${d.names[r]} ${d.names[r]}`;  // caption: textContent
-  const why = l === r ? `in ${aaa} the pair occurs twice but merges once` :
-    "an occurrence that overlaps one already merged has lost its token";
+  // only a pair of one token twice can overlap itself (the caption is text: no escaping)
+  const aaa = `${d.names[l]} ${d.names[r]} ${d.names[r]}`;
+  const why = l === r ? `: in ${aaa} the pair occurs twice, but once the first two merge the third stands alone` : "";
   return `The pair occurs ${fmt(count)} times in the corpus counting overlapping occurrences, but only ` +
-    `${fmt(merged)} of them do not overlap and merge (${why}). `;
+    `${fmt(merged)} of them do not overlap, and only those merge${why}. `;
 }
 
 function pairRows(d, k) {  // ui.plumbing.charts.pair_rows is the reference
