@@ -38,6 +38,7 @@ from ui.plumbing.render import (
     BOX,
     CONTAINER,
     PALETTE,
+    box_attrs,
     esc,
     gap_html,
     show_error,
@@ -187,6 +188,7 @@ def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: in
     if pos < len(text):
         out.append(gap_html(text[pos:]))
     return (f'<div class="bpe-text bpe-compare" data-view="{VIEW}" data-tokenizer="{esc(result.key)}" '
+            f'{box_attrs(result.label + ": the text split into tokens")} '
             f'style="{CONTAINER.format(h=height)}">{"".join(out)}</div>')
 
 
