@@ -10,6 +10,7 @@ from core.bpe.display import quoted
 from ui.plumbing import state
 from ui.views.compare_view import (
     MAX_SHOWN,
+    SESSION,
     VIEW,
     choices,
     clicked_at,
@@ -22,6 +23,7 @@ from ui.views.compare_view import (
 )
 from ui.plumbing.render import md_safe
 from core.samples import label, load_sample, sample_names
+from ui.views.insights_view import token_facts
 from ui.views.token_view import clicked_token, show_merge_graph
 
 MAX_TEXT_CHARS = 20_000
@@ -31,6 +33,43 @@ TREE_OF = "tokenizers_tree_of"
 TREE_TOKEN = "tokenizers_tree_token_"
 TREE_FIRST = "o200k_base"  # whose merge tree the page shows first (GPT-4o's)
 CORPUS = "__corpus__"  # the pick that means the sidebar's corpus
+OWN = "__own__"  # the pick the box says once the attendee typed or pasted their own text
+PICK = "tokenizers_pick"
+PICK_LABELS = {CORPUS: "The corpus in the sidebar", OWN: "Your own text (typed or pasted)"}
+TEXT = "tokenizers_text"
+PANEL_WIDTH = 290  # a tokenizer's panel: three fit beside the sidebar at 1400 px, one at 800 px
+
+
+
+def picked_text(pick: str) -> str:
+    """The text a pick puts in the box (the attendee's own text is whatever the box holds)."""
+    if pick == OWN:
+        return state.get(TEXT) or ""
+    return (state.corpus()[1] if pick == CORPUS else load_sample(pick))[:MAX_TEXT_CHARS]
+
+
+def pick_label(pick: str) -> str:
+    return PICK_LABELS.get(pick) or label(pick)
+
+
+def on_pick() -> None:
+    """A pick fills the box with its text."""
+    state.put(TEXT, picked_text(state.get(PICK)))
+
+
+def on_text() -> None:
+    """A text typed or pasted that is not the pick's makes the pick say so."""
+    if state.get(TEXT) != picked_text(state.get(PICK)):
+        state.put(PICK, OWN)
+
+
+def text_count(text: str) -> str:
+    """How long the text is in characters as a person counts them (an emoji is one), and how much
+    of it is compared."""
+    if len(text) > MAX_TEXT_CHARS:
+        return f"{len(text):,} characters: the first {MAX_TEXT_CHARS:,} are compared."
+    return f"{len(text):,} characters"
+
 
 st.title("🔍 Compare tokenizers")
 st.caption("The same text under the tokenizers real models use, and yours. Every vocabulary ships "
@@ -38,23 +77,20 @@ st.caption("The same text under the tokenizers real models use, and yours. Every
 
 labels, missing = choices()
 picks = [n for n in sample_names() if n != FIRST_TEXT]
-picks = [FIRST_TEXT, *picks, CORPUS] if FIRST_TEXT in sample_names() else [*picks, CORPUS]
-pick = st.selectbox(
-    "Pick a text",
-    picks,
-    key="tokenizers_pick",
-    format_func=lambda n: "The corpus in the sidebar" if n == CORPUS else label(n),
-)
-first = state.corpus()[1] if pick == CORPUS else load_sample(pick)
+picks = [FIRST_TEXT, *picks, CORPUS, OWN] if FIRST_TEXT in sample_names() else [*picks, CORPUS, OWN]
+if state.get(TEXT) is None or state.get(PICK) == CORPUS:  # the sidebar's corpus may have changed
+    state.put(TEXT, picked_text(state.get(PICK) or picks[0]))
+st.selectbox("Pick a text", picks, key=PICK, format_func=pick_label, on_change=on_pick)
+# no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice); the caption counts characters
 text = st.text_area(
     "Text to compare (pick one above or paste your own)",
-    value=first[:MAX_TEXT_CHARS],
     height=150,
-    max_chars=MAX_TEXT_CHARS,
-    key=f"tokenizers_text_{pick}",
+    key=TEXT,
+    on_change=on_text,
     help="Any text: other scripts, emoji, code. Press Ctrl+Enter to apply.",
 )
-text = text[:MAX_TEXT_CHARS]  # the box's limit, kept here too: a client can send more
+st.caption(text_count(text))
+text = text[:MAX_TEXT_CHARS]  # a longer text is compared on its first MAX_TEXT_CHARS characters
 shown = st.multiselect(
     "Tokenizers (2 to 6)",
     list(labels),
@@ -90,22 +126,22 @@ def draw_one(panel: int, r) -> None:
             st.html(unseen_html(r))
         return
     marked = [] if r.key == reference else differing(r.tokens, ref_spans)
-    m = st.columns(3)
-    m[0].metric("Tokens", f"{len(r.tokens):,}")
-    m[1].metric("Chars/token", f"{r.chars_per_token:.2f}")
-    m[2].metric("Cut unlike", "ref." if r.key == reference else f"{len(marked):,}",
-                help="Tokens over characters that no token of the reference covers exactly.")
+    # a line of figures, not metric tiles: a tile as narrow as a panel at 800 px cuts "408" to "4‥"
+    unlike = "the reference" if r.key == reference else f"**{len(marked):,}** cut unlike the reference"
+    st.markdown(f"**{len(r.tokens):,}** tokens · **{r.chars_per_token:.2f}** chars/token · {unlike}")
     st.html(spans_html(r, panel, marked))
 
 
 def draw_spans() -> None:
-    for row in range(0, len(results), 3):
-        for panel, col in enumerate(st.columns(3), start=row):
-            if panel < len(results):
-                with col:
-                    draw_one(panel, results[panel])
+    # panels of a fixed width in a row that wraps: three side by side on a wide screen, one or two
+    # at 800 px, each wide enough to read its tokens
+    row = st.container(horizontal=True, gap="small")
+    for panel, r in enumerate(results):
+        with row.container(width=PANEL_WIDTH, key=f"tokenizers_panel_{panel}"):
+            draw_one(panel, r)
     st.caption("Hover a token for its id, text and bytes; click it for how it was built. Byte tokens "
-               "that are not whole characters show as \\xNN in orange italics.")
+               "that are not whole characters show as \\xNN in orange italics. *Cut unlike the "
+               "reference*: tokens over characters that no token of the reference covers exactly.")
     rows = [
         {
             "tokenizer": r.label,
@@ -148,6 +184,8 @@ def draw_tree() -> None:
     )
     st.markdown(f"How {md_safe(r.label)} built {md_safe(quoted(r.tok.token_str(token)))}:")
     show_merge_graph(r.tok, token)
+    corpus = (state.corpus()[1], state.corpus_digest()) if r.key == SESSION else None
+    st.caption(token_facts(r.tok, token, corpus))  # can it come out of the tokenizer at all?
 
 
 def draw_costs() -> None:

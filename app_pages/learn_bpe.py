@@ -20,6 +20,16 @@ from ui.views.token_view import (clicked_token, forget_click, show_merge_graph, 
 
 WINDOW = 2000
 
+
+def nothing_learned(asked: int, alphabet: bool) -> str:
+    """Why no merge was learned: none asked, or none possible on this corpus."""
+    if asked == 0:
+        return "Nothing to merge: ask for at least one merge in **Merges** above."
+    symbols = "characters" if alphabet else "bytes"
+    return (f"No merge could be learned of the {asked:,} asked: this corpus has no pair of neighbouring "
+            f"{symbols} to merge (one {symbols[:-1]}, or chunks of one). Paste a longer text, or pick a "
+            "sample in the sidebar.")
+
 started = time.perf_counter()
 st.title("🎞️ Learn BPE")
 st.caption("Byte-pair encoding starts from single characters (or bytes) and, again and again, glues "
@@ -49,11 +59,13 @@ if real is not None and n == 0:
             f"{label} token: there is nothing to merge. Try a longer corpus, such as a sample from the "
             "sidebar.")
     st.stop()
-if tok.exhausted:
-    st.info(f"The corpus ran out of pairs after {n} merges: every chunk is a single token now.")
+asked = state.tokenizer_settings().num_merges
 if n == 0:
-    st.warning("Nothing to merge: ask for at least one merge, or use a corpus with repeated pairs.")
+    st.warning(nothing_learned(asked, tok.variant_rules.has_alphabet))
     st.stop()
+if tok.exhausted:
+    st.info(f"The corpus ran out of pairs after {n:,} of the {asked:,} merges asked: every chunk is a "
+            "single token now.")
 
 window_start = 0
 if len(text) > WINDOW:

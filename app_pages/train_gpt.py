@@ -26,6 +26,7 @@ from ui.plumbing.corpus_sidebar import corpus_error_banner, load_tiny_shakespear
 from ui.plumbing.identity import identity_sidebar, viewer
 from ui.plumbing.render import md_safe, show_error
 
+GEN_RUN = "gpt_gen_run"  # the run Generate samples from
 SIZE_FIELDS = {"n_layer": 1, "n_head": 1, "n_embd": 16, "block_size": 8, "batch_size": 1}  # steps
 
 identity_sidebar()
@@ -198,38 +199,41 @@ def _share(run) -> None:
 
 
 def _manage(run) -> None:
-    c1, c2, c3 = st.columns([1, 1, 3])
-    c3.toggle("Share with the room", value=run.shared, key=f"gpt_share_{run.owner}_{run.name}",
-              on_change=_share, args=(run,),
-              help="Everyone then sees this run's curves and samples, read-only.")
+    # one row, each control as wide as its label, wrapping when narrow (columns cut "🗑 Delete")
+    row = st.container(horizontal=True, vertical_alignment="center")
     if run.active:
         label = "⏹ Leave the queue" if run.status == RunStatus.QUEUED else "⏹ Stop training"
-        if c1.button(label, key="gpt_stop"):
+        if row.button(label, key="gpt_stop"):
             with st.spinner("Stopping (saving a final checkpoint)…"):
                 stop_run(run.path, who)
             st.rerun()
-        return
-    until = f" to step {run.max_steps:,}" if run.max_steps else ""
-    if run.resumable and c1.button("▶ Resume", key="gpt_resume",
-                                   help=f"Carry on from the last checkpoint{until}."):
-        resume_run(run.path, who, settings_server)
-        st.rerun()
-    with c2.popover("🗑 Delete"):
-        st.markdown(f"Delete **{md_safe(run.name)}** with its checkpoint, metrics and samples?")
-        if st.button("Delete for good", key="gpt_delete", type="primary"):
-            delete_run(run.path, who)
+    else:
+        until = f" to step {run.max_steps:,}" if run.max_steps else ""
+        if run.resumable and row.button("▶ Resume", key="gpt_resume",
+                                        help=f"Carry on from the last checkpoint{until}."):
+            resume_run(run.path, who, settings_server)
             st.rerun()
+        with row.popover("🗑 Delete"):
+            st.markdown(f"Delete **{md_safe(run.name)}** with its checkpoint, metrics and samples?")
+            if st.button("Delete for good", key="gpt_delete", type="primary"):
+                delete_run(run.path, who)
+                st.rerun()
+    row.toggle("Share with the room", value=run.shared, key=f"gpt_share_{run.owner}_{run.name}",
+               on_change=_share, args=(run,),
+               help="Everyone then sees this run's curves and samples, read-only.")
 
 
 def run_metrics(run, metrics: list[dict]) -> None:
     last = run.last
     evals = [r for r in metrics if "val_loss" in r]
-    m = st.columns(4)
-    m[0].metric("tokens / s", f"{last.get('tokens_per_s', 0):,.0f}")
-    m[1].metric("val loss", f"{evals[-1]['val_loss']:.3f}" if evals else "–")
-    m[2].metric("val bits / char", f"{evals[-1]['val_bpc']:.3f}" if evals else "–")
-    m[3].metric("context (chars)", f"{run.config.get('context_chars', 0):,.0f}" if run.config else "–",
-                help="How many characters of text block_size tokens cover, on average.")
+    # tiles as wide as their figures, wrapping onto a second row when narrow (four equal columns
+    # cut "12,345" at 800 px)
+    m = st.container(horizontal=True, gap="large")
+    m.metric("tokens / s", f"{last.get('tokens_per_s', 0):,.0f}", width="content")
+    m.metric("val loss", f"{evals[-1]['val_loss']:.3f}" if evals else "–", width="content")
+    m.metric("val bits / char", f"{evals[-1]['val_bpc']:.3f}" if evals else "–", width="content")
+    m.metric("context (chars)", f"{run.config.get('context_chars', 0):,.0f}" if run.config else "–",
+             help="How many characters of text block_size tokens cover, on average.", width="content")
 
 
 @st.fragment(run_every=2 if active_state else None)
@@ -238,8 +242,8 @@ def live_run() -> None:
     if not current or {(r.owner, r.name, r.status) for r in current if r.active} != active_state:
         st.rerun()  # a run queued, started, ended or was deleted: the whole page follows
     all_runs = {run_view.run_label(r, who): r for r in current}
-    if state.selected_run() not in all_runs:
-        state.select_run(next(iter(all_runs)))
+    if state.selected_run() not in all_runs:  # the attendee's own run first, never the room's over it
+        state.select_run(run_view.own_run_first(all_runs, who))
     # plain labels: Streamlit keeps showing the label a selected option had when it was picked
     chosen = st.selectbox("Run", list(all_runs), key=state.GPT_SELECTED_RUN)
     state.url_put(state.RUN_PARAM, chosen)  # a reload shows this run again
@@ -270,15 +274,21 @@ live_run()
 # -- comparison ----------------------------------------------------------------------------------
 @st.fragment(run_every=5 if active_state else None)
 def bpc_chart_section() -> None:
-    """Bits per character puts char and BPE runs on one scale; it redraws while runs train."""
+    """Bits per character puts char and BPE runs on one scale, one chart per corpus; it redraws
+    while runs train."""
     st.subheader("Compare runs: validation bits per character")
     current = {run_view.run_label(r, who): r for r in list_runs(runs_dir, who)}
     state.sync_bpc_runs(list(current))
     chosen = st.multiselect("Runs", list(current), key=state.GPT_BPC_RUNS)
-    chart = run_view.bpc_chart({label: current[label] for label in chosen})
-    if chart is None:
+    charts = run_view.bpc_charts({label: current[label] for label in chosen}, state.corpus_digest())
+    if not charts:
         st.caption("No evaluations yet.")
-    else:
+    if len(charts) > 1:
+        st.info(f"These runs trained on {len(charts)} different corpora. Bits per character compare "
+                "runs only on the same validation text (the last 10% of one corpus), so each corpus "
+                "has its own chart.", icon="📚")
+    for title, chart in charts:
+        st.markdown(f"**{md_safe(title)}**")
         st.altair_chart(chart, width="stretch")
 
 
@@ -290,12 +300,18 @@ ready = {run_view.run_label(r, who): r for r in runs if r.has_checkpoint and not
 if not ready:
     st.caption("A run's checkpoint can be sampled once it has finished or been stopped.")
     st.stop()
-g1, g2, g3, g4 = st.columns([2, 1, 1, 1])
-gen_label = g1.selectbox("Checkpoint of run", list(ready), key="gpt_gen_run")
+if state.get(GEN_RUN) not in ready:  # the attendee's own run first, never the room's over it
+    state.put(GEN_RUN, run_view.own_run_first(ready, who, state.selected_run()))
+# the run on a row of its own: a run's name with its owner ("… · the room (shared)") is cut in a column
+gen_label = st.selectbox("Checkpoint of run", list(ready), key=GEN_RUN)
+g2, g3, g4 = st.columns(3)
 temperature = g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")
 top_k = g3.number_input("Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")
 n_tokens = g4.number_input("Tokens", 1, 2000, 200, key="gpt_gen_tokens")
-prompt = st.text_input("Prompt", "\n", key=state.GPT_PROMPT, max_chars=MAX_PROMPT_CHARS)
+# no max_chars (Streamlit's counter counts UTF-16 units): a prompt over MAX_PROMPT_CHARS characters is
+# refused with its length when sampled
+prompt = st.text_input("Prompt", "\n", key=state.GPT_PROMPT,
+                       help=f"Up to {MAX_PROMPT_CHARS:,} characters.")
 unseen = run_view.unseen_in_prompt(ready[gen_label].path, prompt)
 if unseen:
     st.warning("This run's tokenizer never saw " + ", ".join(md_safe(repr(c)) for c in unseen)

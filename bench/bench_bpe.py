@@ -3,12 +3,17 @@
     python bench/bench_bpe.py                 # everything (the book's trainer alone takes minutes)
     python bench/bench_bpe.py --skip-textbook # only the library comparisons
     python bench/bench_bpe.py --memory        # peak memory of char/word training, in subprocesses
+    python bench/bench_bpe.py --hostile       # pasted texts: random Unicode, 8 MB of docs, one long line
+    python bench/bench_bpe.py --hostile --quick  # the same on a quarter of each text, 50 merges
 
 Rows: the book's own trainer/encoder (seed 002's ``from_text``/``encode``, ``bench/book_bpe.py``),
 Hugging Face ``tokenizers``' BpeTrainer and single-threaded ``tiktoken``; the app's 1 MB case
-(``BPETrainer.run`` with a progress callback on 1 MB of the Debian docs).  Compile time is excluded
-by a warm-up call on a small text (numba caches compiled code on disk, so a user pays it once per
-install).
+(``BPETrainer.run`` with a progress callback on 1 MB of the Debian docs).  ``--hostile`` times char
+against byte training on the same text for what attendees paste: 2 MB of random Unicode (nearly every
+pair ties at a count of 1 or 2, 171 k distinct characters), the first 8 MB of the Debian docs, a 1 MB
+line with no space, and Tiny Shakespeare for reference; the target is char within 3x byte.  Compile
+time is excluded by a warm-up call on a small text (numba caches compiled code on disk, so a user pays
+it once per install).
 """
 
 from __future__ import annotations
@@ -88,6 +93,36 @@ print((status("VmHWM") - before) / len(text.encode("utf-8")))
 """
 
 
+def random_unicode(chars: int = 550_000, seed: int = 0) -> str:
+    """Code points drawn uniformly from U+0020..U+2BFFF, surrogates left out: 550 k characters are
+    2 MB of UTF-8 with about 171 k distinct characters, nearly every pair occurring once."""
+    import numpy as np
+
+    points = np.random.default_rng(seed).integers(0x20, 0x2C000 - 0x800, size=chars)
+    points = np.where(points >= 0xD800, points + 0x800, points)  # skip U+D800..U+DFFF
+    return "".join(map(chr, points.tolist()))
+
+
+def hostile_table(quick: bool) -> None:
+    """Char and byte training timed on the same pasted text, and their ratio (target: <= 3)."""
+    scale, merges = (4, 50) if quick else (1, 300)
+    docs = debian_text(8_000_000 // scale)
+    cases = [
+        (f"random Unicode {8 // scale / 4:g} MB", random_unicode(550_000 // scale), merges),
+        (f"Debian docs {8 / scale:g} MB", docs, merges),
+        (f"one {1 / scale:g} MB line, no space", "".join(docs.split())[:1_000_000 // scale], merges),
+        ("Tiny Shakespeare", (SHARED / "corpora" / "tinyshakespeare.txt").read_text(encoding="utf-8"), 512),
+    ]
+    print("| text | merges | char | byte | char / byte | target |")
+    print("|---|---|---|---|---|---|")
+    for name, text, n in cases:
+        t_char, _ = timed(lambda: list(BPETrainer(text).run(n)))
+        t_byte, _ = timed(lambda: list(BPETrainer(text, variant="byte").run(n)))
+        target = "<= 3" if name.startswith("random") else ""
+        print(f"| {name} | {n} | {t_char:.3f} s | {t_byte:.3f} s | {t_char / t_byte:.1f} | {target} |",
+              flush=True)
+
+
 def memory_table() -> None:
     """Peak RSS growth (VmHWM) of 300 merges, in a fresh subprocess per case, as x the corpus."""
     print("| variant | corpus | peak growth / corpus bytes | target |")
@@ -111,12 +146,17 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--skip-textbook", action="store_true")
     parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--hostile", action="store_true", help="char vs byte on pasted texts")
+    parser.add_argument("--quick", action="store_true", help="with --hostile: a quarter of each text")
     args = parser.parse_args()
     if args.memory:
         return memory_table()
     text = (SHARED / "corpora" / "tinyshakespeare.txt").read_text(encoding="utf-8")
     BPETokenizer.from_text(text[:5000], 20).encode(text[:5000])  # warm-up: load compiled kernels
     BPETokenizer.from_text(text[:5000], 20, variant="byte", pattern="gpt2").encode(text[:5000])
+    BPETokenizer.from_text(text[:5000], 20, variant="byte").encode(text[:5000])
+    if args.hostile:
+        return hostile_table(args.quick)
 
     print("| task | ours | reference | speed-up | target |")
     print("|---|---|---|---|---|")

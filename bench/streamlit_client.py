@@ -26,6 +26,8 @@ class Element:
     kind: str          # "button", "markdown", "progress", ...
     proto: object      # the element's own message (e.g. Button)
     fragment_id: str
+    path: tuple = ()   # where it is drawn (delta path: 0 main, 1 sidebar, ...); a later one replaces it
+    at: float = 0.0    # time.perf_counter() when it arrived
 
 
 @dataclass
@@ -39,13 +41,16 @@ class Session:
     kept: dict[str, dict] = field(default_factory=dict)   # widget id -> value, sent every rerun
     cookies: dict[str, str] = field(default_factory=dict)  # set by a proxy, sent back on reconnect
     exceptions: int = 0                                    # exception elements the server sent
+    timers: dict[str, float] = field(default_factory=dict)  # fragment id -> run_every (s), this run's
     _ws: object = None
 
     async def connect(self) -> None:
         ws_url = self.url.replace("http://", "ws://") + "/_stcore/stream"
         cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        # ping_interval=None: as a browser, it answers the server's pings and sends none (the
+        # library's own pings closed a session whose server was busy for 20 s, which a tab survives)
         self._ws = await websockets.connect(ws_url, subprotocols=["streamlit"], max_size=2**26,
-                                            open_timeout=60,
+                                            open_timeout=60, ping_interval=None,
                                             additional_headers={"Cookie": cookie} if cookie else None)
         for header in self._ws.response.headers.get_all("Set-Cookie"):
             name, _, value = header.split(";", 1)[0].partition("=")
@@ -88,7 +93,7 @@ class Session:
         start = time.perf_counter()
         await self._ws.send(msg.SerializeToString())
         if trigger is None or not trigger.fragment_id:
-            self.elements = []
+            self.elements, self.timers = [], {}
         else:
             self.elements = [e for e in self.elements if e.fragment_id != trigger.fragment_id]
         await asyncio.wait_for(self._read_until_finished(), timeout)
@@ -104,12 +109,15 @@ class Session:
             elif kind == "navigation":
                 self.page_hash = fwd.navigation.page_script_hash
                 self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
+            elif kind == "auto_rerun":
+                self.timers[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 element = fwd.delta.new_element
                 which = element.WhichOneof("type")
-                self.elements.append(Element(which, getattr(element, which), fwd.delta.fragment_id))
+                self.elements.append(Element(which, getattr(element, which), fwd.delta.fragment_id,
+                                             tuple(fwd.metadata.delta_path), time.perf_counter()))
                 self.exceptions += which == "exception"
             elif kind == "script_finished":
                 return
@@ -131,6 +139,12 @@ class Session:
                 return e
         labels = [e.proto.label for e in self.elements if e.kind == "button"]
         raise LookupError(f"no button {label!r} among {labels}")
+
+    def shown(self) -> list[Element]:
+        """What the page shows after the last run: the latest element at each place (a progress
+        bar emptied once its work is done is gone)."""
+        latest = {e.path: e for e in self.elements}
+        return [e for e in latest.values() if e.kind != "empty"]
 
     def texts(self) -> list[str]:
         """Markdown, captions and alerts the last runs drew (to read a page's messages)."""

@@ -35,7 +35,7 @@ class SettingsError(ValueError):
 RANGES: dict[str, tuple[float, float]] = {
     "max_running": (1, 1024),
     "max_runs_per_owner": (1, 1000),
-    "max_corpus_bytes": (1024, 2**31),
+    "max_corpus_bytes": (1, 2**31),
     "max_train_memory": (2**20, 2**40),
     "regex_timeout_s": (0.01, 600.0),
     "job_workers": (1, 256),

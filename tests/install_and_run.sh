@@ -15,16 +15,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 system_packages=(chromium fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji haproxy)
-if command -v apt-get >/dev/null 2>&1; then
-  if ! dpkg -s "${system_packages[@]}" >/dev/null 2>&1; then
-    sudo_cmd=()
-    [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
-    echo "Installing Debian packages: ${system_packages[*]}"
-    "${sudo_cmd[@]}" apt-get update -qq
-    "${sudo_cmd[@]}" apt-get install -y -qq "${system_packages[@]}" >/dev/null
-  fi
-else
-  echo "No apt-get here: install ${system_packages[*]} yourself; tests that need them skip" \
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for package in "${system_packages[@]}"; do  # a removed package's config left behind is not installed
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+      || missing+=("$package")
+  done
+fi
+if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  echo "Installing Debian packages: ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+elif ! command -v dpkg-query >/dev/null 2>&1; then
+  echo "Not Debian: install ${system_packages[*]} yourself; tests that need them skip" \
        "(and fail under CI=true)." >&2
 fi
 

@@ -7,24 +7,22 @@ and regex; never torch, Streamlit or ``core.gpt``).
     >>> tok.merges[:3]
     [('l', 'o'), ('lo', 'w'), ('e', 'r')]
 
+New here?  Read ``_educational`` first: BPE as the textbook writes it, in plain Python; the
+fast engine is checked against it.
+
 Layers, bottom to top (a module imports only those below it): ``errors``, ``alphabet``,
-``pretokenize``; the private compiled kernels (``_train_kernels``, ``_encode_kernels``,
-``_count_kernels``), loaded on first use (``_lazy``) so that ``import core`` loads no numba;
-``split`` (the known split patterns cut by compiled scanners, and a split text encoded in
-them or in plain Python); ``encoding``; ``variants``; ``counting`` (the chunk counts of a file
+``pretokenize``; ``kernels``, every compiled loop (numba),
+loaded on first use (``_lazy``) so that ``import core`` loads no numba;
+``split`` (the known split patterns cut by the compiled scanners, and a split text encoded in
+kernels or in plain Python); ``encoding``; ``variants``; ``counting`` (the chunk counts of a file
 or an iterator, in worker processes; ``dask_counting`` on a Dask cluster); ``trainer`` (merge
 steps); ``files``,
 ``gpt2``, ``ranks`` and ``pretrained`` (plain fields; the real models' vocabularies, offline);
 ``vocab``; ``extend`` (more merges for a tokenizer, learned from a text); ``tokenizer`` (the
-value class); ``explain`` and ``interop``.  ``_educational`` is the textbook BPE the fast
-engine is checked against.  The functions below are the package's verbs for files; each is one
-call on :class:`BPETokenizer`.
+value class); ``explain``, ``tree_layout`` (where a merge tree's boxes go) and ``interop``.
+The functions below are the package's verbs for files; each is one call on :class:`BPETokenizer`.
 """
 
-from . import _lazy
-
-# numba and the compiled kernels load on first use (``_lazy``): ``import core`` stays light.
-_lazy.defer(__name__, ("_train_kernels", "_encode_kernels", "_count_kernels"))
 
 from .counting import count_chunks
 from .errors import ArgumentError, UnknownCharacterError

@@ -4,7 +4,7 @@ Each merge recounts every pair from scratch (seed 002's ``from_text``, seed 004'
 and rewrites every chunk (seed 000's ``merge_pair``).  Chunks are (symbols, frequency): the whole
 text for ``char``, the distinct words for ``word``, the distinct regex pieces for ``byte``.
 Slow on purpose, and short enough to check by eye (tiktoken ships its ``_educational.py`` the same
-way).  Leaves out: speed (``_train_kernels``, ``_encode_kernels``) and tokenizer objects.
+way).  Leaves out: speed (``core.bpe.kernels``) and tokenizer objects.
 """
 
 from __future__ import annotations

@@ -18,6 +18,21 @@ from .errors import UnknownCharacterError
 # ``tokenize`` gives an unseen character the id UNSEEN + its code point: it never merges and maps
 # back to itself.  Far above any real vocabulary, and still fits the 32-bit halves of a pair key.
 UNSEEN = 1 << 30
+_BLOCK = 1 << 16  # characters read at a time: 256 KB of code points, whatever the text's length
+
+
+def characters(text: str) -> list[str]:
+    """The distinct characters of ``text`` in code point order, as ``sorted(set(text))`` gives
+    them, in time linear in the text: one flag per possible code point, set a block at a time
+    (sorting 171 k distinct characters as strings took 0.35 s)."""
+    seen = np.zeros(0x110000, dtype=bool)
+    for i in range(0, len(text), _BLOCK):
+        seen[_code_points(text[i:i + _BLOCK])] = True
+    return list(map(chr, np.flatnonzero(seen).tolist()))
+
+
+def _code_points(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
 class Alphabet:
@@ -29,7 +44,7 @@ class Alphabet:
         self.symbols = list(symbols)
         if len(set(self.symbols)) != len(self.symbols):
             raise ValueError("The alphabet lists a character twice.")
-        self._lookup: dict[int, int] | None = None
+        self._array: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.symbols)
@@ -62,13 +77,17 @@ class Alphabet:
             self.ids(text, "error", 0)
             return []
         except UnknownCharacterError:
-            return [(i, ch) for i, ch in enumerate(text) if ord(ch) not in self._lookup]
+            table = self._table()
+            points = _code_points(text)
+            missing = points >= len(table)
+            missing[~missing] = table[points[~missing]] < 0
+            return [(int(i), text[i]) for i in np.flatnonzero(missing)]
 
     def _table(self) -> np.ndarray:
         """Code point -> id (``-1`` where none), built on first use: single characters only."""
-        if self._lookup is None:
-            self._lookup = {ord(c): i for i, c in enumerate(self.symbols) if len(c) == 1}
-            table = np.full(max(self._lookup) + 2, -1, dtype=np.int32)
-            table[list(self._lookup)] = list(self._lookup.values())
-            self._array = table
+        if self._array is None:
+            ids = [i for i, c in enumerate(self.symbols) if len(c) == 1]
+            points = np.fromiter((ord(self.symbols[i]) for i in ids), dtype=np.int64, count=len(ids))
+            self._array = np.full(int(points.max(initial=0)) + 2, -1, dtype=np.int32)
+            self._array[points] = ids
         return self._array

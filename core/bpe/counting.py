@@ -41,7 +41,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from . import _count_kernels as kernels
+from .kernels import count as kernels
 from .errors import ArgumentError, check_count, check_text
 from .pretokenize import GPT2_PATTERN, GPT4_PATTERN, resolve_pattern
 from .split import known_patterns

@@ -19,10 +19,11 @@ from itertools import chain
 
 import numpy as np
 
-from . import _encode_kernels
+from .kernels import encode as kernels
 from .errors import UnknownCharacterError
 from .pretokenize import RegexClock, byte_chunks, regex_pieces, special_split, word_spans
-from .split import known_patterns, piece_encoding, piece_table
+from .kernels import piece_table
+from .split import known_patterns, piece_encoding
 
 _MAX_CACHE = 200_000
 
@@ -56,8 +57,8 @@ class ChunkEncoder:
             a = merges[:, 0].copy()  # each column contiguous, as the kernels take them
             b = merges[:, 1].copy()
             new = merges[:, 2].copy()
-            self._ranks = (_encode_kernels.build_ranks(a, b), a, b, new)
-        return _encode_kernels.apply_merges(seq.astype(np.int32), starts, *self._ranks)
+            self._ranks = (kernels.build_ranks(a, b), a, b, new)
+        return kernels.apply_merges(seq.astype(np.int32), starts, *self._ranks)
 
     def whole(self, base: np.ndarray) -> list[int]:
         """One chunk encoded (the char variant's whole text)."""
@@ -128,10 +129,10 @@ class RankEncoder(ChunkEncoder):
             return seq.astype(np.int32), starts
         piece_encoding.loaded()
         if self._ranks is None:
-            self._ranks = _encode_kernels.build_pairs(*self._pair_arrays)
+            self._ranks = kernels.build_pairs(*self._pair_arrays)
         if limits is None:
             limits = np.full(len(starts) - 1, np.iinfo(np.int64).max, dtype=np.int64)
-        return _encode_kernels.apply_ranks(seq.astype(np.int32), starts, self._ranks, limits)
+        return kernels.apply_ranks(seq.astype(np.int32), starts, self._ranks, limits)
 
     def _encode_new(self, todo: list[str], to_base) -> list[tuple[int, ...]]:
         token_ids = self.token_ids()

@@ -230,9 +230,21 @@ class BPETokenizer:
 
     @property
     def merges(self) -> list:
-        """Merges in creation order: ``(str, str)`` pairs for char/word, ``(int, int)`` for byte."""
+        """Merges in creation order, as the book and minbpe show them: ``(str, str)`` pairs for
+        char/word, ``(int, int)`` for byte.  One type for every variant: :attr:`merge_ids`,
+        :attr:`merge_texts`."""
         label = self.variant_rules.merge_label
         return [(label(self, a), label(self, b)) for a, b, _ in self._merges]
+
+    @property
+    def merge_ids(self) -> list[tuple[int, int]]:
+        """Merges in creation order as ``(left_id, right_id)``, for every variant."""
+        return [(a, b) for a, b, _ in self._merges]
+
+    @property
+    def merge_texts(self) -> list[tuple[str, str]]:
+        """Merges in creation order as the two tokens' text (:meth:`token_str`), for every variant."""
+        return [(self.token_str(a), self.token_str(b)) for a, b, _ in self._merges]
 
     @property
     def merge_triples(self) -> list[tuple[int, int, int]]:

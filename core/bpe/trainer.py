@@ -5,15 +5,21 @@
     [('l', 'o'), ('lo', 'w'), ('e', 'r')]
 
 Tie-break, for every variant: among equally frequent pairs the one that occurs first in the
-current sequence wins (what ``max(counter, key=counter.get)`` does on a freshly counted Counter).
-Counts include overlapping occurrences ("aaa" holds two "a a"), as the textbook counts them.
+current sequence wins (what ``max(counter, key=counter.get)`` does on a freshly counted Counter);
+the competitors a step lists are ranked the same way.  Counts include overlapping occurrences
+("aaa" holds two "a a"), as the textbook counts them.
 
-Memory stays O(corpus + merges * top_k): a step records only its pair, counts and competitors;
-where a pair sits in the text is recomputed on demand (``core.bpe.explain``).  Every position costs
-about 8 bytes (an int32 symbol and its entry in a position list), plus temporaries while the
-corpus is laid out; :func:`training_memory_estimate` gives an upper bound of the peak, and
-``BPETrainer(..., max_memory=...)`` refuses a corpus above it
-before allocating anything.
+Time: laying out and counting the corpus is linear in its length, and a merge costs what it
+changes (the merged pair's occurrences and their neighbours, in ``core.bpe.kernels.train``),
+whatever the text: an alphabet of 171 k characters with every pair tied at a count of 1 trains as
+fast as English.
+
+Memory stays O(corpus + pairs + merges * top_k): a step records only its pair, counts and
+competitors; where a pair sits in the text is recomputed on demand (``core.bpe.explain``).  Every
+position costs about 8 bytes (an int32 symbol and its entry in its token's position list),
+every distinct pair about 100, plus temporaries while the corpus is laid out;
+:func:`training_memory_estimate` gives an upper bound of the peak, and
+``BPETrainer(..., max_memory=...)`` refuses a corpus above it before allocating anything.
 
 Leaves out: the tokenizer class.  A trainer gives plain fields (:meth:`BPETrainer.fields`, the
 steps); ``BPETokenizer.from_trainer(trainer)`` builds the tokenizer from them.
@@ -29,7 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _train_kernels as kernels
+from .kernels import train as kernels
+from .alphabet import characters
 from .counting import checked_chunk_counts
 from .errors import MAX_ID, ArgumentError, check_count, check_text
 from .pretokenize import resolve_pattern
@@ -46,6 +53,11 @@ _BLOCK = 1 << 16
 # keeps 100x.  Plus the pair table, heap and small arrays (tests/bpe/test_hostile_inputs.py).
 _BYTES_PER_UNIT = {"char": 16, "word": 40, "byte": 100}
 _FIXED_BYTES = 64 * 2**20
+# And per distinct pair: up to four table slots of 20 bytes (kept under half full, and the old table
+# still there while it doubles) and a heap entry.  English has a few thousand pairs; 2 MB of random
+# Unicode has one per character, 550 k, and grew 84 MB.  At most a pair per unit, and at most the
+# alphabet's size squared.
+_BYTES_PER_PAIR = 160
 
 
 class CorpusTooLargeError(ValueError):
@@ -57,7 +69,9 @@ def training_memory_estimate(text: str, variant: str = "char") -> int:
     itself (for ``byte``, the UTF-8 length is what counts, measured block by block)."""
     check_text(text, "The corpus")
     rules = variant_rules(variant)
-    return _FIXED_BYTES + _BYTES_PER_UNIT[rules.name] * rules.units(text)
+    units = rules.units(text)
+    symbols = len(characters(text)) + rules.marker if rules.has_alphabet else 256
+    return _FIXED_BYTES + _BYTES_PER_UNIT[rules.name] * units + _BYTES_PER_PAIR * min(units, symbols**2)
 
 
 def refuse_above(text: str, variant: str, max_memory: int, advice: str) -> None:
@@ -95,7 +109,8 @@ class MergeStep:
 
 
 class BPETrainer:
-    """Holds a corpus prepared for one variant and merges it step by step.
+    """Holds a corpus prepared for one variant and merges it step by step (the compiled kernels
+    keep the pair counts, their ranking and where each pair occurs, so no step recounts).
 
     ``run(n)`` is a generator, so a caller can stop, show progress, or animate between steps;
     ``fields()`` and ``steps`` describe the tokenizer after the merges done so far
@@ -172,11 +187,10 @@ class BPETrainer:
         self.extends = None  # the tokenizer whose encodings a trainer ``from_sequences`` merges
 
     def _start(self) -> None:
-        """Count the pairs of the prepared sequence and list where each token starts one."""
-        keys, counts, used = kernels.count_pairs(self._seq, self._weights)
-        self._table = keys, counts, used
-        self._heap = kernels.build_heap(keys, counts, 1024)
-        self._pool, self._lo, self._hi = kernels.list_positions(self._seq, self.base_size + 1024)
+        """Count the pairs of the prepared sequence, list where each occurs, and rank them."""
+        self._table = kernels.count_pairs(self._seq, self._weights)
+        self._heap = kernels.build_heap(*self._table[:3])
+        self._positions = kernels.list_positions(self._seq, self.base_size + 1024)
         self.initial_length = self._symbols()
         self.length = self.initial_length
         self.steps: list[MergeStep] = []
@@ -275,16 +289,16 @@ class BPETrainer:
         returns how many."""
         count = min(limit, self._batch)
         first_new = self.base_size + len(self.steps) + len(self._pending)
-        if first_new + count > len(self._lo):
-            grow = np.zeros(max(len(self._lo), count), dtype=np.int64)
-            self._lo = np.concatenate([self._lo, grow])
-            self._hi = np.concatenate([self._hi, grow])
+        pool, lo, hi = self._positions
+        if first_new + count > len(lo):  # room for the new tokens' lists
+            grow = np.zeros(max(len(lo), count), dtype=np.int64)
+            self._positions = pool, np.concatenate([lo, grow]), np.concatenate([hi, grow])
         out = np.zeros((count, 5), dtype=np.int64)
         top = np.zeros((count, 2, self.top_k), dtype=np.int64)
         started = time.monotonic()
         done, self._table, self._heap = kernels.train_steps(
-            self._seq, self._weights, self._pool, self._lo, self._hi, self._table, self._heap,
-            first_new, count, self.top_k, out, top)
+            self._seq, self._weights, self._positions, self._table, self._heap, first_new, count,
+            self.top_k, out, top)
         if time.monotonic() - started < 0.02:  # a quick call: ask for twice as many next time
             self._batch = min(256, 2 * self._batch)
         else:

@@ -18,9 +18,9 @@ from collections import Counter
 import numpy as np
 
 from . import encoding
-from .alphabet import Alphabet
+from .alphabet import Alphabet, characters
 from .errors import ArgumentError, check_id
-from .pretokenize import RegexClock, byte_chunks, word_counts, word_spans
+from .pretokenize import RegexClock, byte_chunks, word_counts
 from .split import known_patterns
 
 VARIANTS = ("char", "word", "byte")
@@ -54,7 +54,7 @@ class Variant:
 
     def corpus_alphabet(self, text: str, end_of_word: str | None) -> list[str] | None:
         """The base symbols of training on ``text``: its characters, sorted."""
-        return sorted(set(text))
+        return characters(text)
 
     def units(self, text: str) -> int:
         """What training memory grows with: characters, or UTF-8 bytes for ``byte``."""
@@ -104,8 +104,9 @@ class Word(Variant):
             raise ArgumentError("The word variant needs a non-empty end-of-word marker (a string).")
 
     def corpus_alphabet(self, text, end_of_word):
-        """The characters that occur inside words, then the marker."""
-        alphabet = [ch for ch in sorted(set(text)) if next(word_spans(ch), None)]
+        """The characters that occur inside words (``str.split()`` cuts where ``str.isspace()``),
+        then the marker."""
+        alphabet = [ch for ch in characters(text) if not ch.isspace()]
         if not alphabet:
             raise ValueError("The corpus has no words (only whitespace): nothing to learn.")
         return alphabet + [end_of_word]

@@ -52,7 +52,7 @@ class Measured:
 # What the Model size help states (preset_help).  "cpu": the project's 2-core Xeon, char tokenizer
 # on Tiny Shakespeare, bench/bench_estimate.py with the load average it printed (four other
 # engineers shared the machine): tiny on 2026-11-23 with 2 torch threads, quick (--full) on
-# 2026-11-24 with 1, what the page gives a run there now (one trainer per core);
+# 2026-11-24 with 1, what the page gives a run there now (one worker per core);
 # "gpu": one H100 80GB lent on 2026-11-22, bench/bench_gpt_step.py (CUDA graphs) and
 # bench/bench_gpt.py --target 0.  The tables are in docs/benchmarks.md.  Empty: not measured.
 MEASURED: dict[str, dict[str, tuple[Measured, ...]]] = {

@@ -5,13 +5,13 @@ with ``tokenizer`` and writes the run folder as it goes (rank 0 only when distri
 - ``metrics.jsonl`` one JSON object per logged step: ``step, train_loss, lr, tokens_per_s,
   elapsed_s`` and, on evaluation steps, ``val_loss, train_loss_est, val_bpc, val_bpb``;
 - ``samples.jsonl`` text generated at intervals: ``{"step": ..., "text": ...}``;
-- ``status.json``   ``status`` (running / finished / stopped / failed), ``pid``, ``started``,
-  ``ended``, ``error``;
+- ``status.json``   running, then finished / stopped / failed, with ``pid``, ``started``,
+  ``ended``, ``error`` (``core.room.status.StatusRecord``);
 - ``ckpt.pt``       the latest checkpoint (see ``core.gpt.checkpoint``).
 
 :class:`Training` holds one run in memory and trains it a slice at a time: ``train`` is one
-slice to the end; the page's trainers (``core.room.turn_runner``) keep several runs and give each a few
-seconds in turn, checkpointing after every slice, so any trainer can carry on from there.
+slice to the end; the page's workers (``core.room.turn_runner``) keep several runs and give each a few
+seconds in turn, checkpointing after every slice, so any worker can carry on from there.
 
 File names and writes are ``core.room.rundir``'s; the data, the step and the evaluation are
 ``core.gpt.data``, ``core.gpt.step`` and ``core.gpt.evaluate``.  Leaves out where the corpus and
@@ -84,7 +84,7 @@ def train(config: TrainConfig, text: str, tokenizer, run_dir, hooks: Hooks | Non
     lock = FileLock(run_dir / TRAIN_LOCK_FILE)
     if dist.master:
         run_dir.mkdir(parents=True, exist_ok=True)
-        if not lock.acquire():  # before any write: a second trainer leaves the folder untouched
+        if not lock.acquire():  # before any write: a second worker leaves the folder untouched
             raise RunLockedError(f"Another process is already training in {run_dir}; "
                                  f"nothing was changed.")
         write_status(run_dir, RunStatus.RUNNING, fresh=True, pid=os.getpid(), started=now(), ended=None,
@@ -104,7 +104,7 @@ def train(config: TrainConfig, text: str, tokenizer, run_dir, hooks: Hooks | Non
             write_status(run_dir, result.status, ended=now(), step=result.step)
     finally:
         dist.close()
-        lock.release()  # after the last write: the next trainer sees the final status
+        lock.release()  # after the last write: the next worker sees the final status
     return result
 
 
@@ -256,7 +256,7 @@ class Training:
         if evaluates:
             record.update(self._evaluate())
         append_jsonl(self.run_dir / METRICS_FILE, record)
-        if evaluates:  # after its record: a trainer killed between the two resumes from the checkpoint
+        if evaluates:  # after its record: a worker killed between the two resumes from the checkpoint
             self._checkpoint(record["elapsed_s"])  # before, which drops the record and logs it again
         self.records.append(record)
         if hooks.on_step is not None:

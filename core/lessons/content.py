@@ -55,7 +55,8 @@ from .tool_facts import fact_names
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 PATH_FILE = "path.toml"
-PAGES = ("learn_bpe", "char_vs_bpe", "compare_tokenizers", "train_gpt")  # the app pages a tool opens
+# the app pages a tool opens
+PAGES = ("learn_bpe", "char_vs_bpe", "compare_tokenizers", "train_gpt", "insights")
 MAX_MERGES = 5000  # the app's Merges box maximum (ui.plumbing.state.MAX_MERGES)
 MAX_FILE_BYTES = 64 * 1024
 MAX_STATIONS = 32

@@ -1,4 +1,4 @@
-"""Trainers on a Dask cluster (the optional ``dist`` extra: ``pip install -e .[dist]``): the
+"""Workers on a Dask cluster (the optional ``dist`` extra: ``pip install -e .[dist]``): the
 scheduler of a runs folder sends each turn (``core.room.turn_runner.run_turn``) to a Dask worker,
 which may be on another machine, instead of to a process of its own (``core.room.workers``).
 
@@ -8,7 +8,7 @@ turn reads and writes the run folder, so the runs folder must be on storage that
 mounts at the same path, as NFS does).  A worker that dies during a turn loses nothing: Dask runs
 the turn again on another worker, which carries on from the run's last checkpoint (its metrics
 past it are dropped first), so no step is lost and none logged twice; if Dask gives up on it
-(``KilledWorker``), the turn is given again later, as for a local trainer.
+(``KilledWorker``), the turn is given again later, as for a local worker.
 
     dask scheduler --host 10.0.0.1                     # anywhere
     dask worker tcp://10.0.0.1:8786 --nthreads 1 --no-nanny --resources GPU=1  # per GPU

@@ -5,8 +5,8 @@ Widgets' maxima are a convenience; :func:`check_config` is the rule, applied by
 ``core.room.runs.launch_run`` whatever the caller sent.  Measured on a 2-core CPU shared with other
 work, one torch thread (``core.room.probe``): the tiny preset (4 × 128, 2,048 tokens a step) takes
 0.23 s a step; the largest model the CPU bound allows (6 layers × 256, context 256, 4,096 tokens
-a step, ~5 M parameters) 2.5 s, a few hundred MB.  The 24 × 1024, context 1024, batch 512 model
-that once took 8 GB in 12 s is refused.  On a CUDA GPU the bound allows GPT-2-small shapes
+a step, ~5 M parameters) 2.5 s, a few hundred MB.  A 24 × 1024, context 1024, batch 512 model
+(8 GB, 12 s a step) is refused.  On a CUDA GPU the bound allows GPT-2-small shapes
 (12 × 768, context 1024, 65,536 tokens a step); nanoGPT's small preset (6 × 384, 16,384 tokens a
 step) runs 2,000 steps in ~25 s on an H100 (docs/benchmarks.md).  MPS sits between.
 """
@@ -22,10 +22,10 @@ from dataclasses import dataclass
 # spinning.  Measured on a 2-core machine beside one busy process, the tiny preset with 2 threads
 # (bench/bench_estimate.py, docs/benchmarks.md): 0.5-5 s a step instead of ~0.14 s, and a step
 # time nobody could estimate; with passive waiting ~0.23 s, steadily.  Every process started by
-# core.room.spawn (trainers, probes) gets this environment, unless the server's own sets it.
+# core.room.spawn (workers, probes) gets this environment, unless the server's own sets it.
 CPU_SHARING_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 
-# Trainers and probes run below the web server's CPU priority, so a server kept busy by a whole
+# Workers and probes run below the web server's CPU priority, so a server kept busy by a whole
 # room serves its pages before training steps; a run gives way only while the server works (on
 # idle cores niceness changes nothing).  Measured with two runs on 2 cores, pages opened in
 # 0.4-0.5 s niced or not, the kernel already favouring a server that sleeps between requests
@@ -114,21 +114,21 @@ def cpu_cores() -> int:
         return os.cpu_count() or 1
 
 
-# Runs trained at the same moment on one GPU (one trainer process each): a small model leaves most
+# Runs trained at the same moment on one GPU (one worker process each): a small model leaves most
 # of a GPU idle, so several can share it.  Chosen from bench/bench_gpu_turns.py (tokens/s of 1..N
 # small runs at once, each and in all, and memory): the fewest runs that reach 90 % of the best
 # total.  No GPU was lent to measure it yet, so every GPU trains one run at a time until the
 # bench's figure is recorded here, by the name torch gives the GPU.
 RUNS_PER_GPU: dict[str, int] = {}
 
-# On a CPU: one trainer process per this many cores, each with that many torch threads.
+# On a CPU: one worker process per this many cores, each with that many torch threads.
 CORES_PER_CPU_TRAINER = 1
 
-# A run's turn: the seconds a trainer gives it before the next run (core.room.turns).  Changing runs
-# inside a trainer costs a checkpoint written and, when the next run was last trained elsewhere,
+# A run's turn: the seconds a worker gives it before the next run (core.room.turns).  Changing runs
+# inside a worker costs a checkpoint written and, when the next run was last trained elsewhere,
 # one read: 0.02-0.04 s for the quick preset on a 2-core CPU (1 % of a turn), where starting a
 # process for each turn would cost 2.3-5 s (python, torch and core.gpt imported; measured on the
-# same machine).  Short enough that a run launched into a room of 11 on 2 trainers logs its first
+# same machine).  Short enough that a run launched into a room of 11 on 2 workers logs its first
 # steps within 30 s.
 TURN_S = 3.0
 
@@ -150,6 +150,6 @@ def default_max_running(device: str, gpu_count: int = 1, per_gpu: int = 1) -> in
 
 
 def threads_per_run(max_running: int) -> int:
-    """Torch threads for one CPU trainer, so ``max_running`` of them share the cores without
+    """Torch threads for one CPU worker, so ``max_running`` of them share the cores without
     thrashing."""
     return max(1, cpu_cores() // max(1, max_running))

@@ -4,19 +4,17 @@ checkpoint, each in a child process with a time limit and a memory limit.
 ``python -m core.room.probe estimate --config JSON --vocab N`` prints ``{"seconds": ...}``;
 ``python -m core.room.probe sample --run-dir DIR --prompt ... --tokens N`` prints ``{"text": ...}``;
 either prints ``{"error": ...}`` for bad input.  A forward pass of a big model in the server
-process would stall every visitor's page (and once took 7.6 GB); here it costs a short-lived
+process would stall every visitor's page (a big one takes several GB); here it costs a short-lived
 process, killed at ``timeout`` seconds, whose address space is capped (on CPU: CUDA maps far
 more virtual memory than it uses, so there the model bounds of ``core.room.limits`` are the guard).
 
-Why the estimate is timed the way it is: it once said 318 ms a step for a run that then took
-1.2 s a step on a loaded 2-core machine.  It timed two steps (a mean) once, and the page cached
-that figure for good; and both the probe and the trainer ran torch threads that spin while they
-wait, which beside any other busy process makes a step anywhere from 1x to 20x slower from one
-second to the next (``core.room.limits.CPU_SHARING_ENV``): one moment decided.  Now the child
-starts like the trainer (same environment, threads and device), runs the loop's own iteration
-(``get_batch``, ``get_lr``, ``make_step``) past its warm-up, and reports the median of several
-blocks of steps, each ended by reading the loss as the loop does when it logs: the figure the
-run's metrics will show (``tokens_per_s``), measured now, never cached.
+Why the estimate is timed the way it is: on a machine shared with other busy processes a step
+takes anywhere from 1x to 20x its time from one second to the next (torch threads that spin while
+they wait: ``core.room.limits.CPU_SHARING_ENV``), so no single moment, nor a figure cached from
+one, may decide.  The child starts like a worker (same environment, threads and device), runs the
+loop's own iteration (``get_batch``, ``get_lr``, ``make_step``) past its warm-up, and reports the
+median of several blocks of steps, each ended by reading the loss as the loop does when it logs:
+the figure the run's metrics will show (``tokens_per_s``), measured now, never cached.
 """
 
 from __future__ import annotations
@@ -208,5 +206,5 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["estimate"]:
-        yield_cpu_to_server()  # at the trainer's priority, which it times; a sample has someone waiting
+        yield_cpu_to_server()  # at the worker's priority, which it times; a sample has someone waiting
     sys.exit(main())

@@ -1,7 +1,7 @@
 """A run folder, owned in one place: the name of every file a run keeps, JSON and JSON-lines
 records, and the run's status.
 
-Shared by the trainer (``core.gpt.loop``), the checkpoint writer, the run manager
+Shared by the worker (``core.gpt.loop``), the checkpoint writer, the run manager
 (``core.room.runs``) and the scheduler (``core.room.scheduler``) without importing PyTorch, so the
 scheduler process stays small.  Leaves out what the files mean to a run's life (queueing,
 permissions: ``core.room.runs``) and what a checkpoint holds (``core.gpt.checkpoint``).
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..atomic import atomic_write, write_json
 
-# written by the trainer
+# written by the worker
 CONFIG_FILE = "config.json"            # the training and model config, device, data statistics
 METRICS_FILE = "metrics.jsonl"         # one record per logged step
 SAMPLES_FILE = "samples.jsonl"         # text generated at intervals
@@ -38,12 +38,12 @@ LAUNCH_FILE = "launch.json"            # runs of an older version: the process t
 LOG_FILE = "train.log"
 SHARE_FILE = "shared.json"
 JOIN_FILE = "joined.json"              # a launcher's folder for an identical run trained once
-STOP_FILE = "stop.request"             # asks the trainer that has the run's turn to stop it
+STOP_FILE = "stop.request"             # asks the worker that has the run's turn to stop it
 # in the runs folder itself, beside the owners' folders
 QUEUE_LOCK = ".queue.lock"             # taken by every change to the queue (core.room.runs)
 SCHEDULER_LOCK = ".scheduler.lock"     # held by the folder's one scheduler
 QUEUE_FILE = ".queue.json"             # the queue's caps (write_queue_settings)
-SCHEDULER_LOG = ".scheduler.log"       # the scheduler's and its trainers' output
+SCHEDULER_LOG = ".scheduler.log"       # the scheduler's and its workers' output
 TURNS_FILE = ".turns.json"             # the owners' training time so far (core.room.turns)
 
 
@@ -111,8 +111,8 @@ def keep_records_until(path, step: int) -> None:
 def write_queue_settings(runs_dir, max_running: int, gpus: int, runs_per_gpu: int = 1) -> None:
     """The server's caps for this runs folder, read by the scheduler before every turn: whoever
     starts the scheduler, and whenever, it keeps the caps of the server that queued last.
-    ``max_running``: runs trained at the same moment (one per trainer process); ``gpus`` and
-    ``runs_per_gpu``: how those trainers spread over this machine's GPUs."""
+    ``max_running``: runs trained at the same moment (one per worker process); ``gpus`` and
+    ``runs_per_gpu``: how those workers spread over this machine's GPUs."""
     write_json(Path(runs_dir) / QUEUE_FILE, {"max_running": max(1, int(max_running)),
                                              "gpus": max(0, int(gpus)),
                                              "runs_per_gpu": max(1, int(runs_per_gpu))})

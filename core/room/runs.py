@@ -4,7 +4,7 @@ stop, resume, share, sample and delete; and, re-exported for one import, listing
 
 Layout: ``runs_dir/<owner>/<run-name>/`` (``runs_dir`` defaults to ``./runs`` at the repository
 root, or ``$BPE_EXPLORER_RUNS_DIR``).  A run launched here holds its config, corpus and tokenizer
-(so it depends on no file or session it came from), and whatever the trainer writes; the file
+(so it depends on no file or session it came from), and whatever the worker writes; the file
 names are ``core.room.rundir``'s.
 
 Who may do what is decided here, not by which buttons a page shows: every operation takes a
@@ -12,15 +12,15 @@ Who may do what is decided here, not by which buttons a page shows: every operat
 
 Launching never starts a process here: the run is written as ``queued`` and the scheduler
 (``core.room.scheduler``, one process per runs folder, started on demand) gives it turns of a few
-seconds on its trainers, in turn with every other run, fair between owners (``core.room.turns``).
+seconds on its workers, in turn with every other run, fair between owners (``core.room.turns``).
 A launch identical to a run that is finished, queued or training (the same corpus bytes,
 tokenizer, settings and seed: ``core.room.identical``) trains nothing: the launcher gets a *join*,
 their own name for that run, read-only, and a run launched by n attendees counts 1/n against
 each one's cap.  Queue changes (enqueue, join, stop, resume, delete) happen under one lock on the
-runs folder, so two Resume clicks queue one run, and a trainer holds a lock on the run folder
-for its turn, so one trainer trains it.  Stopping a run between turns is immediate; during a
-turn it asks the trainer (``stop.request``), which checkpoints and ends the turn.  A run whose
-trainer died gets its turn again from its last checkpoint; three times in a row, it fails, its
+runs folder, so two Resume clicks queue one run, and a worker holds a lock on the run folder
+for its turn, so one worker trains it.  Stopping a run between turns is immediate; during a
+turn it asks the worker (``stop.request``), which checkpoints and ends the turn.  A run whose
+worker died gets its turn again from its last checkpoint; three times in a row, it fails, its
 last checkpoint stays, and :func:`resume_run` carries on from it.
 """
 
@@ -116,7 +116,7 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
                text: str, tokenizer=None, settings: ServerSettings | None = None,
                room: bool = False) -> RunInfo:
     """Queue ``config`` as ``runs_dir/owner/name``, to train on ``text`` with ``tokenizer`` (its
-    characters when None), and return at once; the scheduler gives it turns on its trainers.
+    characters when None), and return at once; the scheduler gives it turns on its workers.
 
     Identical runs train once (``core.room.identical``): when a run of the same corpus bytes,
     tokenizer, settings and seed is finished, queued or training, ``runs_dir/owner/name``
@@ -174,7 +174,7 @@ def _launched_by(runs_dir: Path, run_dir: Path, owner: str) -> Path | None:
 
 
 def _write_run(run_dir: Path, text: str, tokenizer, config: TrainConfig, identity: str, caps: dict) -> None:
-    """A new run folder, queued: everything the trainers need (under the queue lock)."""
+    """A new run folder, queued: everything the workers need (under the queue lock)."""
     run_dir.mkdir(mode=0o700)
     write_text(run_dir / CORPUS_FILE, text)
     tokenizer.save(run_dir / TOKENIZER_FILE)
@@ -197,7 +197,7 @@ def _join(runs_dir: Path, join_dir: Path, run_dir: Path, owner: str, settings: S
 
 def resume_run(run_dir, viewer: Viewer, settings: ServerSettings | None = None) -> RunInfo:
     """Queue a stopped or killed run to continue from its last checkpoint, in its own folder, to
-    the step it was launched for.  Its metrics go on from the checkpoint's step (the trainer drops
+    the step it was launched for.  Its metrics go on from the checkpoint's step (the worker drops
     what was logged after it).  Checked and queued under the runs folder's lock: of two Resume
     clicks at once, the second finds the run queued and is refused."""
     run_dir = Path(run_dir)
@@ -279,8 +279,8 @@ def _hand_over(runs_dir: Path, run_dir: Path, joins: list[Path]) -> None:
 
 def stop_run(run_dir, viewer: Viewer, timeout: float = 30.0) -> RunInfo:
     """Take a queued run out of the queue, or stop a training one: between turns at once; during
-    a turn, the trainer is asked to checkpoint and end it, and waited for up to ``timeout``
-    seconds (a trainer that does not stop by then is killed: the run stops at its last
+    a turn, the worker is asked to checkpoint and end it, and waited for up to ``timeout``
+    seconds (a worker that does not stop by then is killed: the run stops at its last
     checkpoint)."""
     with locked(Path(run_dir).parent.parent / QUEUE_LOCK):
         info = _managed(run_dir, viewer, "stop")
@@ -300,12 +300,12 @@ def stop_run(run_dir, viewer: Viewer, timeout: float = 30.0) -> RunInfo:
 
 
 def _force_stop(run_dir: Path) -> None:
-    """A trainer that did not end its turn when asked: killed (it trains no other run during
+    """A worker that did not end its turn when asked: killed (it trains no other run during
     this turn), and the run stopped at its last checkpoint."""
     with locked(run_dir.parent.parent / QUEUE_LOCK):
         status = read_status(run_dir)
         if status.get("status") in ACTIVE:
-            if process_alive(status):  # the trainer itself, never a later process given its pid
+            if process_alive(status):  # the worker itself, never a later process given its pid
                 os.kill(status["pid"], signal.SIGKILL)
             write_status(run_dir, RunStatus.STOPPED, queued_at=None, ended=now(), turn=None, pid=None)
         (run_dir / STOP_FILE).unlink(missing_ok=True)
@@ -313,7 +313,7 @@ def _force_stop(run_dir: Path) -> None:
 
 def _stop_process(info: RunInfo, timeout: float) -> RunInfo:
     """Stop a run trained by a process of its own (the command line; an older version's
-    trainer): SIGTERM -> final checkpoint -> status stopped; killed after ``timeout``."""
+    worker): SIGTERM -> final checkpoint -> status stopped; killed after ``timeout``."""
     try:
         os.kill(info.pid, signal.SIGTERM)
     except ProcessLookupError:

@@ -1,7 +1,7 @@
 """How this package starts its background processes: the scheduler of a runs folder and the
 probes, each as ``python -m core.room.<module>`` in the repository, with the repository on
 ``PYTHONPATH`` and absolute paths only, so nothing depends on the working directory of the
-server that started them.  The scheduler's trainers inherit its environment
+server that started them.  The scheduler's workers inherit its environment
 (``core.room.workers``).
 
 Torch-free (the scheduler imports it).  Leaves out what the scheduler and the probes do

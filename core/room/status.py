@@ -1,30 +1,17 @@
 """A run's status: its values (:class:`RunStatus`), how a turn ended (:class:`TurnOutcome`), and
-``status.json``, read and written here alone.
+``status.json`` (:class:`StatusRecord`, its schema), read and written here alone.
 
-``status.json``, in each run folder (``runs_dir/<owner>/<run>/``), one JSON object:
-
-- ``status``: a :class:`RunStatus`.  It moves queued -> running -> finished / stopped / failed,
-  and stopped or failed -> queued on resume; ``starting`` is read from runs of an older version.
-- ``in_turns``: the run trains in turns given by the scheduler (``core.room.turns``), not as a
-  process of its own (``python -m core.train``).
-- ``queued_at``: when it was queued (``time.time()``), the queue's order; None once it ended.
-- ``turn``: the turn a worker has now, ``{"id", "scheduler", ...}``; None between turns.
-- ``pid``, ``pid_start``, ``host``, ``gpu``: the process training it (its start time tells a
-  reused pid apart; ``host`` where a Dask worker runs elsewhere), its GPU.
-- ``started``, ``ended``: time stamps (``core.room.rundir.now``); ``error``: why it failed.
-- ``step``: the last step trained; ``max_steps``: where it ends.
-- ``turns``, ``turn_s``, ``last_turn``, ``last_turn_id``: turns had, their seconds, when the last
-  one ended and its id (a worker carries a run on from memory only after its own turn).
-- ``lost_turns``: turns in a row whose worker died (``core.room.turns.MAX_LOST_TURNS`` fails it).
-
-:func:`write_status` is the only writer: it sets ``status`` and the fields given, keeping the
-others.  The values are a ``StrEnum``, so they compare equal to the strings in the file.
+``status`` moves queued -> running -> finished / stopped / failed, and stopped or failed -> queued
+on resume.  :func:`write_status` is the only writer: it sets ``status`` and the fields given,
+keeping the others, and refuses a field the schema does not name.  The values are a ``StrEnum``,
+so they compare equal to the strings in the file.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import TypedDict
 
 from ..atomic import write_json
 from .rundir import read_json
@@ -34,7 +21,7 @@ STATUS_FILE = "status.json"
 
 class RunStatus(StrEnum):
     QUEUED = "queued"
-    STARTING = "starting"   # runs of an older version only
+    STARTING = "starting"   # read from runs of an older version only
     RUNNING = "running"
     FINISHED = "finished"
     STOPPED = "stopped"
@@ -58,14 +45,42 @@ class TurnOutcome(StrEnum):
     REVOKED = "revoked"     # the turn was no longer this worker's
 
 
-def read_status(run_dir) -> dict:
+class StatusRecord(TypedDict, total=False):
+    """``status.json``, one JSON object in each run folder (``runs_dir/<owner>/<run>/``)."""
+    status: RunStatus
+    in_turns: bool            # trained in turns (core.room.turns), not by python -m core.train
+    queued_at: float | None   # time.time() when queued: the queue's order; None once it ended
+    turn: dict | None         # the turn a worker has now: {"id", "scheduler", ...}; None between turns
+    pid: int | None           # the process training it,
+    pid_start: int | None     # its start time (tells a reused pid apart),
+    host: str | None          # its machine (a Dask worker elsewhere),
+    gpu: int | None           # its GPU
+    started: str | None       # time stamps (core.room.rundir.now)
+    ended: str | None
+    error: str | None         # why it failed
+    step: int                 # the last step trained
+    max_steps: int            # where it ends
+    turns: int                # turns it has had,
+    turn_s: float             # their seconds,
+    last_turn: float          # when the last one ended (time.time()),
+    last_turn_id: str | None  # and its id: a worker carries a run on from memory only after its own
+    lost_turns: int           # turns in a row whose worker died (turns.MAX_LOST_TURNS fails the run)
+
+
+FIELDS = frozenset(StatusRecord.__annotations__)
+
+
+def read_status(run_dir) -> StatusRecord:
     """``status.json``'s fields (``{}`` when there is none yet)."""
     return read_json(Path(run_dir) / STATUS_FILE)
 
 
-def write_status(run_dir, status: RunStatus, *, fresh: bool = False, **fields) -> dict:
+def write_status(run_dir, status: RunStatus, *, fresh: bool = False, **fields) -> StatusRecord:
     """Set the run's ``status`` and ``fields``, keeping the others already there (none when
-    ``fresh``: a trainer starting over).  Returns the record written."""
+    ``fresh``: a worker starting over).  Returns the record written."""
+    unknown = set(fields) - FIELDS
+    if unknown:
+        raise TypeError(f"status.json has no field {', '.join(sorted(unknown))} (StatusRecord)")
     record = {**({} if fresh else read_status(run_dir)), **fields, "status": RunStatus(status).value}
     write_json(Path(run_dir) / STATUS_FILE, record)
     return record

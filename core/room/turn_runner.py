@@ -1,16 +1,16 @@
-"""A run's turn, in a trainer process: :func:`run_turn` trains a run launched from the page for a
+"""A run's turn, in a worker process: :func:`run_turn` trains a run launched from the page for a
 few seconds with ``core.gpt.loop.Training`` and checkpoints it, so that its next turn can be in
-any trainer.  The scheduler's trainers call it (``core.room.workers`` on this machine,
+any worker.  The scheduler's workers call it (``core.room.workers`` on this machine,
 ``core.room.dask_workers`` on a Dask cluster).
 
 From Launch to a training step: ``app_pages/train_gpt.py`` (the button) ->
 ``core.room.runs.launch_run`` (the run folder, queued) -> ``core.room.scheduler`` (a turn on a free
-trainer, ``core.room.turns``) -> :func:`run_turn` -> ``core.gpt.loop.Training.advance`` ->
+worker, ``core.room.turns``) -> :func:`run_turn` -> ``core.gpt.loop.Training.advance`` ->
 ``core.gpt.step``.
 
 Everything a run needs is in its folder, written at launch: the config (``train_config.json``,
 read straight into a ``TrainConfig``), the corpus and the tokenizer; so a run depends neither on
-the session that launched it nor on the process that trained its last turn.  A trainer keeps the
+the session that launched it nor on the process that trained its last turn.  A worker keeps the
 runs it trained in memory (``HELD_BYTES`` at most, corpora included, the least recently trained
 dropped first): when a run's next turn comes back to the same process and the run's status says
 that the last turn it finished was this process's (nobody trained it since, no turn was lost), it
@@ -41,8 +41,8 @@ from .rundir import (CHECKPOINT_FILE, CORPUS_FILE, STOP_FILE, TOKENIZER_FILE, TR
 from .status import TurnOutcome
 from .turns import claim_turn
 
-HELD_BYTES = 1 << 30       # runs one trainer keeps between turns: models, optimizer states, corpora
-HELD_DATA = 64             # encoded corpora one trainer keeps
+HELD_BYTES = 1 << 30       # runs one worker keeps between turns: models, optimizer states, corpora
+HELD_DATA = 64             # encoded corpora one worker keeps
 HELD_DATA_BYTES = 1 << 30  # and their bytes (a 64 MB corpus of characters is 512 MB of int64 ids)
 
 

@@ -1,10 +1,10 @@
-"""Runs take turns on the trainers: which run trains next, fair between owners, and what a turn
+"""Runs take turns on the workers: which run trains next, fair between owners, and what a turn
 given, finished or lost does to the run's status.
 
 Every run launched from the page trains in turns of ``TURN_S`` seconds (``core.room.limits``) on
-one of the scheduler's trainers (``core.room.scheduler``), and is checkpointed at the end of each
-(``core.room.turn_runner``), so its next turn can be anywhere: the same trainer, which still holds it
-in memory, another trainer process, another machine.  A room of 30 therefore sees every curve
+one of the scheduler's workers (``core.room.scheduler``), and is checkpointed at the end of each
+(``core.room.turn_runner``), so its next turn can be anywhere: the same worker, which still holds it
+in memory, another worker process, another machine.  A room of 30 therefore sees every curve
 move within seconds, instead of a queue of whole runs.
 
 Fair between owners: each owner is charged the seconds their runs trained (``.turns.json`` in
@@ -16,15 +16,10 @@ least; an owner who had nothing training starts level with the least-charged own
 others' training).  Among equals, a run that has had no turn yet goes first, then the one whose
 last turn ended longest ago, then the one queued first.
 
-In ``status.json``, while it is running: ``turn`` (``{"id", "scheduler", "scheduler_start",
-"host"}``, none between turns), ``pid``, ``pid_start`` (``registry.process_start``: a pid given
-again after a restart is not taken for the trainer), ``host`` and ``gpu`` of the trainer that has
-it (written by it), ``turns`` and
-``turn_s`` (turns finished, their seconds), ``last_turn`` (when the last ended), ``last_turn_id``
-(the turn whose trainer holds the run as it stands: none after a lost turn, whose trainer may
-have written part of a turn), and ``lost_turns``: turns in a row whose
-trainer died; a run whose trainer dies ``MAX_LOST_TURNS`` times in a row (it takes its trainer
-down: out of memory) fails, and resumes by hand.  Each function here holds the runs folder's
+A turn's fields in ``status.json`` (``turn``, ``pid``, ``turns``, ``last_turn_id``, ``lost_turns``,
+...) are ``core.room.status.StatusRecord``'s.  ``last_turn_id`` is none after a lost turn, whose
+worker may have written part of it; a run whose worker dies ``MAX_LOST_TURNS`` times in a row (it
+takes its worker down: out of memory) fails, and resumes by hand.  Each function here holds the runs folder's
 queue lock while it reads and writes, the lock Launch, Stop, Resume and Delete take.  Torch-free.
 """
 
@@ -50,14 +45,14 @@ MAX_LOST_TURNS = 3
 
 @dataclass(frozen=True)
 class Turn:
-    """A turn given to a trainer: the run, and the id its status holds while the turn lasts."""
+    """A turn given to a worker: the run, and the id its status holds while the turn lasts."""
 
     run_dir: Path
     id: str
 
 
 def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | None:
-    """Give the next turn (see the module docstring) to scheduler ``scheduler``'s free trainer:
+    """Give the next turn (see the module docstring) to scheduler ``scheduler``'s free worker:
     marks the run as having it and returns it; None when no run waits for a turn.  Runs in
     ``busy`` are left out."""
     runs_dir = Path(runs_dir)
@@ -70,7 +65,7 @@ def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | N
         charged = _charges(runs_dir, found, statuses)
         floor = min(charged.values(), default=0.0)
         for run, who in found.items():  # a turn under way counts as charged already, so that free
-            if statuses[run].get("turn"):  # trainers go to other owners
+            if statuses[run].get("turn"):  # workers go to other owners
                 payers = who or [ROOM_OWNER]
                 for owner in payers:
                     charged[owner] = max(charged.get(owner, floor), floor) + TURN_S / len(payers)
@@ -118,10 +113,10 @@ def _charge(runs_dir: Path, run_dir: Path, seconds: float) -> None:
 
 
 def claim_turn(run_dir, turn_id: str, pid: int, host: str, gpu: str | None = None) -> dict | None:
-    """In the trainer, as its turn begins: the run's status, with this process recorded as the
+    """In the worker, as its turn begins: the run's status, with this process recorded as the
     one training it (its host, and its GPU when it has one of its own; ``started`` on a first
-    turn); None when the turn is no longer this trainer's (the run was stopped, or its turn
-    given again after a trainer was thought gone)."""
+    turn); None when the turn is no longer this worker's (the run was stopped, or its turn
+    given again after a worker was thought gone)."""
     run_dir = Path(run_dir)
     with locked(run_dir.parent.parent / QUEUE_LOCK):
         status = read_status(run_dir)
@@ -132,8 +127,8 @@ def claim_turn(run_dir, turn_id: str, pid: int, host: str, gpu: str | None = Non
 
 
 def end_turn(runs_dir, turn: Turn, outcome: dict) -> None:
-    """Record a turn its trainer finished (``core.room.turn_runner.run_turn``'s ``outcome``): the run
-    trains on (``paused``), or ended (``finished``, ``stopped``, ``failed``); a turn the trainer
+    """Record a turn its worker finished (``core.room.turn_runner.run_turn``'s ``outcome``): the run
+    trains on (``paused``), or ended (``finished``, ``stopped``, ``failed``); a turn the worker
     could not take (``busy``: another process trains the folder; ``revoked``) changes nothing."""
     runs_dir = Path(runs_dir)
     with locked(runs_dir / QUEUE_LOCK):
@@ -149,7 +144,7 @@ def end_turn(runs_dir, turn: Turn, outcome: dict) -> None:
         _charge(runs_dir, turn.run_dir, seconds)
         stop_file = turn.run_dir / STOP_FILE
         if kind == TurnOutcome.PAUSED and stop_file.exists():
-            kind = TurnOutcome.STOPPED  # asked after the trainer last looked: the checkpoint is there
+            kind = TurnOutcome.STOPPED  # asked after the worker last looked: the checkpoint is there
         fields = dict(turn=None, pid=None, host=None, gpu=None, last_turn_id=turn.id,
                       turns=int(status.get("turns") or 0) + 1,
                       turn_s=float(status.get("turn_s") or 0.0) + seconds, last_turn=time.time(),
@@ -164,7 +159,7 @@ def end_turn(runs_dir, turn: Turn, outcome: dict) -> None:
 
 
 def lose_turn(runs_dir, turn: Turn, reason: str) -> None:
-    """The trainer of ``turn`` died during it: the run gets a turn again (from its last
+    """The worker of ``turn`` died during it: the run gets a turn again (from its last
     checkpoint, so no step is lost and none logged twice), unless that happened
     ``MAX_LOST_TURNS`` times in a row: then it fails, resumable by hand."""
     runs_dir = Path(runs_dir)
@@ -189,9 +184,9 @@ def _lose(run_dir: Path, status: dict, reason: str) -> None:
 
 
 def reclaim_turns(runs_dir, scheduler: int, in_flight: Collection[str]) -> None:
-    """Give again the turns whose trainer is gone: turns of scheduler ``scheduler`` (this one)
+    """Give again the turns whose worker is gone: turns of scheduler ``scheduler`` (this one)
     that it no longer waits on, and turns of a scheduler that died (the machine or the server
-    restarted) whose trainer, when it ran here, has ended too."""
+    restarted) whose worker, when it ran here, has ended too."""
     runs_dir = Path(runs_dir)
     with locked(runs_dir / QUEUE_LOCK):
         for run in launchers(runs_dir):
@@ -204,6 +199,6 @@ def reclaim_turns(runs_dir, scheduler: int, in_flight: Collection[str]) -> None:
             giver = {"pid": turn.get("scheduler"), "pid_start": turn.get("scheduler_start"),
                      "host": turn.get("host")}
             giver_alive = not ours and (turn.get("host") != host or process_alive(giver))
-            trainer_alive = status.get("pid") is not None and process_alive(status)
-            if not giver_alive and not trainer_alive:
-                _lose(run, status, "its scheduler or trainer is gone")
+            worker_alive = status.get("pid") is not None and process_alive(status)
+            if not giver_alive and not worker_alive:
+                _lose(run, status, "its scheduler or worker is gone")

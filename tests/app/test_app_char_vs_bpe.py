@@ -32,9 +32,9 @@ def test_counts_equal_core():
     assert m["Char tokens (test text)"] == str(len(char.encode(test)))
     assert m["BPE tokens (test text, 10 merges)"] == str(len(tok.encode(test)))
     assert m["BPE: chars per token (corpus)"] == f"{len(SENNRICH) / tok.trace[-1].length_after:.2f}"
-    table = at.dataframe[0].value
-    assert list(table["corpus tokens"]) == [len(SENNRICH), tok.trace[-1].length_after]
-    assert list(table["vocabulary"]) == [char.vocab_size, tok.vocab_size]
+    table = at.dataframe[0].value  # a measure a row, a tokenizer a column
+    assert list(table.loc["corpus tokens"]) == [f"{len(SENNRICH):,}", f"{tok.trace[-1].length_after:,}"]
+    assert list(table.loc["vocabulary"]) == [str(char.vocab_size), str(tok.vocab_size)]
 
 
 def test_unseen_characters_are_named():

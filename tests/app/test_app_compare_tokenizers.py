@@ -31,11 +31,13 @@ def available() -> list[str]:
 
 
 def page(text: str | None = None) -> AppTest:
-    return open_page("compare_tokenizers", "tokenizers_text_multilingual and emoji", text, timeout=120)
+    return open_page("compare_tokenizers", "tokenizers_text", text, timeout=120)
 
 
 def token_counts(at: AppTest) -> list[str]:
-    return [m.value for m in at.main.get("metric") if m.label == "Tokens"]
+    """Each panel's token count, from its line of figures ("**408** tokens · ...")."""
+    return [m.group(1).replace(",", "") for m in
+            (re.match(r"\*\*([\d,]+)\*\* tokens · ", md.value) for md in at.main.markdown) if m]
 
 
 def html_of(at: AppTest) -> str:
@@ -47,8 +49,8 @@ def chart_rows(at: AppTest) -> list[dict]:
 
     chart = at.main.get("vega_lite_chart")[0]
     spec = json.loads(chart.proto.spec)
-    assert spec["encoding"]["x"]["field"] == "tokenizer"
-    assert spec["encoding"]["xOffset"]["field"] == "script"
+    assert spec["encoding"]["y"]["field"] == "tokenizer"
+    assert spec["encoding"]["yOffset"]["field"] == "script"
     table = pa.ipc.open_stream(chart.proto.datasets[0].data.data).read_all()
     return table.to_pylist()
 

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.lessons import ProgressStore, compute_answer, explanation, load_path
 from tests.conftest import shared_path
-from tests.lessons.room_fixtures import finished_room_runs
+from tests.lessons.room_fixtures import finished_room_runs, finished_sweep_runs
 from ui.plumbing.render import md_safe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,6 +104,7 @@ def test_a_wrong_prediction_gets_a_hint_and_the_answer_on_request(runs_dir):
 def test_the_whole_path_walked_then_kept_for_the_owner(runs_dir):
     shared_path("corpora", "tinyshakespeare.txt")  # station 4's corpus
     finished_room_runs(runs_dir)  # station 7's two runs, as the room trained them
+    finished_sweep_runs(runs_dir)  # station 8's three
     at = open_start()
     path = load_path()
     for station in path.stations:

@@ -66,7 +66,7 @@ def test_path_loading_is_off_by_default():
 def test_a_broken_server_setting_is_named_and_the_defaults_hold(server_env):
     server_env.setenv("BPE_EXPLORER_MAX_CORPUS_BYTES", "lots")
     at = app()
-    assert any("MAX\\_CORPUS\\_BYTES" in e.value and "not a number" in e.value for e in at.sidebar.error)
+    assert any("MAX\\_CORPUS\\_BYTES" in e.value and "not a number" in e.value for e in at.sidebar.warning)
     assert path_box(at) == []
 
 

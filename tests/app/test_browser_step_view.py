@@ -148,3 +148,26 @@ def test_play_and_pause_send_nothing_and_a_reload_opens_at_the_step_shown(browse
     pg.wait_for_function(f"new URL(location.href).searchParams.get('step') === '{k}'", timeout=30_000)
     pg.reload()
     assert shown(pg, k, n) == expected(tok, text, k)
+
+
+def test_the_caption_says_why_a_pair_occurs_more_often_than_it_merges(browser):
+    """'a' + 'a' occurs 7 times in "aaa aaa aaaa", counted with overlaps, and merges 4 times: the
+    caption under the sentence says both, and why."""
+    from playwright.sync_api import expect
+
+    from test_browser import paste_corpus
+
+    text = "aaa aaa aaaa"
+    tok = BPETokenizer.from_text(text, 1, variant="char")
+    step = tok.trace[0]
+    merged = tok.initial_length - step.length_after
+    assert (step.count, merged) == (7, 4)
+    pg = open_learn(browser, "variant=char&merges=1", [])
+    paste_corpus(pg, text)
+    caption = pg.locator(".bpe-step .bpe-caption")
+    expect(caption).to_contain_text("4 occurrence(s) in the text below are highlighted", timeout=60_000)
+    expect(caption).to_contain_text(
+        "The pair occurs 7 times in the corpus counting overlapping occurrences, but only 4 of them do not "
+        "overlap, and only those merge: in 'a' 'a' 'a' the pair occurs twice, but once the first two merge "
+        "the third stands alone.")
+    assert pg.locator(".bpe-step").get_attribute("data-hits").count(",") == merged - 1

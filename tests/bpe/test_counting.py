@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.bpe import BPETrainer, count_chunks
-from core.bpe import _count_kernels, counting
+from core.bpe import counting
+from core.bpe.kernels import count as count_kernels
 from core.bpe.errors import ArgumentError
 from core.bpe.variants import variant_rules
 from tests.conftest import need_module
@@ -82,7 +83,7 @@ def test_what_cannot_be_cut_is_counted_serially(pattern, specials):
 def test_the_kernels_readable_reference_is_the_kernel_uncompiled():
     data = np.frombuffer("It's 2024: le café   coûte 3€.\n\tOK ok ok!\x0c".encode() * 3, np.uint8)
     for limit in (0, 5, 40, 1000):
-        assert _count_kernels.cut_near(data, limit) == _count_kernels.cut_near.py_func(data, limit)
+        assert count_kernels.cut_near(data, limit) == count_kernels.cut_near.py_func(data, limit)
 
 
 def test_bad_corpora_and_counts_are_refused_with_a_message(tmp_path):

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.bpe import BPETokenizer, GPT2FileError, _encode_kernels, pretrained
+from core.bpe import BPETokenizer, GPT2FileError, pretrained
+from core.bpe.kernels import encode as encode_kernels
 from core.bpe.ranks import pair_table, recover_merges
 from tests.conftest import missing, need_module, shared_path
 
@@ -163,9 +164,9 @@ def test_rank_kernel_equals_its_uncompiled_source():
     seq = rng.choice([97, 98, 99], size=400).astype(np.int32)
     starts = np.array([0, 3, 50, 51, 51, 400], dtype=np.int64)
     limits = np.array([2**62, 259, 2**62, 2**62, 2**62], dtype=np.int64)
-    pairs = _encode_kernels.build_pairs(keys, merged)
-    compiled = _encode_kernels.apply_ranks(seq, starts, pairs, limits)
-    uncompiled = _encode_kernels.apply_ranks.py_func(seq, starts, pairs, limits)
+    pairs = encode_kernels.build_pairs(keys, merged)
+    compiled = encode_kernels.apply_ranks(seq, starts, pairs, limits)
+    uncompiled = encode_kernels.apply_ranks.py_func(seq, starts, pairs, limits)
     assert all(np.array_equal(a, b) for a, b in zip(compiled, uncompiled))
     merges = recover_merges(token_bytes, list(range(256)), (keys, merged))
     assert [m for m in merges if m[2] == 258] == [(256, 99, 258)]  # 'abc' = 'ab' + 'c', by rank

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from core.bpe import count_chunks
 from core.bpe.pretokenize import GPT2_PATTERN, GPT4_PATTERN, O200K_PATTERN
-from core.bpe.split import known_patterns, piece_table, scanners
+from core.bpe.kernels import piece_table, scanners
+from core.bpe.split import known_patterns
 from core.bpe.split.char_classes import LETTER, NUMBER, SPACE, class_table
 from tests.conftest import shared_path
 

@@ -176,3 +176,13 @@ def test_core_imports_no_streamlit():
             "print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("variant", ["char", "word", "byte"])
+def test_merge_ids_and_merge_texts_have_one_type_for_every_variant(variant):
+    tok = BPETokenizer.from_text(TEXT, 8, variant=variant)
+    assert len(tok.merge_ids) == len(tok.merge_texts) == len(tok.merges) == 8
+    for (a, b), (left, right) in zip(tok.merge_ids, tok.merge_texts):
+        assert isinstance(a, int) and isinstance(b, int)
+        assert (left, right) == (tok.token_str(a), tok.token_str(b))
+    assert tok.merges == (tok.merge_ids if variant == "byte" else tok.merge_texts)

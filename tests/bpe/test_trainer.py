@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from core import BPETokenizer, BPETrainer
 from core.bpe import _educational as oracle
-from core.bpe import _train_kernels as kernels
+from core.bpe.kernels import train as kernels
 from core.bpe.pretokenize import byte_chunks, resolve_pattern, word_counts
 
 
@@ -145,7 +145,8 @@ def test_generator_can_stop_and_resume_with_progress():
 @pytest.mark.parametrize("weighted", [False, True])
 def test_compiled_kernels_equal_their_uncompiled_source(weighted):
     """numba's compiled training loop against the same source run as plain Python (``py_func``),
-    merge by merge: the pairs, counts, competitors, the sequence and the position lists."""
+    merge by merge: the pairs, counts, competitors, the sequence, the position lists and where
+    each pair first occurs."""
     rng = np.random.default_rng(0)
     seq = rng.integers(0, 4, size=300).astype(np.int32)
     seq[rng.integers(0, 300, size=20)] = kernels.SEPARATOR
@@ -156,13 +157,13 @@ def test_compiled_kernels_equal_their_uncompiled_source(weighted):
         k = {name: getattr(kernels, name) if compiled else getattr(kernels, name).py_func
              for name in ("count_pairs", "build_heap", "list_positions", "train_steps")}
         s = seq.copy()
-        keys, counts, used = k["count_pairs"](s, weights)
-        heap = k["build_heap"](keys, counts, 16)
-        pool, lo, hi = k["list_positions"](s, 40)
+        table = k["count_pairs"](s, weights)
+        heap = k["build_heap"](*table[:3])
+        positions = k["list_positions"](s, 40)
         out, top = np.zeros((30, 5), dtype=np.int64), np.zeros((30, 2, 5), dtype=np.int64)
-        done, table, heap = k["train_steps"](s, weights, pool, lo, hi, (keys, counts, used), heap,
-                                             4, 30, 5, out, top)
-        results.append((done, out.tolist(), top.tolist(), s.tolist(), pool.tolist(), lo.tolist(),
-                        hi.tolist(), table[2]))
+        done, table, heap = k["train_steps"](s, weights, positions, table, heap, 4, 30, 5, out, top)
+        live = table[0] != -1
+        results.append((done, out.tolist(), top.tolist(), s.tolist(), [a.tolist() for a in positions],
+                        dict(zip(table[0][live].tolist(), table[2][live].tolist())), table[3]))
     assert results[0] == results[1]
     assert results[0][0] > 10

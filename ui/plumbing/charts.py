@@ -26,6 +26,10 @@ from ui.views.token_view import tokenizer_scope
 
 STATUS = ["winner", "tie (lost on order)", "other"]
 STATUS_COLOURS = ["#ca8a04", "#f97316", "#93c5fd"]
+# each status told apart without colour too: a word on the bar and an outline (dark text on every fill)
+STATUS_MARKS = ["▲ merged", "= tie", ""]
+STATUS_DASHES = [[1, 0], [4, 2], [1, 0]]
+BAR_TEXT = "#111827"
 MAX_CURVE_POINTS = 1000  # a longer curve is thinned evenly: the browser draws it at every step
 CURVES = {"vocabulary size": "#6d4aff", "corpus tokens": "#0891b2"}
 # as wide as the page gives, axis labels included, laid out again when a step brings longer labels
@@ -48,16 +52,26 @@ def pair_rows(tok: BPETokenizer, k: int, name=None) -> list[dict]:
 
 @functools.cache
 def pairs_spec() -> dict:
-    """Bars of the ``pairs`` rows, longest first, one 24-pixel band a pair."""
-    bars = alt.Chart(alt.Data(name="pairs")).mark_bar().encode(
+    """Bars of the ``pairs`` rows, longest first, one 24-pixel band a pair; the winner and its ties
+    say so on their bars ("▲ merged", "= tie": the colours alone are lost to colour blindness)."""
+    # a left-to-right mark each side of " + ": a pair of right-to-left tokens is not turned around
+    label = "replace(datum.label, ' + ', '\u200e + \u200e')"
+    y = alt.Y("pair:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"),
+              title=None, axis=alt.Axis(labelOverlap=False, labelLimit=220, labelFontSize=12,
+                                        labelFont="monospace", labelExpr=label))
+    base = alt.Chart(alt.Data(name="pairs")).encode(y=y)
+    bars = base.mark_bar(stroke=BAR_TEXT, strokeWidth=1).encode(
         x=alt.X("count:Q", title="occurrences in the corpus", axis=alt.Axis(tickMinStep=1)),
-        y=alt.Y("pair:N", sort=alt.EncodingSortField(field="rank", op="min", order="ascending"),
-                title=None, axis=alt.Axis(labelOverlap=False, labelLimit=220, labelFontSize=12,
-                                          labelFont="monospace")),
         color=alt.Color("status:N", scale=alt.Scale(domain=STATUS, range=STATUS_COLOURS),
                         legend=alt.Legend(orient="bottom", title=None)),
+        strokeDash=alt.StrokeDash("status:N", scale=alt.Scale(domain=STATUS, range=STATUS_DASHES),
+                                  legend=None),
         tooltip=["pair:N", "count:Q", "status:N"])
-    return bars.properties(width="container", height=alt.Step(24), autosize=FIT_WIDTH).to_dict()
+    marks = " : ".join(f"datum.status == '{s}' ? '{m}'" for s, m in zip(STATUS, STATUS_MARKS)) + " : ''"
+    words = base.mark_text(align="left", dx=4, fontSize=12, fontWeight="bold", color=BAR_TEXT).encode(
+        x=alt.datum(0), text="mark:N").transform_calculate(mark=marks)
+    chart = alt.layer(bars, words)
+    return chart.properties(width="container", height=alt.Step(24), autosize=FIT_WIDTH).to_dict()
 
 
 def thin(points: list, limit: int) -> list:

@@ -17,6 +17,7 @@ from ui.plumbing.corpus_sidebar import require_corpus
 from ui.plumbing.render import show_error
 
 MAX_MERGES = state.MAX_MERGES
+MARKER_CHARS = 10  # the longest end-of-word marker (the URL's is cut the same)
 VARIANT_HELP = {
     "char": "Characters of the whole text; merges may cross spaces.",
     "word": "Words split on whitespace, each ending with a marker; merges stay inside a word.",
@@ -24,14 +25,16 @@ VARIANT_HELP = {
 }
 
 
-def _keep_setting(name: str) -> dict:
-    """A settings widget's keyword arguments: kept across pages; a change sends Learn BPE back to
-    its first step."""
-    return state.keep(name, on_change=state.reset_learn_step)
+def _keep_setting(name: str, max_chars: int | None = None) -> dict:
+    """A settings widget's keyword arguments: kept across pages (cut to ``max_chars``); a change
+    sends Learn BPE back to its first step."""
+    return state.keep(name, on_change=state.reset_learn_step, max_chars=max_chars)
 
 
 def _marker_input() -> None:
-    st.text_input("End-of-word marker", **_keep_setting("end_of_word"), max_chars=10)
+    # cut here, not by max_chars: Streamlit's counter counts UTF-16 units (an emoji twice)
+    st.text_input("End-of-word marker", **_keep_setting("end_of_word", MARKER_CHARS),
+                  help=f"Up to {MARKER_CHARS} characters.")
 
 
 def _pattern_inputs() -> None:
@@ -153,7 +156,7 @@ def _url_value(name: str, value: str):
         return value if value in state.PATTERNS else None
     if name == "start":
         return value if value in STARTS else None
-    return value[:10] if name == "end_of_word" else value
+    return value[:MARKER_CHARS] if name == "end_of_word" else value
 
 
 def restore_settings(params: dict) -> None:

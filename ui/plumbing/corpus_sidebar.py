@@ -245,9 +245,10 @@ def corpus_sidebar() -> None:
         st.selectbox("Sample corpus", names, format_func=samples.label, key=CORPUS_SAMPLE,
                      on_change=_on_sample, placeholder="Pick a sample…",
                      help="Choosing a sample replaces the corpus.")
+        # no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice), not characters;
+        # the size is checked in UTF-8 bytes when the text is used, and the summary counts characters
         st.text_area("Or paste your own text", key=CORPUS_PASTE, height=150, on_change=_on_paste,
-                     max_chars=limits.max_corpus_bytes,
-                     help="Press Ctrl+Enter (or click outside the box) to use it.")
+                     help=f"Press Ctrl+Enter (or click outside the box) to use it. Up to {megabytes} MB.")
         st.file_uploader(f"Or upload a UTF-8 .txt file (up to {megabytes} MB)", type=["txt"],
                          key=_upload_key(), on_change=_on_upload, max_upload_size=megabytes)
         with st.expander("More corpora"):

@@ -14,7 +14,7 @@ import streamlit as st
 
 from ui.serving import memory, serve
 
-from ui.plumbing import heavy_jobs, state
+from ui.plumbing import heavy_jobs, state, theme
 from ui.plumbing.controls import restore_settings, sync_settings_url
 from ui.plumbing.corpus_sidebar import corpus_sidebar, restore_corpus, start_trainable
 from ui.plumbing.identity import owner_id
@@ -24,11 +24,13 @@ def run_app() -> None:
     """Set up the page, the navigation and the corpus sidebar, then run the page the URL names."""
     memory.start()  # once per process: the malloc arena cap, the housekeeper (``ui.serving.memory``)
     st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")
+    theme.apply()  # contrast where Streamlit's theme falls short (``ui.plumbing.theme``)
     page = st.navigation([
         st.Page("app_pages/start_here.py", title="Start here", icon="🧭", default=True),
         st.Page("app_pages/learn_bpe.py", title="Learn BPE", icon="🎞️"),
         st.Page("app_pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
         st.Page("app_pages/compare_tokenizers.py", title="Compare tokenizers", icon="🔍"),
+        st.Page("app_pages/insights.py", title="Tokenizer questions", icon="❓"),
         st.Page("app_pages/train_gpt.py", title="Train a GPT", icon="🧠"),
     ])
     owner_id()  # keeps ?u= in the URL on every page, so a reload anywhere keeps the same owner

@@ -2,9 +2,16 @@
 through ``html.escape`` before it reaches ``st.html``; nothing here interprets text as Markdown.
 
 Token boundaries are alternating pastel backgrounds with a thin outline; the pair being merged is
-bright yellow with a dark outline; hovering a token shows its id and bytes (``title``).  Invisible
-characters are drawn faintly as symbols (``core.bpe.display``: ␣ ↵ ⇥), with a one-line legend;
-byte tokens that split a character sit under that character inside one purple outline.
+bright yellow, bold, underlined and inside a thick dark outline (told apart without colour too);
+hovering a token shows its id and bytes (``title``).  Invisible characters are drawn as grey
+symbols (``core.bpe.display``: ␣ ↵ ⇥), with a one-line legend; byte tokens that split a character
+sit under that character inside one purple outline.
+
+Readable in either theme and in any script: the text box takes the page's own background and text
+colour (a token box carries its own light fill and dark text, every colour at least 4.5:1 against
+what it sits on); it scrolls from the keyboard (``tabindex``, a label); its direction is
+left-to-right and each token and gap is isolated from the bidirectional algorithm, so tokens of a
+right-to-left script stay in the order of the encoding, left to right.
 """
 
 from __future__ import annotations
@@ -17,20 +24,27 @@ from core import BPETokenizer, Token
 from core.bpe.display import LEGEND, hex_bytes, is_invisible, quoted, split_characters, visible_parts
 
 PALETTE = ("#dbeafe", "#fce7f3", "#dcfce7", "#fef3c7", "#ede9fe", "#ffedd5")
-BOX = ("display:inline-block;white-space:pre;border:1px solid rgba(0,0,0,.18);border-radius:3px;"
-       "margin:1px 0;padding:0 1px;line-height:1.5;")
+INK = "#111827"  # text on a token's light fill, in either theme
+BOX = ("display:inline-block;white-space:pre;border:1px solid rgba(0,0,0,.3);border-radius:3px;"
+       f"margin:1px 0;padding:0 1px;line-height:1.5;color:{INK};unicode-bidi:isolate;")
 CONTAINER = ("font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:15px;"
              "line-height:1.9;white-space:normal;word-break:break-all;max-height:{h}px;overflow-y:auto;"
-             "padding:8px;border:1px solid #e5e7eb;border-radius:6px;background:#fff;color:#111827;")
-HIT = "background:#facc15;border:2px solid #92400e;font-weight:600;"
-FAINT = "opacity:.45;font-weight:400;"
+             "padding:8px;border:1px solid rgba(128,128,128,.45);border-radius:6px;"
+             "direction:ltr;unicode-bidi:isolate;text-align:left;")
+HIT = "background:#facc15;border:2px solid #78350f;font-weight:700;text-decoration:underline 2px;"
+FAINT = "color:#4b5563;font-weight:400;"
 GROUP = ("display:inline-flex;flex-direction:column;align-items:center;vertical-align:bottom;"
-         "border:1.5px solid #7c3aed;border-radius:5px;margin:1px 1px;padding:0 1px;")
-HIT_PAIR = "display:inline-block;border-radius:4px;outline:2px solid #92400e;"
+         "border:1.5px solid #7c3aed;border-radius:5px;margin:1px 1px;padding:0 1px;"
+         f"background:#f5f3ff;color:{INK};unicode-bidi:isolate;")
+HIT_PAIR = "display:inline-block;border-radius:4px;outline:3px solid #78350f;outline-offset:1px;"
 GLYPH = "line-height:1.35;padding:0 2px"
 IN_GROUP = "font-size:10px;line-height:1.3;color:#6b21a8;"
 PARTIAL = "color:#9a3412;font-style:italic;"
-LEGEND_STYLE = "color:#6b7280;font-size:12px;margin-top:4px"
+GAP = "unicode-bidi:isolate;"
+LEGEND_STYLE = "font-size:12px;margin-top:4px;opacity:.8"
+MUTED = "color:#374151"  # ids, bytes and the end-of-word mark on a token's fill
+TEXT_LABEL = "The text split into tokens"
+NEWLINE = "\n"
 GROUP_LEGEND = ("A purple outline joins byte tokens that spell one character (shown above them); "
                 "hover it for the bytes.")
 
@@ -75,12 +89,14 @@ def token_title(tok: BPETokenizer, token_id: int) -> str:
 
 
 def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], hits=(),
-                     show_ids: bool = False, height: int = 420, view: str | None = None) -> str:
+                     show_ids: bool = False, height: int = 420, view: str | None = None,
+                     label: str = TEXT_LABEL) -> str:
     """The text as outlined, coloured token spans.  ``hits`` are indices ``i`` where tokens
     ``i, i + 1`` are a pair about to merge (``core.bpe.explain.occurrence_indices``): both are drawn
     bright yellow inside one dark outline.  Byte tokens that split a character are drawn under
     that character, inside one purple outline.  Text between tokens (spaces in the word variant)
-    is shown plain.  ``view`` names the text for clicks (``ui.views.token_view``)."""
+    is shown plain.  ``view`` names the text for clicks (``ui.views.token_view``); ``label`` names
+    the box for a screen reader."""
     hits = set(hits)
     runs = _character_runs(tok, tokens)
     single = {first for first, stop in runs if stop - first == 1}
@@ -103,8 +119,9 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], hits=(),
         pos = max(pos, tokens[stop - 1].end)
     if pos < len(text):
         out.append(gap_html(text[pos:]))
-    return (f'<div class="bpe-text" data-view="{esc(view or "")}" style="{CONTAINER.format(h=height)}">'
-            f'{"".join(out)}</div>{_legend(text, len(runs) < len(tokens))}')
+    return (f'<div class="bpe-text" data-view="{esc(view or "")}" {box_attrs(label)} '
+            f'style="{CONTAINER.format(h=height)}">{"".join(out)}</div>'
+            f'{_legend(text, len(runs) < len(tokens))}')
 
 
 def _character_runs(tok: BPETokenizer, tokens: list[Token]) -> list[tuple[int, int]]:
@@ -143,10 +160,10 @@ def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, hits: set, show_
     shown += _marker_html(tok, t.id)
     title = token_title(tok, t.id)
     if show_ids and not in_group:
-        shown += (f'<sub style="color:#6b7280;font-size:10px;margin-left:2px">{t.id}</sub>'
-                  f'<sup style="color:#9ca3af;font-size:9px">{esc(hex_bytes(tok.token_bytes(t.id)))}</sup>')
+        shown += (f'<sub style="{MUTED};font-size:10px;margin-left:2px">{t.id}</sub>'
+                  f'<sup style="{MUTED};font-size:9px">{esc(hex_bytes(tok.token_bytes(t.id)))}</sup>')
     elif show_ids:
-        shown += f'<sub style="color:#6b7280;font-size:9px;margin-left:1px">{t.id}</sub>'
+        shown += f'<sub style="{MUTED};font-size:9px;margin-left:1px">{t.id}</sub>'
     cls = "tok tok-hit" if in_hit else "tok"
     html_ = f'<span class="{cls}" data-id="{t.id}" title="{esc(title)}" style="{style}">{shown}</span>'
     return html_ + ("<br>" if label.endswith("\n") else "")
@@ -155,7 +172,7 @@ def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, hits: set, show_
 def _marker_html(tok: BPETokenizer, token_id: int) -> str:
     marker = tok.end_of_word  # the word variant's; None for the others
     if marker and tok.token_str(token_id).endswith(marker):
-        return f'<span style="color:#9ca3af;font-size:11px">{esc(marker)}</span>'
+        return f'<span style="{MUTED};font-size:11px">{esc(marker)}</span>'
     return ""
 
 
@@ -192,16 +209,25 @@ def _legend(text: str, grouped: bool) -> str:
 
 
 def gap_html(s: str) -> str:
-    """Text between tokens: escaped, line breaks kept."""
-    return esc(s).replace("\n", "<br>")
+    """Text between tokens: escaped, line breaks kept, isolated like a token (right-to-left text
+    between tokens would otherwise turn the tokens around it)."""
+    if not s:
+        return ""
+    return f'<span class="gap" style="{GAP}">{esc(s).replace(NEWLINE, "<br>")}</span>'
+
+
+def box_attrs(label: str) -> str:
+    """A scrolling text box's attributes: reachable with Tab (its arrow keys scroll it), named."""
+    return f'tabindex="0" role="region" aria-label="{esc(label)}"'
 
 
 def show_tokens(tok: BPETokenizer, text: str, tokens: list[Token], hits=(), show_ids: bool = False,
-                height: int = 420, view: str | None = None) -> None:
-    st.html(token_spans_html(tok, text, tokens, hits, show_ids, height, view))
+                height: int = 420, view: str | None = None, label: str = TEXT_LABEL) -> None:
+    st.html(token_spans_html(tok, text, tokens, hits, show_ids, height, view, label))
 
 
-def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300) -> str:
+def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300,
+                       label: str = TEXT_LABEL) -> str:
     """Token strings without offsets (``tok.tokenize``), unseen characters in red."""
     out = []
     for n, p in enumerate(pieces):
@@ -210,5 +236,5 @@ def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300) -
         style = BOX + colour
         title = "not in the alphabet" if bad else p
         out.append(f'<span class="tok" title="{esc(title)}" style="{style}">{visible_html(p)}</span>')
-    return (f'<div class="bpe-text" style="{CONTAINER.format(h=height)}">{" ".join(out)}</div>'
-            f'{_legend("".join(pieces), False)}')
+    return (f'<div class="bpe-text" {box_attrs(label)} style="{CONTAINER.format(h=height)}">'
+            f'{" ".join(out)}</div>{_legend("".join(pieces), False)}')

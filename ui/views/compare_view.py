@@ -38,6 +38,7 @@ from ui.plumbing.render import (
     BOX,
     CONTAINER,
     PALETTE,
+    box_attrs,
     esc,
     gap_html,
     show_error,
@@ -187,6 +188,7 @@ def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: in
     if pos < len(text):
         out.append(gap_html(text[pos:]))
     return (f'<div class="bpe-text bpe-compare" data-view="{VIEW}" data-tokenizer="{esc(result.key)}" '
+            f'{box_attrs(result.label + ": the text split into tokens")} '
             f'style="{CONTAINER.format(h=height)}">{"".join(out)}</div>')
 
 
@@ -220,18 +222,25 @@ def korean_vs_latin(frame: pd.DataFrame) -> dict[str, float]:
     return {name: row[HANGUL] / row[LATIN] for name, row in per.iterrows() if row[LATIN] > 0}
 
 
+BAR = 9  # pixels per bar: a row of bars per tokenizer, one per script
+
+
 def cost_chart(frame: pd.DataFrame) -> alt.Chart:
-    """One group of bars per tokenizer, one bar per script in it."""
+    """One row of bars per tokenizer, one bar per script in it: the tokenizers' names on the left
+    axis, each in full (a row of labels never overlaps, however narrow the page), the scripts in
+    the legend."""
     order = list(dict.fromkeys(frame["script"]))
+    tokenizers = list(dict.fromkeys(frame["tokenizer"]))
     return alt.Chart(frame).mark_bar().encode(
-        x=alt.X("tokenizer:N", sort=list(dict.fromkeys(frame["tokenizer"])), title=None,
-                axis=alt.Axis(labelAngle=0)),
-        xOffset=alt.XOffset("script:N", sort=order),
-        y=alt.Y("tokens per character:Q"),
-        color=alt.Color("script:N", sort=order),
+        y=alt.Y("tokenizer:N", sort=tokenizers, title=None,
+                axis=alt.Axis(labelOverlap=False, labelLimit=0, labelFontSize=13)),
+        yOffset=alt.YOffset("script:N", sort=order),
+        x=alt.X("tokens per character:Q"),
+        color=alt.Color("script:N", sort=order,
+                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=0, title=None)),
         tooltip=["tokenizer", "script", "characters", "tokens",
                  alt.Tooltip("tokens per character:Q", format=".3f")],
-    ).properties(height=340)
+    ).properties(height=len(tokenizers) * (len(order) * BAR + 12))
 
 
 @st.cache_resource(show_spinner=False)

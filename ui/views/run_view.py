@@ -19,7 +19,7 @@ from core.gpt.device import describe_device, detect_device
 from core.room.limits import ModelLimits, default_max_running, limits_for, threads_per_run
 from core.room.probe import StepEstimate, estimate_step
 from core.bpe import TokenizerFileError, load_tokenizer
-from core.room.rundir import TOKENIZER_FILE, queue_settings
+from core.room.rundir import CORPUS_FILE, TOKENIZER_FILE, queue_settings
 from core.room.queries import queue_state
 from core.room.status import RunStatus
 from core.room.runs import ROOM_OWNER, RunInfo, Viewer, default_runs_dir, read_metrics
@@ -219,19 +219,72 @@ def loss_chart(metrics: list[dict]) -> alt.Chart | None:
             .properties(height=260))
 
 
-def bpc_chart(runs: dict[str, RunInfo]) -> alt.Chart | None:
-    """Validation bits per character of several runs (by label) on one chart: fair across
-    tokenizers."""
-    rows = [{"run": label, "step": r["step"], "bits per character": r["val_bpc"],
-             "elapsed s": r["elapsed_s"]}
-            for label, run in runs.items() for r in read_metrics(run.path) if "val_bpc" in r]
-    if not rows:
+# a run's name in a legend is never cut (Vega-Lite cuts at 160 px: "07_char_vs_bpe_gpt-bp…")
+RUN_LEGEND = alt.Legend(orient="bottom", direction="vertical", columns=1, labelLimit=0, title=None)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _corpus_file(path: str, size: int, mtime_ns: int) -> tuple[str, int, str]:
+    text = Path(path).read_bytes().decode("utf-8", "surrogatepass")
+    opening = " ".join(text[:80].split())
+    if len(opening) > 50 and " " in opening[40:]:  # cut at a word
+        opening = opening[:40] + opening[40:].split(" ", 1)[0]
+    opening = opening.rstrip(",;:.!? ")  # it is followed by "…"
+    return state.text_digest(text), len(text), opening
+
+
+def run_corpus(run: RunInfo) -> tuple[str, int, str] | None:
+    """``(digest, characters, opening words)`` of the corpus the run trained on (the copy kept in
+    its folder; ``state.text_digest``'s digest), or ``None`` where the folder holds none."""
+    path = run.path / CORPUS_FILE
+    try:
+        stat = path.stat()
+        return _corpus_file(str(path), stat.st_size, stat.st_mtime_ns)
+    except OSError:
         return None
+
+
+def corpus_title(corpus: tuple[str, int, str] | None, current_digest: str | None = None) -> str:
+    """Which corpus a chart's runs trained on, as a person tells corpora apart."""
+    if corpus is None:
+        return "Runs whose corpus is not recorded"
+    digest, characters, opening = corpus
+    which = " (the corpus in the sidebar)" if digest == current_digest else ""
+    return f"Corpus of {characters:,} characters beginning “{opening}…”{which}"
+
+
+def bpc_charts(runs: dict[str, RunInfo], current_digest: str | None = None) -> list[tuple[str, alt.Chart]]:
+    """Validation bits per character of the runs (by label), one chart per corpus they trained on,
+    each with its title (:func:`corpus_title`), the sidebar's corpus (``current_digest``) first.
+    Bits per character are fair across tokenizers on one validation text, the last 10% of a
+    corpus, and mean nothing across corpora: runs on other corpora never share an axis."""
+    by_corpus: dict = {}
+    for label, run in runs.items():
+        rows = [{"run": label, "step": r["step"], "bits per character": r["val_bpc"],
+                 "elapsed s": r["elapsed_s"]} for r in read_metrics(run.path) if "val_bpc" in r]
+        if rows:
+            by_corpus.setdefault(run_corpus(run), []).extend(rows)
+    ordered = sorted(by_corpus, key=lambda corpus: corpus is None or corpus[0] != current_digest)
+    return [(corpus_title(corpus, current_digest), _bpc_chart(by_corpus[corpus])) for corpus in ordered]
+
+
+def _bpc_chart(rows: list[dict]) -> alt.Chart:
     return (alt.Chart(pd.DataFrame(rows)).mark_line(point=True)
             .encode(x=alt.X("step:Q", axis=STEP_AXIS),
-                    y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False)), color="run:N",
+                    y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False)),
+                    color=alt.Color("run:N", legend=RUN_LEGEND),
                     tooltip=["run", "step", "bits per character", "elapsed s"])
             .properties(height=300))
+
+
+def own_run_first(labels: dict[str, RunInfo], viewer: Viewer, selected: str | None = None) -> str:
+    """The run a picker opens on: ``selected`` where it is the viewer's, else the viewer's newest
+    (``labels`` come newest first, as ``list_runs`` gives them), else the first; never the room's
+    or another attendee's while the viewer has one of their own."""
+    own = [label for label, run in labels.items() if viewer.owner in (run.owner, run.joined_by)]
+    if selected in own:
+        return selected
+    return own[0] if own else next(iter(labels))
 
 
 def describe_run(run: RunInfo) -> str:

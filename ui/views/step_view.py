@@ -10,6 +10,9 @@ nothing: the browser applies (or undoes) merges itself, with the rule ``core.bpe
 applies (pairs left to right without overlap inside a chunk), and redraws in place.  The step
 lives in the page's URL (``?step=``, written by the browser), so a reload or a bookmark opens at
 it; the server reads it only when a session opens (``ui.plumbing.controls.restore_settings``).
+Every control is a real ``<button>``, ``<select>`` or ``<input type=range>`` with a visible focus
+ring; the arrow keys step wherever the focus is in the view, and Play and Pause hand the focus to
+each other as they take each other's place.
 
 The payload is built once per tokenizer and window and kept as encoded JSON in a bounded cache
 shared by every session: a rerun of the page (a click on a token, another window) re-sends the
@@ -65,12 +68,20 @@ def _css() -> str:
         ".bpe-glyph": render.GLYPH,
         ".bpe-hit": render.HIT_PAIR,
     }
-    # one rule a line: Streamlit takes a one-line string with brackets for a file's path
-    return "\n".join(f".bpe-step {name}{{{style}}}" for name, style in {**boxes, **LAYOUT}.items())
+    # one rule a line: Streamlit takes a one-line string with brackets for a file's path; a name
+    # starting with ":" is the view's own state (its focus)
+    return "\n".join(f".bpe-step{'' if name.startswith(':') else ' '}{name}{{{style}}}"
+                     for name, style in {**boxes, **LAYOUT}.items())
 
 
+# a control with the keyboard's focus is ringed in the theme's text colour (the view itself, which
+# steps with the arrow keys, too); text on the primary colour is white, as on Streamlit's own
+# primary buttons (.streamlit/config.toml picks violets dark enough for it)
+FOCUS = "outline:3px solid var(--st-text-color,#31333f);outline-offset:2px;"
 LAYOUT = {
-    "": "outline:none;",
+    ":focus": "outline:none;",
+    ":focus-visible": FOCUS,
+    "*:focus-visible": FOCUS,
     "button": ("font:inherit;font-size:14px;padding:4px 12px;min-height:38px;cursor:pointer;"
                "border-radius:var(--st-button-radius,.5rem);border:1px solid rgba(128,128,128,.4);"
                "background:var(--st-background-color,#fff);color:var(--st-text-color,#31333f);"),
@@ -257,4 +268,4 @@ def _digest(text: str) -> str:
 def _styles() -> dict:
     """The styles the script writes inline (once a step, not once a token)."""
     return {"faint": render.FAINT, "legend": render.LEGEND_STYLE,
-            "container": render.CONTAINER.format(h=HEIGHT)}
+            "container": render.CONTAINER.format(h=HEIGHT), "attrs": render.box_attrs(render.TEXT_LABEL)}

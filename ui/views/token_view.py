@@ -43,16 +43,47 @@ export default function(component) {
 """
 _CLICKS = st.components.v2.component("bpe_explorer.token_clicks", js=_JS, isolate_styles=False)
 # st.html drops SVG, so the graph is drawn by a component of its own; its markup is built by
-# ``merge_graph_svg`` with every piece of text escaped
+# ``merge_graph_svg`` with every piece of text escaped.  A graph wider than its column scrolls
+# sideways: its box then says so ("scroll →") and fades at the side with more to see.
 _GRAPH_JS = """
 export default function(component) {
   const { data, parentElement } = component;
   const box = parentElement.querySelector(".bpe-graph");
-  if (box && data && typeof data.svg === "string") box.innerHTML = data.svg;
+  if (!box || !data || typeof data.svg !== "string") return;
+  box.innerHTML = data.svg;
+  const scroller = box.querySelector(".bpe-tree-box");
+  if (!scroller) return;
+  const mark = () => {
+    const wide = scroller.scrollWidth > scroller.clientWidth + 1;
+    const left = scroller.scrollLeft > 1;
+    const right = scroller.scrollLeft + scroller.clientWidth < scroller.scrollWidth - 1;
+    box.dataset.overflow = wide ? (left && right ? "both" : left ? "left" : "right") : "none";
+  };
+  scroller.addEventListener("scroll", mark, {passive: true});
+  const observer = new ResizeObserver(mark);
+  observer.observe(scroller);
+  mark();
+  return () => observer.disconnect();
 }
 """
+# the fades are drawn over the box's edges; they take no clicks
+_GRAPH_CSS = "\n".join([
+    ".bpe-graph{position:relative;}",
+    ".bpe-graph .bpe-scroll-note{display:none;font-size:14px;opacity:.8;margin-bottom:2px;}",
+    ".bpe-graph:not([data-overflow=none]) .bpe-scroll-note{display:block;}",
+    ".bpe-graph .bpe-tree-box:focus-visible{outline:3px solid var(--st-text-color,#31333f);"
+    "outline-offset:2px;}",
+    ".bpe-graph::before,.bpe-graph::after{content:'';position:absolute;top:0;bottom:0;width:36px;"
+    "pointer-events:none;opacity:0;transition:opacity .15s;}",
+    ".bpe-graph::before{left:0;background:linear-gradient(to right,var(--st-background-color,#fff),"
+    "transparent);}",
+    ".bpe-graph::after{right:0;background:linear-gradient(to left,var(--st-background-color,#fff),"
+    "transparent);}",
+    ".bpe-graph[data-overflow=right]::after,.bpe-graph[data-overflow=both]::after,"
+    ".bpe-graph[data-overflow=left]::before,.bpe-graph[data-overflow=both]::before{opacity:1;}",
+])
 _GRAPH = st.components.v2.component("bpe_explorer.merge_graph", html='<div class="bpe-graph"></div>',
-                                    js=_GRAPH_JS, isolate_styles=False)
+                                    js=_GRAPH_JS, css=_GRAPH_CSS, isolate_styles=False)
 
 # The merge graph's sizes in pixels: a row, a box's height, the least gap between two boxes and a
 # monospace character's width; and the most characters of a token a box shows.
@@ -186,7 +217,10 @@ def merge_graph_svg(tok: BPETokenizer, token_id: int) -> str:
            f'height="{height}" viewBox="-2 -2 {width:.0f} {height}" '
            f'font-family="ui-monospace,SFMono-Regular,Menlo,monospace">'
            f'{"".join(edges)}{"".join(boxes)}</svg>')
-    return f'<div class="bpe-tree-box" style="overflow-x:auto;padding:4px 0">{svg}</div>'
+    note = '<div class="bpe-scroll-note" aria-hidden="true">Wider than this column: scroll →</div>'
+    return (f'{note}<div class="bpe-tree-box" tabindex="0" role="region" '
+            f'aria-label="How token {token_id} was built (scrolls sideways)" '
+            f'style="overflow-x:auto;padding:4px 0">{svg}</div>')
 
 
 def _box_svg(node: DagNode, box, token_id: int, cut: bool, base: str) -> str:

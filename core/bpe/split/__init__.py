@@ -7,18 +7,11 @@ Modules, bottom to top:
 
 - ``char_classes``: the Unicode classes the patterns test, one byte of flags per code point,
   taken from ``regex`` itself;
-- ``piece_table`` (numba): a table of byte ranges in which equal pieces are found once and a
-  piece is looked up among a vocabulary's tokens; the ids of every piece gathered;
-- ``scanners`` (numba): the three compiled scanners that cut UTF-8 bytes into pieces;
 - ``known_patterns``: which pattern runs which scanner, a text's pieces as byte ranges, and the
   chunk counts training starts from;
 - ``piece_encoding``: encoding a split text, in plain Python or in compiled kernels, and which
   pays.
 
-The two numba modules load on first use (``core.bpe._lazy``), so that ``import core`` loads no
-numba.
+The compiled scanners and the table of pieces are ``core.bpe.kernels.scanners`` and
+``core.bpe.kernels.piece_table``, with the tokenizer's other kernels.
 """
-
-from .. import _lazy
-
-_lazy.defer(__name__, ("scanners", "piece_table"))

@@ -1,12 +1,12 @@
 """The character classes the known split patterns test, one byte of flags per code point, taken
-from the ``regex`` module itself: the compiled scanner (``scanners``) then agrees with
+from the ``regex`` module itself: the compiled scanner (``kernels.scanners``) then agrees with
 ``regex.findall`` on every character, whatever Unicode version ``regex`` ships.
 
 Each class is read by running its own regex over a string of all 1,114,112 code points (about
 0.15 s, once per process): ``\\p{L}``, ``\\p{N}``, ``\\s``, o200k's two case classes, and the
 characters a contraction's letters match case-insensitively (``(?i:s)`` also matches U+017F,
 LATIN SMALL LETTER LONG S).  Leaves out: the patterns themselves (``core.bpe.pretokenize``) and
-scanning (``scanners``).
+scanning (``kernels.scanners``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import functools
 import numpy as np
 import regex
 
-# The flags (compiled into ``scanners`` as constants: after changing one, delete numba's
+# The flags (compiled into ``kernels.scanners`` as constants: after changing one, delete numba's
 # cache of that module, ``core/bpe/split/__pycache__/scanners*.nb*``, which is keyed by its file).
 LETTER = 1  # \p{L}
 NUMBER = 2  # \p{N}

@@ -1,4 +1,4 @@
-"""The known split patterns cut by compiled scanners (``scanners``) instead of ``regex``:
+"""The known split patterns cut by compiled scanners (``kernels.scanners``) instead of ``regex``:
 which pattern is which scanner, and the pieces of a text as byte ranges, equal pieces found once.
 
 A pattern is *known* when it is one of the six strings below, character for character; any other
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import scanners, piece_table
+from ..kernels import piece_table, scanners
 from .char_classes import CONTRACTION_LETTERS, case_folds, class_table
 from ..pretokenize import (CL100K_PATTERN, GPT2_PATTERN, GPT4_PATTERN, LLAMA3_PATTERN, O200K_PATTERN,
                           QWEN3_PATTERN, special_split)
@@ -58,7 +58,7 @@ def split_bytes(data: bytes | np.ndarray, pattern: str, segments: np.ndarray | N
     fixed = (buf, lo, hi, class_table(), fold_cp, fold_to, scanner, digits, end_first)
     which = np.empty(len(buf) // 4 + 16, np.int32)  # the distinct piece each piece is
     seg_first = np.empty(len(lo) + 1, np.int64)
-    slots = np.full(2048, -1, np.int64)  # the table of distinct pieces (``piece_table``)
+    slots = np.full(2048, -1, np.int64)  # the table of distinct pieces (``kernels.piece_table``)
     hashes = np.empty(1024, np.uint64)
     starts = np.empty(1024, np.int64)  # each distinct piece's first byte range
     ends = np.empty(1024, np.int64)

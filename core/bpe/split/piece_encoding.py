@@ -1,9 +1,9 @@
 """Encoding a split text: plain Python or compiled kernels, and which pays.
 
 A long text, with a known split pattern (``known_patterns``), is encoded in compiled kernels
-over the whole of it (:func:`byte_ids`): cut, equal pieces found once (``scanners``), each
+over the whole of it (:func:`byte_ids`): cut, equal pieces found once (``kernels.scanners``), each
 distinct piece encoded at once (the tokenizer's ``encoder.encode_ranges``), the ids of every
-piece gathered (``piece_table``).  Python touches no piece, which is what makes it as fast as
+piece gathered (``kernels.piece_table``).  Python touches no piece, which is what makes it as fast as
 tiktoken: with ``regex`` and a dictionary lookup per piece, the split alone took 3-4x
 tiktoken's whole encode.  Special tokens are cut out first and put back between the segments.
 
@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import known_patterns, piece_table
+from ..kernels import piece_table
+from . import known_patterns
 from ..pretokenize import special_split
 
 # Characters from which the compiled kernels pay: before they are loaded (loading them costs a

@@ -142,7 +142,8 @@ function textHtml(d, seq, hitList) {
   }
   out.push(d.tail);
   const legend = [d.legend, runs.length < seq.length ? d.group_legend : ""].filter(Boolean).join(" ");
-  return `<div class="bpe-text" data-view="${esc(d.view)}" style="${d.styles.container}">${out.join("")}</div>` +
+  return `<div class="bpe-text" data-view="${esc(d.view)}" ${d.styles.attrs} style="${d.styles.container}">` +
+    `${out.join("")}</div>` +
     (legend ? `<div class="bpe-legend" style="${d.styles.legend}">${legend}</div>` : "");
 }
 
@@ -197,20 +198,37 @@ function sentence(d, k) {
       `is ${fmt(last)} tokens long (from ${fmt(d.length0)}).`;
   }
   const [l, r, nw, count, , ties] = d.merges[k];
-  const times = count === 1 ? "time" : "times", pair = `${esc(d.names[l])} + ${esc(d.names[r])}`;
-  const made = `so it becomes token ${nw}, ${esc(d.names[nw])}.`;
+  const times = count === 1 ? "time" : "times", pair = `${named(d, l)} + ${named(d, r)}`;
+  const made = `so it becomes token ${nw}, ${named(d, nw)}.`;
   if (!ties) return `<b>Merge ${k + 1}: ${pair} occurs ${fmt(count)} ${times} — more than any other pair — ${made}</b>`;
   const others = ties === 1 ? "pair has" : "pairs have";
   return `<b>Merge ${k + 1}: ${pair} occurs ${fmt(count)} ${times}; ${ties} other ${others} the same count, ` +
     `and the tie goes to the pair that occurs first in the text — ${made}</b>`;
 }
 
+// a token's name isolated: right-to-left names keep their places in a left-to-right sentence
+function named(d, id) {
+  return `<bdi>${esc(d.names[id])}</bdi>`;
+}
+
 function caption(d, k, hits) {
   const hover = "Hover a token for its id; click it to see how it was built.";
   if (k >= d.n) return `Each coloured box is one final token. ${hover}`;
   const where = d.whole ? "in the text below" : "in the window below";
-  return `${fmt(hits)} occurrence(s) ${where} are highlighted in yellow; each coloured box is one token ` +
-    `after ${k} merge(s). ${hover}`;
+  return `${fmt(hits)} occurrence(s) ${where} are highlighted: yellow, bold, underlined, in a thick outline; ` +
+    `each coloured box is one token after ${k} merge(s). ${overlaps(d, k)}${hover}`;
+}
+
+// why the sentence's count can exceed what merges (core.bpe.trainer counts overlapping pairs;
+// a merge replaces them left to right without overlap): the corpus got shorter by the merged ones
+function overlaps(d, k) {
+  const [l, r, , count, after] = d.merges[k], merged = (k ? d.merges[k - 1][4] : d.length0) - after;
+  if (merged >= count) return "";
+  // only a pair of one token twice can overlap itself (the caption is text: no escaping)
+  const aaa = `${d.names[l]} ${d.names[r]} ${d.names[r]}`;
+  const why = l === r ? `: in ${aaa} the pair occurs twice, but once the first two merge the third stands alone` : "";
+  return `The pair occurs ${fmt(count)} times in the corpus counting overlapping occurrences, but only ` +
+    `${fmt(merged)} of them do not overlap, and only those merge${why}. `;
 }
 
 function pairRows(d, k) {  // ui.plumbing.charts.pair_rows is the reference
@@ -226,8 +244,8 @@ function pairRows(d, k) {  // ui.plumbing.charts.pair_rows is the reference
 // -- the merge table: rows made once, as far as the step has gone; those past it hidden ----------
 function tableRow(d, j) {
   const [l, r, nw, count] = d.merges[j];
-  return `<tr data-step="${j + 1}"><td>${j + 1}</td><td>${esc(d.names[l])} + ${esc(d.names[r])}</td>` +
-    `<td>${esc(d.names[nw])}</td><td>${nw}</td><td>${fmt(count)}</td></tr>`;
+  return `<tr data-step="${j + 1}"><td>${j + 1}</td><td>${named(d, l)} + ${named(d, r)}</td>` +
+    `<td>${named(d, nw)}</td><td>${nw}</td><td>${fmt(count)}</td></tr>`;
 }
 
 function showTable(v) {
@@ -394,7 +412,9 @@ function play(v) {
   Object.assign(v, {playing: true, started: false, playStart: performance.now(), lastFrame: null,
                     smoothFrames: 0, shownRate: null});
   v.root.dataset.playing = "true";
+  const focused = document.activeElement;  // read before Play hides: a hidden button loses it
   showButtons(v);
+  handOver(v, focused === v.el.buttons.play, v.el.buttons.pause);
   v.frame = requestAnimationFrame((t) => tick(v, t));
 }
 
@@ -403,8 +423,15 @@ function pause(v) {
   if (v.frame) cancelAnimationFrame(v.frame);
   v.frame = null;
   v.root.dataset.playing = "false";
+  const focused = document.activeElement;
   showButtons(v);
+  handOver(v, focused === v.el.buttons.pause, v.el.buttons.play);
   saveToUrl(v, true);
+}
+
+// Play and Pause take each other's place: the keyboard's focus follows, never lost to the page
+function handOver(v, had, to) {
+  if (had) (to.disabled ? v.root : to).focus();
 }
 
 function setSpeed(v, speed) {
@@ -414,7 +441,7 @@ function setSpeed(v, speed) {
 }
 
 function showButtons(v) {
-  const {k, playing} = v, n = v.d.n, b = v.el.buttons;
+  const {k, playing} = v, n = v.d.n, b = v.el.buttons, focused = document.activeElement;
   b.reset.disabled = playing || k === 0;
   b.previous.disabled = playing || k === 0;
   b.next.disabled = playing || k >= n;
@@ -423,6 +450,8 @@ function showButtons(v) {
   b.play.disabled = k >= n;
   b.pause.hidden = !playing;
   v.el.slider.disabled = playing;
+  // a control just disabled (Next at the last merge) keeps no focus: the view takes it, arrows and all
+  if (focused && focused.disabled && v.root.contains(focused)) v.root.focus();
 }
 
 // -- the skeleton, made once a mount ------------------------------------------------------------
@@ -447,7 +476,8 @@ function skeleton(d) {
     `<div class="bpe-step-text"></div>` +
     `<div class="bpe-row"><div class="bpe-pairs"><div class="bpe-pairs-title"></div>` +
     `<div class="bpe-pairs-chart"><span class="bpe-note">Drawing the chart…</span></div>` +
-    `<div class="bpe-note">Ties are orange: same count as the winner, but the winner occurs first in the text.</div></div>` +
+    `<div class="bpe-note">Ties are orange and marked “= tie”: same count as the winner (marked “▲ merged”), ` +
+    `but the winner occurs first in the text.</div></div>` +
     `<div class="bpe-table"><b>Merges so far</b><div class="bpe-table-scroll"><table><thead><tr><th>step</th>` +
     `<th>pair</th><th>new token</th><th>id</th><th>count</th></tr></thead><tbody></tbody></table>` +
     `<div class="bpe-note bpe-table-note"></div></div></div></div>` +

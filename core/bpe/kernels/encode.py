@@ -7,6 +7,18 @@ trainer probes its own (``_find``).  A chunk longer than ``SHORT`` symbols is me
 a shorter one (nearly all) by scanning an array of pair ranks, as tiktoken does.  Plain Python
 that numba compiles; ``function.py_func`` runs the same source uncompiled.  Leaves out: which
 chunks to encode and the cache of encoded chunks (``core.bpe.encoding``).
+
+The data, shared by both encoders:
+
+- ``seq``: every chunk's symbol ids, end to end in one array; chunk ``c`` is
+  ``seq[starts[c]:starts[c+1]]``, so one call encodes a whole text with no Python per chunk.
+- ``sym``: a copy of ``seq`` rewritten in place: a merge writes the new id at the left position
+  and ``-1`` at the right one (a symbol merged away).
+- ``nxt`` / ``prv``: the surviving positions of a chunk as a doubly linked list (``-1`` at the
+  chunk's ends), so a merge unlinks the right symbol in O(1) instead of shifting the chunk.
+- a pair ``(a, b)`` of ids is one int64, ``a << 32 | b`` (``pair_key``), looked up in a hash
+  table of two arrays (``build_table``).
+- ``_gather`` walks each chunk's list from its first position to write the result.
 """
 
 from __future__ import annotations
@@ -16,7 +28,7 @@ import heapq
 import numpy as np
 from numba import njit
 
-from ._train_kernels import _find, pair_key
+from .train import _find, pair_key
 
 SHORT = 48  # symbols: a chunk up to this long is merged by scanning (``_merge_short``), longer by a heap
 
@@ -70,6 +82,8 @@ def apply_merges(seq, starts, ranks, merge_a, merge_b, merge_new):
     only creates pairs of a *later* rank, which are queued in that rank's bucket.
     Returns ``(ids, out_starts)``.
     """
+    # rank_at[p]: the rank of the pair starting at p in the text as given (-1: no merge joins
+    # it); bucket_size[r + 1]: how many such pairs rank r has (shifted by one for the cumsum).
     total = len(seq)
     sym = seq.copy()
     nxt = np.empty(total, dtype=np.int64)
@@ -77,6 +91,7 @@ def apply_merges(seq, starts, ranks, merge_a, merge_b, merge_new):
     rank_at = np.full(total, -1, dtype=np.int64)
     n_ranks = len(merge_a)
     bucket_size = np.zeros(n_ranks + 1, dtype=np.int64)
+    # Link each chunk's positions and find every pair a merge joins: the textbook's first scan.
     for c in range(len(starts) - 1):
         lo, hi = starts[c], starts[c + 1]
         for p in range(lo, hi):
@@ -96,11 +111,17 @@ def apply_merges(seq, starts, ranks, merge_a, merge_b, merge_new):
         if r >= 0:
             initial[fill[r]] = p
             fill[r] += 1
-    # Positions where a merge created a later-ranked pair: a linked list per rank.
+    # initial[bucket_start[r]:bucket_start[r + 1]]: where rank r's pair occurs before any merge,
+    # left to right.
+    # Positions where a merge created a later-ranked pair: a linked list per rank, its entries in
+    # one pool (pool_pos[k]: the position; pool_next[k]: the next entry, -1 at the end).  Each
+    # merge adds at most two entries, so 2 * total + 1 never runs out.
     queued_head = np.full(n_ranks, -1, dtype=np.int64)
     pool_pos = np.empty(2 * total + 1, dtype=np.int64)
     pool_next = np.empty(2 * total + 1, dtype=np.int64)
     pool_used = 0
+    # The textbook loop: for each merge in rank order, replace every occurrence of its pair,
+    # left to right.  Here a rank visits only the positions where its pair was found (todo).
     for r in range(n_ranks):
         lo, hi = bucket_start[r], bucket_start[r + 1]
         if lo == hi and queued_head[r] < 0:
@@ -118,6 +139,8 @@ def apply_merges(seq, starts, ranks, merge_a, merge_b, merge_new):
             todo[i] = pool_pos[k]
             i += 1
             k = pool_next[k]
+        # todo: the initial positions and the queued ones, sorted: leftmost occurrence first, so
+        # in 'a a a' the pair at 0 is merged and the one at 1 is then stale.
         if m > 0:
             todo.sort()
         a, b, new = merge_a[r], merge_b[r], merge_new[r]
@@ -125,11 +148,14 @@ def apply_merges(seq, starts, ranks, merge_a, merge_b, merge_new):
             q = nxt[p]
             if sym[p] != a or q < 0 or sym[q] != b:
                 continue  # already consumed by an earlier merge (e.g. the middle of "a a a")
+            # Merge: p takes the new id, q leaves the list.
             sym[p] = new
             sym[q] = -1
             nxt[p] = nxt[q]
             if nxt[q] >= 0:
                 prv[nxt[q]] = p
+            # The merge made two new pairs, (left, new) and (new, right); a pair of a later rank
+            # is queued for that rank (an earlier rank is done: its merge can no longer apply).
             left = prv[p]
             if left >= 0:
                 r2 = _rank(ranks, pair_key(sym[left], new))
@@ -165,9 +191,11 @@ def apply_ranks(seq, starts, pairs, limits):
     for c in range(len(starts) - 1):
         lo, hi = starts[c], starts[c + 1]
         limit = limits[c]
+        # Nearly every chunk is a word of a few symbols: a scan of an array beats a heap there.
         if hi - lo <= SHORT:
             _merge_short(sym, nxt, lo, hi, pairs, limit)
             continue
+        # A typed empty list of (rank, position): numba infers the element type from the first.
         heap = [(np.int64(0), np.int64(0))]
         heap.pop()
         for p in range(lo, hi):
@@ -177,17 +205,22 @@ def apply_ranks(seq, starts, pairs, limits):
                 r = _rank(pairs, pair_key(sym[p], sym[p + 1]))
                 if 0 <= r < limit:
                     heap.append((r, np.int64(p)))
+        # The textbook step, tiktoken's order: join the lowest-ranked pair (leftmost among equals:
+        # the heap compares positions second), until no neighbours join into a token.
         heapq.heapify(heap)
         while heap:
             r, p = heapq.heappop(heap)
             q = nxt[p]
             if sym[p] < 0 or q < 0 or _rank(pairs, pair_key(sym[p], sym[q])) != r:
                 continue  # p was merged away, or its pair changed since this entry was pushed
+            # Merge: the joined token's id is its rank; q leaves the list.
             sym[p] = r
             sym[q] = -1
             nxt[p] = nxt[q]
             if nxt[q] >= 0:
                 prv[nxt[q]] = p
+            # Push the two pairs the merge made; entries for the pairs it broke stay in the heap
+            # and are skipped when popped (the check above).
             left, right = prv[p], nxt[p]
             if left >= 0:
                 r2 = _rank(pairs, pair_key(sym[left], r))
@@ -205,9 +238,13 @@ def _merge_short(sym, ranks, lo, hi, pairs, limit):
     """:func:`apply_ranks` on one short chunk, tiktoken's way: the pair ranks in an array, scanned
     for the lowest (leftmost among equals), the merged pair removed by shifting.  Quicker than a
     heap below ``SHORT`` symbols.  ``ranks`` is scratch space, left as the ``nxt`` links of the result."""
+    # sym[lo:lo + m] holds the chunk's m symbols, packed to the left; ranks[k] the rank of the
+    # pair (sym[k], sym[k + 1]), ``limit`` meaning none.
     m = hi - lo
     for k in range(lo, hi - 1):
         ranks[k] = _limited(pairs, sym[k], sym[k + 1], limit)
+    # Find the lowest rank (leftmost among equals), join that pair, shift the rest left by one and
+    # rerank the two pairs beside the join.
     while m > 1:
         best, at = limit, -1
         for k in range(lo, lo + m - 1):
@@ -224,6 +261,7 @@ def _merge_short(sym, ranks, lo, hi, pairs, limit):
             ranks[at - 1] = _limited(pairs, sym[at - 1], sym[at], limit)
         if at < lo + m - 1:
             ranks[at] = _limited(pairs, sym[at], sym[at + 1], limit)
+    # Leave the result in _gather's form: a linked list (here, consecutive) ending at lo + m.
     for k in range(lo, hi):
         ranks[k] = k + 1 if k + 1 < lo + m else -1
     for k in range(lo + m, hi):

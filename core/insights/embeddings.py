@@ -1,0 +1,50 @@
+"""Under-trained tokens of a GPT trained here: each token's count in the text its run trained on,
+beside the norm of its embedding row.  A token the model rarely or never saw keeps close to its
+random start (Land & Bartolo 2024, "Fishing for Magikarp": the under-trained signature), whatever
+the rest of the vocabulary learned.
+
+Reads a run folder of the room (``core.room.rundir``: its corpus and latest checkpoint); the
+training part is the one ``core.gpt.data.split_text`` gives the run.  Torch: loads the checkpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..bpe import BPETokenizer
+from ..room.rundir import CORPUS_FILE
+
+RARE = 10  # seen fewer times than this in the training part: rare
+
+
+@dataclass(frozen=True)
+class EmbeddingUse:
+    """``counts[i]``: token ``i``'s occurrences in the training part; ``norms[i]``: the L2 norm of
+    its embedding row, at checkpoint ``step``."""
+
+    tokenizer: BPETokenizer
+    counts: np.ndarray
+    norms: np.ndarray
+    step: int
+
+    def rare(self, below: int = RARE) -> np.ndarray:
+        """Ids seen fewer than ``below`` times, in id order."""
+        return np.flatnonzero(self.counts < below)
+
+
+def embedding_use(run_dir) -> EmbeddingUse:
+    """What the run's latest checkpoint and training text say about each token."""
+    from ..gpt.checkpoint import checkpoint_path, load_checkpoint  # torch
+    from ..gpt.data import split_text
+
+    run_dir = Path(run_dir)
+    checkpoint = load_checkpoint(checkpoint_path(run_dir))
+    tok = checkpoint.tokenizer
+    train, _ = split_text((run_dir / CORPUS_FILE).read_text(encoding="utf-8"))
+    weights = checkpoint.model.transformer.wte.weight.detach().float()
+    norms = weights.norm(dim=1).numpy()
+    counts = np.bincount(np.asarray(tok.encode(train), dtype=np.int64), minlength=len(norms))
+    return EmbeddingUse(tok, counts[: len(norms)], norms, checkpoint.step)

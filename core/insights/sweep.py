@@ -1,0 +1,116 @@
+"""The model side of the vocabulary question: small GPTs trained on one corpus at a few vocabulary
+sizes, each scored in validation bits per character (comparable across tokenizers), with its
+parameter count and the share of them its token embeddings take.
+
+One byte-level BPE training on the training part of the corpus (the part a GPT trains on; the
+held-out part is what it validates on) gives every size by truncation.  The runs go through the
+room's launcher with ``room=True``: a sweep someone launched already (same corpus, tokenizer,
+settings, seed) is joined, not trained again, and the runs are shared with the room.
+
+Leaves out: training itself (the room's scheduler and trainers do it).  Torch is imported only
+when launching.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..bpe import BPETokenizer
+from ..bpe.errors import ArgumentError
+from ..room.queries import RunInfo, is_run, read_metrics, run_info
+from ..settings import ServerSettings
+from .vocab_curve import split_held_out
+
+SEED = 1337
+MAX_SIZES = 5
+
+
+def sweep_tokenizers(text: str, sizes, pattern: str = "gpt4") -> dict[int, BPETokenizer]:
+    """A byte-level tokenizer of each vocabulary size, all cut from one training on the training
+    part of ``text``."""
+    sizes = sorted({int(s) for s in sizes})
+    if not 1 <= len(sizes) <= MAX_SIZES or sizes[0] < 256:
+        raise ArgumentError(f"Give 1 to {MAX_SIZES} vocabulary sizes of at least 256 (the bytes).")
+    train, _ = split_held_out(text)
+    full = BPETokenizer.from_text(train, sizes[-1] - 256, variant="byte", pattern=pattern, top_k=1)
+    return {size: full.truncated(min(size - 256, len(full.merges))) for size in sizes}
+
+
+def run_name(text: str, size: int, preset: str) -> str:
+    """The run's folder name: the corpus's digest, so one attendee's sweeps of two corpora differ."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"vocab-{size}-{preset}-{digest}"
+
+
+def launch_sweep(text: str, sizes, owner: str, runs_dir=None, preset: str = "quick",
+                 settings: ServerSettings | None = None) -> dict[int, RunInfo]:
+    """Queue (or join) one run per vocabulary size for ``owner``; returns at once.  The runs are the
+    room's, so the owner's cap on runs is raised to the sweep's size for them, as for a station's
+    runs (``core.lessons.room_runs``)."""
+    from ..gpt.config import make_config  # torch: only when launching
+    from ..room.runs import launch_run
+
+    tokenizers = sweep_tokenizers(text, sizes)
+    settings = settings or ServerSettings.from_env()
+    settings = replace(settings, max_runs_per_owner=max(len(tokenizers), settings.max_runs_per_owner))
+    config = make_config(preset, seed=SEED)
+    launched = {}
+    for size, tok in tokenizers.items():
+        launched[size] = launch_run(config, run_name(text, size, preset), runs_dir, owner=owner, text=text,
+                                    tokenizer=tok, settings=settings, room=True)
+    return launched
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One run of a sweep as it stands: ``val_bpc`` is its last evaluation (None before one)."""
+
+    vocab_size: int
+    status: str
+    step: int
+    max_steps: int
+    val_bpc: float | None
+    n_params: int | None
+    embedding_share: float | None
+
+
+def sweep_point(vocab_size: int, run: RunInfo) -> SweepPoint:
+    """What the run's files say: its last evaluation and, once training started, its size."""
+    evals = [r for r in read_metrics(run.path) if "val_bpc" in r]
+    config = run.config or {}
+    n_params = config.get("n_params")
+    n_embd = (config.get("model_config") or {}).get("n_embd")
+    share = vocab_size * n_embd / n_params if n_params and n_embd else None  # wte, tied to lm_head
+    return SweepPoint(vocab_size, run.status, run.step, run.max_steps or 0,
+                      float(evals[-1]["val_bpc"]) if evals else None, n_params, share)
+
+
+def room_sweep(text: str, sizes, runs_dir=None, preset: str = "quick") -> dict[int, RunInfo | None]:
+    """The sweep's runs as the room has them, whoever launched them: by what they train (corpus,
+    tokenizer, settings, seed, kind of device), finished or under way (``None``: not launched)."""
+    from ..gpt.config import make_config  # torch: the device and the model's settings
+    from ..gpt.device import detect_device
+    from ..room.identical import run_identity
+    from ..room.queries import find_identical
+    from ..room.rundir import default_runs_dir
+
+    runs_dir = Path(runs_dir) if runs_dir else default_runs_dir()
+    config = make_config(preset, seed=SEED)
+    device = detect_device(config.device)
+    found = {}
+    for size, tok in sweep_tokenizers(text, sizes).items():
+        path = find_identical(runs_dir, run_identity(text, tok, config.to_dict(), device))
+        found[size] = None if path is None else run_info(path)
+    return found
+
+
+def sweep_points(text: str, sizes, owner: str, runs_dir, preset: str = "quick") -> list[SweepPoint]:
+    """The owner's runs of this sweep that exist (launched or joined), by vocabulary size."""
+    points = []
+    for size in sorted({int(s) for s in sizes}):
+        path = Path(runs_dir) / owner / run_name(text, size, preset)
+        if is_run(path):
+            points.append(sweep_point(size, run_info(path)))
+    return points

@@ -1,0 +1,158 @@
+"""Every page in a real Chromium 800 px wide, the sidebar open, light and dark: what a person reads
+is whole.  No text of the page is cut short with an ellipsis (a metric's "4‥", a run's name in a
+picker), no table hides a column out of sight, and every chart names every group it draws: the
+labels Vega shows (not those it hides where they would overlap) hold each tokenizer, variant and
+run in full.  Screenshots of each page in both themes go to ``shots_dir``
+(``800_<page>_<theme>.png``).
+
+Train a GPT opens on runs written by hand (no training): the room's two on one corpus, the
+attendee's two on another.
+"""
+
+import pytest
+
+from test_app_compare_tokenizers import available
+from test_app_counts_and_labels import ALICE, the_room_and_alice
+from test_browser import NAVIGATION_MS, chromium_context, idle, serve
+from ui.plumbing.cache import PRETRAINED_LABELS
+
+pytestmark = pytest.mark.browser
+
+WIDTH, HEIGHT = 800, 2400
+THEMES = ("light", "dark")
+PANEL_MIN = 280  # a Compare panel narrower than this wraps its tokens a few characters a line
+
+# elements whose text the browser cut short (text-overflow: ellipsis, and more text than room)
+CUT = """root => [...root.querySelectorAll('*')]
+    .filter(e => getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.textContent.trim()).filter(t => t)"""
+# per table, whether it scrolls sideways (a column out of sight): its grid's scroller, one a table
+TABLES_SCROLL = """root => [...root.querySelectorAll('[data-testid="stDataFrame"]')].map(t => {
+    const s = t.querySelector('.dvn-scroller');
+    return s ? s.scrollWidth > s.clientWidth + 1 : null;
+})"""
+# per chart, the text of every label Vega draws (it keeps a label it hides at opacity 0)
+CHART_LABELS = """root => [...root.querySelectorAll('.vega-embed svg')].map(svg =>
+    [...svg.querySelectorAll('text')].filter(t => {
+        for (let e = t; e && e !== svg; e = e.parentElement) {
+            if (getComputedStyle(e).opacity === '0' || e.getAttribute('opacity') === '0') return false;
+        }
+        return t.textContent.trim() !== '';
+    }).map(t => t.textContent))"""
+
+
+def main(pg):
+    return pg.locator('[data-testid="stMainBlockContainer"]')
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    runs = tmp_path_factory.mktemp("runs")
+    the_room_and_alice(runs)
+    with serve(runs) as url, chromium_context() as new_context:
+        yield url, new_context
+
+
+def at_800(site, path: str, theme: str, heading: str):
+    """A new page (a browser context of its own) 800 px wide in ``theme``, at ``path``, its heading
+    shown and no script running."""
+    from playwright.sync_api import expect
+
+    url, new_context = site
+    pg = new_context().new_page()
+    pg.set_viewport_size({"width": WIDTH, "height": HEIGHT})
+    pg.emulate_media(color_scheme=theme)
+    pg.goto(url + path)
+    expect(main(pg).get_by_role("heading", name=heading)).to_be_visible(timeout=NAVIGATION_MS)
+    drawn(pg)
+    return pg
+
+
+def drawn(pg) -> None:
+    """No script runs and no element is still a grey placeholder (the page is drawn)."""
+    idle(pg)
+    pg.wait_for_function("!document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=NAVIGATION_MS)
+
+
+def whole(pg, shots_dir, name: str, theme: str) -> list[list[str]]:
+    """Assert no text of the page is cut; save its screenshot; the labels each chart shows."""
+    pg.screenshot(path=str(shots_dir / f"800_{name}_{theme}.png"))
+    assert pg.locator('[data-testid="stSidebar"]').is_visible()  # the narrow case: sidebar open
+    cut = main(pg).evaluate(CUT)
+    assert cut == [], f"cut short on {name} ({theme}): {cut}"
+    scrolls = main(pg).evaluate(TABLES_SCROLL)
+    assert True not in scrolls and None not in scrolls, f"a table of {name} hides a column: {scrolls}"
+    charts = main(pg).evaluate(CHART_LABELS)
+    for labels in charts:
+        assert not [t for t in labels if t.endswith("…")], labels
+    return charts
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_compare_tokenizers_at_800(site, shots_dir, theme):
+    """Each tokenizer's figures whole, its panel wide enough to read, and the cost chart naming
+    every tokenizer it draws (GPT-4 and GPT-4o told apart)."""
+    from playwright.sync_api import expect
+
+    pg = at_800(site, "/compare_tokenizers", theme, "Compare tokenizers")
+    names = available()
+    panels = pg.locator(".bpe-compare")
+    expect(panels).to_have_count(len(names), timeout=NAVIGATION_MS)  # yours cannot encode the emoji
+    chart = main(pg).locator(".vega-embed svg")
+    expect(chart).to_have_count(1, timeout=NAVIGATION_MS)
+    drawn(pg)
+    for box in panels.all():
+        assert box.bounding_box()["width"] >= PANEL_MIN
+    figures = main(pg).get_by_text(" chars/token · ")
+    expect(figures).to_have_count(len(names))
+    for line in figures.all():  # the figures wrap inside the panel, never past it
+        assert line.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+    [labels] = whole(pg, shots_dir, "compare_tokenizers", theme)
+    for name in names:
+        assert PRETRAINED_LABELS[name] in labels, (name, labels)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_train_a_gpt_at_800(site, shots_dir, theme):
+    """The run's figures whole, one bits-per-character chart per corpus with every run's name in
+    full in its legend, Generate on the attendee's own run."""
+    from playwright.sync_api import expect
+
+    pg = at_800(site, f"/train_gpt?u={ALICE}", theme, "Train a GPT")
+    expect(main(pg).get_by_text("trained on 2 different corpora", exact=False)).to_be_visible(
+        timeout=NAVIGATION_MS)
+    expect(main(pg).locator(".vega-embed svg")).to_have_count(3, timeout=NAVIGATION_MS)  # loss + 2 corpora
+    expect(main(pg).get_by_role("button", name="Generate", exact=True)).to_be_visible(timeout=NAVIGATION_MS)
+    drawn(pg)
+    loss, *bpc = whole(pg, shots_dir, "train_gpt", theme)
+    legends = sorted(sorted(t for t in labels if "quick" in t or "gpt-" in t) for labels in bpc)
+    assert legends == [
+        ["07_char_vs_bpe_gpt-bpe · the room (shared)", "07_char_vs_bpe_gpt-char · the room (shared)"],
+        ["bpe-quick", "char-quick"]]
+    expect(main(pg).get_by_role("combobox", name="Checkpoint of run")).to_have_value("bpe-quick")
+
+
+@pytest.mark.parametrize("theme", THEMES)
+def test_char_vs_bpe_at_800(site, shots_dir, theme):
+    from playwright.sync_api import expect
+
+    pg = at_800(site, "/char_vs_bpe", theme, "Char vs BPE")
+    expect(main(pg).locator(".vega-embed svg")).to_have_count(1, timeout=NAVIGATION_MS)
+    drawn(pg)
+    [labels] = whole(pg, shots_dir, "char_vs_bpe", theme)
+    assert {"char", "word", "byte"} <= set(labels)
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.parametrize("path, heading", [("/learn_bpe", "Learn BPE"), ("/", "Start here")])
+def test_the_other_pages_at_800(site, shots_dir, theme, path, heading):
+    from playwright.sync_api import expect
+
+    pg = at_800(site, path, theme, heading)
+    if path == "/learn_bpe":
+        expect(main(pg).get_by_text("Merge 1:", exact=False).first).to_be_visible(timeout=NAVIGATION_MS)
+    else:
+        expect(main(pg).get_by_role("button", name="Open Compare tokenizers ▶")).to_be_visible(
+            timeout=NAVIGATION_MS)
+    drawn(pg)
+    whole(pg, shots_dir, heading.lower().replace(" ", "_"), theme)

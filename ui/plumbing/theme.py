@@ -1,0 +1,26 @@
+"""The app's own stylesheet, added once per page by the frame: where Streamlit's theme leaves text
+below the 4.5:1 contrast WCAG asks for (axe-core's ``color-contrast`` rule), in either theme.
+
+Streamlit fades a caption to 60% opacity (3.9:1 on white); here it is 85%.  Its primary colour
+is both the fill under white text (primary buttons, a multiselect's chosen names) and, in its
+dark theme, the text colour of a chosen pill: no violet is 4.5:1 against both white and the
+dark background, so the primary colours (``.streamlit/config.toml``) are dark enough for white
+text in both themes and a chosen pill's text takes the page's text colour, its violet tint and
+border marking the choice.  The colours in ``ui.render``'s token boxes need none of this: they
+carry their own fill and text colour.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+CSS = "\n".join([
+    '[data-testid="stCaptionContainer"]{opacity:.85;}',
+    # as specific as Streamlit's own rule for a chosen pill (a class, [data-selected], :not), and then some
+    '[data-testid="stApp"] button[data-selected="true"]:not([data-disabled]){color:inherit;}',
+])
+
+
+def apply() -> None:
+    """Add the stylesheet to the page (it takes no room)."""
+    st.html(f"<style>{CSS}</style>")
