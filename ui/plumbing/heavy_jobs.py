@@ -33,9 +33,8 @@ ABANDON_S = 30.0
 # training may take (the server's ``max_train_memory``, refused up front by ``core.bpe``'s estimate):
 # a worker above both is killed.
 WORKER_BASE_BYTES = 512 * 2**20
-PRELOAD = ("core.room.tokenizer_jobs",)
-TRAINING_ADVICE = ("Ask for fewer merges, use a smaller text, or pick the byte variant (it trains much "
-                   "faster on text with many different characters).")
+PRELOAD = ("core.room.tokenizer_jobs", "ui.views.step_view")  # what the workers run, imported once
+TRAINING_ADVICE = "Ask for fewer merges, use a smaller text, or pick the byte variant."
 _MINE = "heavy_jobs_epoch"  # session state: the corpus-and-settings epoch of this session's jobs
 _engine: list[JobEngine] = []  # the server process's engine, made at the first heavy job
 _making = threading.Lock()
