@@ -13,6 +13,7 @@ from ui.plumbing import state
 from ui.views import step_view
 from ui.plumbing.cache import START_ERRORS, learn_tokenizers
 from ui.plumbing.controls import corpus_and_settings, start_label
+from ui.plumbing.heavy_jobs import TooHeavyError
 from ui.plumbing.render import show_error
 from ui.views.token_view import (clicked_token, forget_click, show_merge_graph, picker_names, tokenizer_scope,
                            tree_text)
@@ -77,7 +78,7 @@ try:
     start_tokens = real.encode_tokens(window) if real is not None else None  # merge 0: the real cut
     # every step is drawn in the browser, from data sent once for this tokenizer and window
     step_view.show(tok, window, len(text), start_tokens)
-except PatternTimeoutError as exc:  # a custom split pattern too slow even for the window of text
+except (PatternTimeoutError, TooHeavyError) as exc:  # a split pattern too slow even for the window
     show_error(exc)
 
 @st.fragment

@@ -38,6 +38,8 @@ RANGES: dict[str, tuple[float, float]] = {
     "max_corpus_bytes": (1, 2**31),
     "max_train_memory": (2**20, 2**40),
     "regex_timeout_s": (0.01, 600.0),
+    "job_workers": (1, 256),
+    "job_time_s": (1.0, 3600.0),
 }
 MIN_KEY_CHARS = 8
 
@@ -51,6 +53,8 @@ class ServerSettings:
     max_corpus_bytes: int = 64 * 2**20      # uploads, pastes and files larger than this are refused
     max_train_memory: int = 2 * 2**30       # bytes one tokenizer training may take, or it is refused
     regex_timeout_s: float = 2.0            # a custom split pattern gets this long per text
+    job_workers: int | None = None          # processes for the room's heavy work; None: cores - 1
+    job_time_s: float = 120.0               # one heavy job's time (a training), or it is stopped
     problems: tuple[str, ...] = ()          # settings that could not be used, each left unset
 
     @classmethod
@@ -93,7 +97,7 @@ def _parse(name: str, raw: str):
         return path
     low, high = RANGES[name]
     try:
-        value = float(raw) if name == "regex_timeout_s" else int(raw)
+        value = float(raw) if name in ("regex_timeout_s", "job_time_s") else int(raw)
     except ValueError:
         raise SettingsError(f"{PREFIX}{name.upper()}={raw!r} is not a number; the default holds.") from None
     if not low <= value <= high:

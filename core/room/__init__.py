@@ -1,6 +1,7 @@
-"""The room: many owners' training runs on one server, and the queue that trains them in turns.
-Imports no torch (a test checks): torch loads only where a worker trains, samples or times a step,
-in processes of its own.  The model and its training loop are ``core.gpt``'s.
+"""The room: many owners' training runs on one server, and the queue that trains them in turns;
+and the room's heavy BPE work, off the web server's threads.  Imports no torch (a test checks):
+torch loads only where a worker trains, samples or times a step, in processes of its own.  The
+model and its training loop are ``core.gpt``'s.
 
 What a caller needs is exported here; read bottom-up:
 
@@ -16,7 +17,10 @@ What a caller needs is exported here; read bottom-up:
 - ``turn_runner`` a run's turn inside a worker (torch);
 - ``spawn``       starting child processes;
 - ``limits``, ``probe``  the device's bounds, runs at once, a turn's length; timing and sampling in
-  a capped child process (torch, in the child).
+  a capped child process (torch, in the child);
+- ``jobs``        the room's heavy work (training a tokenizer on a large corpus, counting it, a
+  page's data) in worker processes: fair between attendees, shared, cancelled, bounded in time
+  and memory, with progress; ``tokenizer_jobs``, the BPE work a worker runs.
 
 From Launch to a training step: ``runs.launch_run`` -> ``scheduler`` -> ``workers`` ->
 ``turn_runner.run_turn`` -> ``core.gpt.loop.Training.advance`` -> ``core.gpt.step``.

@@ -33,9 +33,11 @@ from core.bpe import (CorpusTooLargeError, GPT2FileError, PatternError, PatternT
                       extension_trainer, load_gpt2_bytes)
 from core.bpe.pretokenize import set_regex_timeout
 from core.corpus import CorpusStats, corpus_stats
+from core.room import tokenizer_jobs
+from core.room.jobs import INLINE_BELOW
 from core.settings import PREFIX, SETTING_NAMES, ServerSettings
 
-from ui.plumbing import state
+from ui.plumbing import heavy_jobs, state
 from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
 
 _log = logging.getLogger(__name__)
@@ -62,8 +64,8 @@ PRETRAINED_LABELS = {
     "qwen3": "Qwen 3",
 }
 # What training a tokenizer on the session's corpus may refuse with: a bad or too slow split
-# pattern, a corpus over the server's training-memory limit.
-TRAINING_ERRORS = (PatternError, PatternTimeoutError, CorpusTooLargeError)
+# pattern, a corpus over the server's training-memory limit, a training over the server's bounds.
+TRAINING_ERRORS = (PatternError, PatternTimeoutError, CorpusTooLargeError, heavy_jobs.TooHeavyError)
 # What loading a real tokenizer may fail with: GPT-2's files or the quicktok package missing.
 PRETRAINED_ERRORS = (GPT2FileError, ImportError, OSError)
 START_ERRORS = TRAINING_ERRORS + PRETRAINED_ERRORS
@@ -144,20 +146,26 @@ def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str |
     """The tokenizer for these settings, trained at most once (with a progress bar when asked);
     ``digest`` is ``text``'s hash when the caller has it (``ui.plumbing.state.corpus_digest``).
 
-    One run with more merges serves every smaller request through ``truncated``."""
+    One run with more merges serves every smaller request through ``truncated``.  A corpus of
+    ``INLINE_BELOW`` characters or more is trained by the room's job engine (``ui.plumbing.heavy_jobs``):
+    until it is done the page shows its progress and stops there."""
     key = (digest or state.text_digest(text), variant, end_of_word or "", pattern or "")
     with _training.hold(key, on_wait=lambda: st.spinner(SHARED_WAIT)):
         tok = _store().get(key)
         if tok is not None and (len(tok.merge_triples) >= num_merges or tok.exhausted):
             return _prefix(key, tok, num_merges)
         limits = server_settings()  # a corpus too big to train, a split pattern too slow: refused
-
-        def make_trainer() -> BPETrainer:
-            return BPETrainer(text, variant=variant, end_of_word=end_of_word or "</w>", pattern=pattern,
-                              regex_timeout=limits.regex_timeout_s, max_memory=limits.max_train_memory)
-
-        trainer = _trained(make_trainer, num_merges, progress, f"Training {variant} BPE", " merges")
-        tok = BPETokenizer.from_trainer(trainer)
+        options = {"end_of_word": end_of_word or "</w>", "pattern": pattern,
+                   "regex_timeout": limits.regex_timeout_s, "max_memory": limits.max_train_memory}
+        doing = f"Training {variant} BPE"
+        if len(text) >= INLINE_BELOW:
+            tok = heavy_jobs.job_result(limits, ("train", key, num_merges), tokenizer_jobs.train,
+                                        (text, variant, num_merges, options), doing, " merges",
+                                        forget=True, advice=heavy_jobs.TRAINING_ADVICE)
+        else:
+            trainer = _trained(lambda: BPETrainer(text, variant=variant, **options), num_merges, progress,
+                               doing, " merges")
+            tok = BPETokenizer.from_trainer(trainer)
         _store().put(key, tok)
         return tok
 
@@ -203,9 +211,17 @@ def session_tokenizer(progress: bool = True, variant: str | None = None) -> BPET
                            digest=state.corpus_digest())
 
 
+def corpus_statistics(digest: str, text: str) -> CorpusStats | None:
+    """Statistics of a corpus, computed once per corpus (by its hash, ``digest``); ``None``, with a
+    progress bar, while the room's job engine counts a large one."""
+    if len(text) < INLINE_BELOW:
+        return _statistics(digest, text)
+    return heavy_jobs.job_result(server_settings(), ("statistics", digest), tokenizer_jobs.statistics,
+                                 (text,), "Counting the corpus", block=False)
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
-def corpus_statistics(digest: str, _text: str) -> CorpusStats:
-    """Statistics of a corpus, computed once per corpus (by its hash, ``digest``)."""
+def _statistics(digest: str, _text: str) -> CorpusStats:
     return corpus_stats(_text)
 
 
@@ -250,10 +266,15 @@ def extended_tokenizer(text: str, start: str, num_merges: int, progress: bool = 
         base, tok = pretrained(start), _extended().get(key)
         if tok is not None and (len(tok.trace) >= num_merges or tok.exhausted):
             return _extension_prefix(key, base, tok, num_merges)
-        limit = server_settings().max_train_memory
-        trainer = _trained(lambda: extension_trainer(base, text, max_memory=limit), num_merges, progress,
-                           f"Learning {short_label(start)}'s new merges")
-        tok = BPETokenizer.from_trainer(trainer)
+        limits, doing = server_settings(), f"Learning {short_label(start)}'s new merges"
+        if len(text) >= INLINE_BELOW:
+            tok = heavy_jobs.job_result(limits, ("extend", key, num_merges), tokenizer_jobs.extend,
+                                        (start, text, num_merges, limits.max_train_memory), doing,
+                                        forget=True, advice="Ask for fewer merges, or use a smaller text.")
+        else:
+            trainer = _trained(lambda: extension_trainer(base, text, max_memory=limits.max_train_memory),
+                               num_merges, progress, doing)
+            tok = BPETokenizer.from_trainer(trainer)
         _extended().put(key, tok)
         return tok
 

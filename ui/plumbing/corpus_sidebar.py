@@ -24,6 +24,7 @@ from core import samples
 
 from ui.plumbing import state
 from ui.plumbing.cache import corpus_statistics, server_settings
+from ui.plumbing.heavy_jobs import TooHeavyError
 from ui.plumbing.identity import owner_id
 from ui.plumbing.render import md_safe
 from ui.views.run_view import runs_dir
@@ -263,10 +264,16 @@ def corpus_sidebar() -> None:
 
 def _corpus_summary() -> None:
     name, text = state.corpus()
-    s = corpus_statistics(state.corpus_digest(), text)
     st.markdown(f"**{md_safe(name)}**")
     if len(text) > EDIT_LIMIT:
         st.caption("Large corpus: not copied into the text box above.")
+    try:
+        s = corpus_statistics(state.corpus_digest(), text)  # None while a large one is counted
+    except TooHeavyError as exc:
+        st.caption(md_safe(str(exc)))
+        return
+    if s is None:
+        return
     # a table, not metric tiles: the sidebar is too narrow for "1,115,394" in a tile
     st.markdown("| | |\n|:--|--:|\n" + "".join(
         f"| {label} | {value:,} |\n" for label, value in (

@@ -14,7 +14,7 @@ import streamlit as st
 
 from ui.serving import memory, serve
 
-from ui.plumbing import state, theme
+from ui.plumbing import heavy_jobs, state, theme
 from ui.plumbing.controls import restore_settings, sync_settings_url
 from ui.plumbing.corpus_sidebar import corpus_sidebar, restore_corpus, start_trainable
 from ui.plumbing.identity import owner_id
@@ -41,6 +41,7 @@ def run_app() -> None:
         restore_settings(params)
     if page.url_path == "train_gpt":
         start_trainable()
+    heavy_jobs.cancel_stale()  # a new corpus or new settings: this session's running jobs are moot
     corpus_sidebar()
     with st.sidebar:
         serve.rerun_on_reconnect()  # a tab whose app process died comes back at once (``ui.serving.serve``)

@@ -36,8 +36,11 @@ from core import BPETokenizer, Token
 from core.bpe.display import is_invisible, quoted, visible_char
 from core.bpe.explain import segment
 
-from ui.plumbing import charts, render, state
+from core.room.jobs import INLINE_BELOW
+
+from ui.plumbing import charts, heavy_jobs, render, state
 from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
+from ui.plumbing.cache import server_settings
 from ui.plumbing.render import esc, gap_html, token_face
 from ui.views.token_view import tokenizer_scope
 from ui.serving.vega_bundle import bundle_url
@@ -46,6 +49,9 @@ SPEEDS = [1, 2, 5, 10, 20]  # merges per second Play offers
 DEFAULT_SPEED = 5
 NAME_CHARS = 32  # a token named only in the table, the chart or a heading is cut to this
 HEIGHT = 320  # the text box's height in pixels
+# A payload of this many merges or more is built by the room's job engine: its tokens' names and
+# faces grow with the merges (measured 1-4 s for 500-5,000 merges on a busy 2-core machine).
+INLINE_MERGES = 1000
 
 
 def _css() -> str:
@@ -144,20 +150,36 @@ def show(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[To
 def encoded_payload(tok: BPETokenizer, window: str, text_length: int,
                     start_tokens: list[Token] | None = None) -> bytes:
     """``payload`` as the bytes the browser parses: a line naming the payload (so a browser parses
-    each payload once), then its JSON.  Built once, shared by every session."""
+    each payload once), then its JSON.  Built once, shared by every session: by the room's job
+    engine for a large corpus or many merges (``ui.plumbing.heavy_jobs``; the page shows its progress and
+    stops there until it is built), else here."""
     key = (text_length, _digest(window))
     with _building.hold((id(tok), key)):
-        return _payloads().made_for(
-            tok, key, lambda: _encoded(payload(tok, window, text_length, start_tokens)))
+        return _payloads().made_for(tok, key, lambda: _built(tok, window, text_length, start_tokens))
 
 
-def _encoded(data: dict) -> bytes:
+def _built(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[Token] | None) -> bytes:
+    scope = tokenizer_scope(tok)  # a hash of str: computed here, as another process hashes otherwise
+    if text_length < INLINE_BELOW and len(tok.trace) < INLINE_MERGES:
+        return built_payload(tok, window, text_length, start_tokens, scope)
+    return heavy_jobs.job_result(server_settings(), ("step view", scope, tok.vocab_size, text_length,
+                                                     _digest(window)),
+                                 built_payload, (tok, window, text_length, start_tokens, scope),
+                                 "Preparing the step view", forget=True,
+                                 advice="Ask for fewer merges, or show another part of the text.")
+
+
+def built_payload(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[Token] | None,
+                  scope: str) -> bytes:
+    """The encoded payload (a job a worker process may run)."""
+    data = payload(tok, window, text_length, start_tokens, scope)
     return (data["key"] + "\n" + json.dumps(data, ensure_ascii=False)).encode("utf-8")
 
 
 def payload(tok: BPETokenizer, window: str, text_length: int,
-            start_tokens: list[Token] | None = None) -> dict:
-    """Everything the browser needs to show any step of ``tok``'s merges over ``window``."""
+            start_tokens: list[Token] | None = None, scope: str | None = None) -> dict:
+    """Everything the browser needs to show any step of ``tok``'s merges over ``window``
+    (``scope``: ``tokenizer_scope(tok)`` when the caller has it)."""
     tokens = segment(tok, window, 0, start_tokens)
     n = len(tok.trace)
     ids = shown_ids(tok, window, [t.id for t in tokens])
@@ -168,7 +190,7 @@ def payload(tok: BPETokenizer, window: str, text_length: int,
     faces = {i: token_face(tok, i) for i in ids}
     return {
         # an extension's scope names its new merges only: its vocabulary's size tells the bases apart
-        "key": f"{tokenizer_scope(tok)}-{tok.vocab_size}-{_digest(window)}-{text_length}",
+        "key": f"{scope or tokenizer_scope(tok)}-{tok.vocab_size}-{_digest(window)}-{text_length}",
         "n": n,
         "base_vocab": tok.vocab_size - n,
         "length0": tok.initial_length,

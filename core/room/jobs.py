@@ -1,0 +1,469 @@
+"""The room's heavy work, off the web server's threads: a :class:`JobEngine` runs jobs (training a
+tokenizer on a pasted corpus, encoding it, building a page's data) in a few worker processes,
+fair between the attendees who asked, shared when two ask for the same thing, and bounded.
+
+Why processes: a page's script runs on a thread of the one server process, so a long training
+there holds the GIL and every other attendee's page waits behind it.  A worker process holds its
+own GIL, runs niced below the server (``core.room.limits.yield_cpu_to_server``), and can be killed
+when its job is cancelled or goes over a bound, then replaced; the server only reads results.
+
+- **Fair**: the next free worker takes the oldest queued job of the owner with the fewest jobs
+  running, then the one served least recently; with two or more workers an owner runs at most
+  ``workers - 1`` jobs at once, so a worker is left for somebody else's job.
+- **Shared**: jobs have keys; a second submit of a queued, running or recently finished key joins
+  that job (``keep`` finished jobs, for ``keep_s`` seconds: failures too, so a job that overran
+  its time is not started again by every rerun of a page).
+- **Cancelled**: :meth:`JobEngine.cancel` takes an owner off a job (or all of an owner's jobs);
+  a job nobody owns any more is dropped from the queue or its worker killed and replaced.  A job
+  nobody asked about (:meth:`Job.touch`) for ``abandon_s`` seconds is cancelled the same way: its
+  attendee left.
+- **Bounded**: a job over its time (``limit_s``) or a worker over ``max_rss`` bytes of memory is
+  killed and the job ends with :class:`JobStopped`, whose message says which bound.
+- **Progress**: a job's function calls :func:`report_progress` (``done``, ``total``); a worker
+  sends it at most every ``PROGRESS_EVERY_S``, and a collector thread in the server keeps the last
+  on the job (``Job.progress``).
+
+Small work should not come here (:data:`INLINE_BELOW`): a job costs copying its input and its
+result between processes, and a page that polls for it (every half second) before the result
+shows, while a corpus under 200 KB trains 300 merges in 0.1-0.2 s on the page's own thread and is
+counted in 0.06 s (measured on a 2-core machine at a load of 16), with no progress bar flashing by.
+So callers run small work inline and only large work here.
+
+Torch-free and Streamlit-free: workers are started with the ``forkserver`` method (``spawn``
+where there is none), never by forking the threaded server, which can deadlock the child on a
+lock another thread held.  A job's function and its arguments must be picklable (a module-level
+function).
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import logging
+import multiprocessing
+import os
+import pickle
+import threading
+import time
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait as wait_any
+
+from .limits import cpu_cores, yield_cpu_to_server
+
+INLINE_BELOW = 200_000         # characters: a corpus below this is trained on the page's thread
+DEFAULT_LIMIT_S = 120.0        # a job's time, unless its submit says otherwise
+PROGRESS_EVERY_S = 0.1         # a worker sends a job's progress at most this often
+TICK_S = 0.1                   # how often the collector checks the bounds while a job is live
+IDLE_S = 60.0                  # a worker idle this long is stopped
+SERVED_KEPT = 1000             # owners whose last service is remembered, beyond those with live jobs
+_LOG = logging.getLogger(__name__)
+
+
+def default_workers() -> int:
+    """Worker processes for this machine: one core stays for the web server (at least one)."""
+    return max(1, cpu_cores() - 1)
+
+
+class JobState(enum.Enum):
+    """Where a job is (not a GPT run's status: ``core.room.status`` owns those words)."""
+
+    QUEUED = enum.auto()
+    RUNNING = enum.auto()
+    DONE = enum.auto()       # a result
+    FAILED = enum.auto()     # the function raised, or a bound stopped it
+    CANCELLED = enum.auto()  # nobody wanted it any more
+
+
+class JobStopped(RuntimeError):
+    """A job that ended without its function's answer; ``reason`` is ``"time"``, ``"memory"``,
+    ``"cancelled"`` or ``"crashed"`` and the message says what happened."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(eq=False)
+class Job:
+    """One piece of work and what is known about it; read it from any thread."""
+
+    key: object
+    fn: object
+    args: tuple
+    limit_s: float
+    owners: dict = field(default_factory=dict)   # owner -> None, in the order they asked
+    state: JobState = JobState.QUEUED
+    progress: tuple[int, int] = (0, 0)           # (done, total) as the job last reported it
+    result_value: object = None
+    error: BaseException | None = None
+    seq: int = 0
+    submitted: float = field(default_factory=time.monotonic)
+    started: float | None = None                 # when its worker began it (its time counts from here)
+    ended: float | None = None
+    seen: float = field(default_factory=time.monotonic)
+    _finished: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    @property
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    @property
+    def owner(self):
+        """Whose turn this job counts in (the first owner still asking for it)."""
+        return next(iter(self.owners), None)
+
+    def touch(self) -> None:
+        """Say that somebody still waits for this job (see ``abandon_s``)."""
+        self.seen = time.monotonic()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the job ends (or ``timeout``); a caller waiting here asks for it all along."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self._finished.is_set():
+            self.touch()
+            left = None if end is None else end - time.monotonic()
+            if left is not None and left <= 0:
+                return False
+            self._finished.wait(TICK_S * 5 if left is None else min(TICK_S * 5, left))
+        return True
+
+    def result(self, timeout: float | None = None):
+        """The function's return value; raises what it raised, or :class:`JobStopped`."""
+        if not self.wait(timeout):
+            raise TimeoutError(f"job {self.key!r} is still {self.state.name.lower()}")
+        if self.error is not None:
+            raise self.error
+        return self.result_value
+
+    def _end(self, state: JobState, value=None, error: BaseException | None = None) -> None:
+        self.state, self.result_value, self.error = state, value, error
+        self.fn, self.args, self.ended = None, (), time.monotonic()  # a corpus is not kept with its result
+        self._finished.set()
+
+
+class JobEngine:
+    """A pool of up to ``workers`` worker processes (default: :func:`default_workers`), started
+    when jobs wait, and the collector thread that hands them jobs and watches them.
+
+    ``limit_s``: a job's time unless its submit gives one; ``max_rss``: bytes a worker's memory
+    may reach while it runs a job (``None``: unwatched); ``abandon_s``: cancel a job nobody
+    touched for that long (``None``: never); ``idle_s``: stop a worker idle that long (started
+    again when a job comes); ``preload``: modules the fork server imports once,
+    so that each worker starts with them (the jobs' own modules)."""
+
+    def __init__(self, workers: int | None = None, limit_s: float = DEFAULT_LIMIT_S,
+                 max_rss: int | None = None, abandon_s: float | None = None, keep: int = 32,
+                 keep_s: float = 600.0, idle_s: float = IDLE_S, method: str | None = None,
+                 preload: tuple[str, ...] = ()) -> None:
+        self.size = workers or default_workers()
+        self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
+        self.keep, self.keep_s, self.idle_s = keep, keep_s, idle_s
+        methods = multiprocessing.get_all_start_methods()
+        self._context = multiprocessing.get_context(method or ("forkserver" if "forkserver" in methods
+                                                               else "spawn"))
+        if self._context.get_start_method() == "forkserver":
+            # the fork server imports these once (the main module too, which multiprocessing
+            # imports in each child otherwise: a script's must be guarded), and each worker forked
+            # from it starts ready
+            self._context.set_forkserver_preload(["__main__", __name__, *preload])
+        self._lock = threading.RLock()
+        self._queue: list[Job] = []                    # submit order
+        self._live: dict[object, Job] = {}             # key -> queued or running job
+        self._kept: OrderedDict[object, Job] = OrderedDict()  # key -> finished job, oldest first
+        self._served: dict[object, float] = {}         # owner -> when a job of theirs last started
+        self._workers: list[_Worker] = []
+        self._seq = itertools.count()
+        self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    # -- what callers use ------------------------------------------------------------------------
+    def submit(self, owner, key, fn, args: tuple = (), limit_s: float | None = None) -> Job:
+        """The job for ``key``: the one queued, running or kept for it (``owner`` joins it), or a
+        new one running ``fn(*args)`` within ``limit_s`` seconds."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this job engine is closed")
+            job = self._live.get(key) or self._kept_job(key)
+            if job is None:
+                job = Job(key, fn, tuple(args), limit_s or self.limit_s, seq=next(self._seq))
+                self._live[key] = job
+                self._queue.append(job)
+            job.owners.setdefault(owner, None)
+            job.touch()
+            self._start()
+        self._wake()
+        return job
+
+    def job(self, key) -> Job | None:
+        """The job queued, running or kept for ``key``, if any (touched)."""
+        with self._lock:
+            job = self._live.get(key) or self._kept_job(key)
+        if job is not None:
+            job.touch()
+        return job
+
+    def cancel(self, owner, key=None) -> int:
+        """Take ``owner`` off its job for ``key`` (``None``: off all its jobs); a job left without
+        owners is cancelled.  Returns how many jobs were cancelled."""
+        with self._lock:
+            jobs = [j for j in self._live.values() if owner in j.owners and (key is None or j.key == key)]
+            for job in jobs:
+                del job.owners[owner]
+            ended = [j for j in jobs if not j.owners]
+            for job in ended:
+                self._stop(job, JobStopped("cancelled", "Cancelled: nobody asks for it any more."))
+        self._wake()
+        return len(ended)
+
+    def forget(self, key) -> None:
+        """Drop a finished job kept for ``key`` (its caller keeps the result elsewhere)."""
+        with self._lock:
+            self._kept.pop(key, None)
+
+    def worker_pids(self) -> list[int]:
+        with self._lock:
+            return [w.process.pid for w in self._workers]
+
+    def close(self) -> None:
+        """Cancel every job and stop the workers (an engine is not used after this)."""
+        with self._lock:
+            self._closed = True
+            for job in list(self._live.values()):
+                self._stop(job, JobStopped("cancelled", "Cancelled: the server is stopping."))
+        self._wake()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        for worker in self._workers:
+            worker.stop()
+        self._workers.clear()
+
+    # -- the collector thread ----------------------------------------------------------------------
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="room-jobs", daemon=True)
+            self._thread.start()
+
+    def _wake(self) -> None:
+        self._wake_w.send_bytes(b"")
+
+    def _loop(self) -> None:
+        """Hand out jobs, read the workers' messages, replace dead workers, enforce the bounds."""
+        while not self._closed:
+            try:
+                self._turn()
+            except Exception:  # never let one bad message stop the room's jobs
+                _LOG.exception("the job engine's collector failed; it carries on")
+
+    def _turn(self) -> None:
+        with self._lock:
+            self._replace_dead()
+            self._retire_idle()
+            idle = sum(w.job is None for w in self._workers)
+            missing = max(0, min(self.size - len(self._workers), len(self._queue) - idle))
+        started = [_Worker(self._context) for _ in range(missing)]  # outside the lock: it may take a while
+        with self._lock:
+            self._workers += started
+            handed = self._dispatch()
+            timeout = TICK_S if self._live else self.idle_s if self._workers else None
+            waits = [self._wake_r, *(w.conn for w in self._workers)]
+            waits += [w.process.sentinel for w in self._workers]
+        for worker, job in handed:  # a big corpus takes a while to send: not under the lock
+            worker.send(job)
+        for ready in wait_any(waits, timeout=timeout):
+            if ready is self._wake_r:
+                while self._wake_r.poll():
+                    self._wake_r.recv_bytes()
+            elif not isinstance(ready, int):
+                self._read(ready)
+        with self._lock:
+            self._enforce_bounds()
+
+    def _read(self, conn) -> None:
+        with self._lock:
+            worker = next((w for w in self._workers if w.conn is conn), None)
+        if worker is None:
+            return
+        try:
+            kind, seq, *rest = conn.recv()
+        except (EOFError, OSError):
+            return  # a killed worker: its sentinel is ready too
+        except Exception as exc:  # a result that does not unpickle here
+            kind, seq, rest = "error", getattr(worker.job, "seq", None), [exc]
+        with self._lock:
+            job = worker.job
+            if job is None or job.seq != seq or job.done:
+                return
+            if kind == "started":  # a fresh worker's start (imports) is not the job's time
+                job.started = time.monotonic()
+                return
+            if kind == "progress":
+                job.progress = tuple(rest)
+                return
+            worker.job, worker.idle_since = None, time.monotonic()
+            self._live.pop(job.key, None)
+            if kind == "done":
+                job._end(JobState.DONE, value=rest[0])
+            else:
+                job._end(JobState.FAILED, error=rest[0])
+            self._keep(job)
+
+    def _dispatch(self) -> list[tuple[_Worker, Job]]:
+        """Give each idle worker the fairest queued job (see the module's docstring)."""
+        handed = []
+        for worker in self._workers:
+            if worker.job is not None:
+                continue
+            job = self._next_job()
+            if job is None:
+                break
+            self._queue.remove(job)
+            job.state = JobState.RUNNING
+            self._served[job.owner] = time.monotonic()
+            worker.job = job
+            handed.append((worker, job))
+        if len(self._served) > SERVED_KEPT:  # forget owners with nothing live
+            owners = {o for j in self._live.values() for o in j.owners}
+            self._served = {o: t for o, t in self._served.items() if o in owners}
+        return handed
+
+    def _next_job(self) -> Job | None:
+        running = Counter(w.job.owner for w in self._workers if w.job is not None and not w.job.done)
+        share = max(1, self.size - 1)
+        waiting = [j for j in self._queue if running[j.owner] < share]
+        if not waiting:
+            return None
+        return min(waiting, key=lambda j: (running[j.owner], self._served.get(j.owner, float("-inf")), j.seq))
+
+    def _enforce_bounds(self) -> None:
+        now = time.monotonic()
+        for worker in self._workers:
+            job = worker.job
+            if job is None or job.done:
+                continue
+            if job.started is not None and now - job.started > job.limit_s:
+                self._stop(job, JobStopped("time", f"It took longer than this server allows "
+                                                   f"({job.limit_s:.0f} s), so it was stopped."))
+            elif self.max_rss is not None and worker.rss() > self.max_rss:
+                self._stop(job, JobStopped("memory", f"It needed more memory than this server allows "
+                                                     f"({self.max_rss / 2**20:,.0f} MB), so it was stopped."))
+        if self.abandon_s is not None:
+            for job in [j for j in self._live.values() if now - j.seen > self.abandon_s]:
+                self._stop(job, JobStopped("cancelled", "Cancelled: nobody was waiting for it any more."))
+
+    def _stop(self, job: Job, error: JobStopped) -> None:
+        """End ``job`` with ``error``: out of the queue, or its worker killed (replaced by the loop)."""
+        self._live.pop(job.key, None)
+        if job in self._queue:
+            self._queue.remove(job)
+        for worker in self._workers:
+            if worker.job is job:
+                worker.kill()
+        job._end(JobState.CANCELLED if error.reason == "cancelled" else JobState.FAILED, error=error)
+        if error.reason != "cancelled":
+            self._keep(job)
+
+    def _replace_dead(self) -> None:
+        for worker in [w for w in self._workers if not w.process.is_alive()]:
+            job = worker.job
+            worker.stop()
+            self._workers.remove(worker)
+            if job is not None and not job.done:  # it died by itself (the killed ones ended already)
+                self._live.pop(job.key, None)
+                job._end(JobState.FAILED, error=JobStopped(
+                    "crashed", f"The worker process doing it ended unexpectedly (exit code "
+                               f"{worker.process.exitcode})."))
+
+    def _retire_idle(self) -> None:
+        """Stop the workers idle for ``idle_s``: what a big job left in a worker's memory goes
+        with it, and a room that left holds no processes."""
+        now = time.monotonic()
+        for worker in [w for w in self._workers if w.job is None and now - w.idle_since > self.idle_s]:
+            worker.stop()
+            self._workers.remove(worker)
+
+    def _keep(self, job: Job) -> None:
+        self._kept[job.key] = job
+        self._kept.move_to_end(job.key)
+        while len(self._kept) > self.keep:
+            self._kept.popitem(last=False)
+
+    def _kept_job(self, key) -> Job | None:
+        job = self._kept.get(key)
+        if job is not None and time.monotonic() - job.ended > self.keep_s:
+            del self._kept[key]
+            return None
+        return job
+
+
+class _Worker:
+    """One worker process and the server's end of its pipe; ``job`` is what it runs now."""
+
+    def __init__(self, context) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child,), name="room-job-worker", daemon=True)
+        self.process.start()
+        child.close()
+        self.job: Job | None = None
+        self.idle_since = time.monotonic()
+
+    def send(self, job: Job) -> None:
+        try:
+            self.conn.send((job.seq, job.fn, job.args))
+        except (OSError, pickle.PicklingError, AttributeError, TypeError) as exc:
+            if not job.done:  # a function or arguments that do not pickle; or a worker killed meanwhile
+                job._end(JobState.FAILED, error=exc)
+
+    def rss(self) -> int:
+        """The process's resident memory in bytes (0 where ``/proc`` does not say)."""
+        try:
+            with open(f"/proc/{self.process.pid}/statm", "rb") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=5)
+        self.conn.close()
+
+
+# -- inside a worker process -----------------------------------------------------------------------
+_reporting: list = []  # [pipe, job's seq, when progress was last sent], while a job runs here
+
+
+def report_progress(done: int, total: int) -> None:
+    """Tell the server how far the running job is (a no-op outside a worker: inline work)."""
+    if not _reporting:
+        return
+    conn, seq, last = _reporting
+    now = time.monotonic()
+    if done >= total or now - last >= PROGRESS_EVERY_S:
+        conn.send(("progress", seq, done, total))
+        _reporting[2] = now
+
+
+def _serve(conn) -> None:
+    """A worker's life: run each job sent, send back its result or its exception."""
+    yield_cpu_to_server()
+    while True:
+        try:
+            seq, fn, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        conn.send(("started", seq))
+        _reporting[:] = [conn, seq, 0.0]
+        try:
+            message = ("done", seq, fn(*args))
+        except Exception as exc:  # the job's own failure goes back to whoever waits for it
+            message = ("error", seq, exc)
+        _reporting.clear()
+        try:
+            conn.send(message)
+        except Exception as exc:  # a result or an exception that does not pickle
+            conn.send(("error", seq, RuntimeError(f"{type(exc).__name__}: {exc}")))

@@ -1,0 +1,47 @@
+"""The room's heavy BPE work as jobs for ``core.room.jobs``: module-level functions (a worker
+process imports them by name) that report their progress (merges done / asked) with
+``report_progress`` and return what the page shows.
+
+- :func:`train`: a tokenizer trained on a corpus with the page's settings;
+- :func:`extend`: a real tokenizer (GPT-2, GPT-4, ...) with the merges it would add for a corpus;
+- :func:`statistics`: a corpus's statistics (``core.corpus.corpus_stats``).
+
+The same work runs inline for small corpora (``core.room.jobs.INLINE_BELOW``); these functions
+are what a worker runs, and nothing here knows about pages.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..bpe import BPETokenizer, BPETrainer, extension_trainer
+from ..corpus import CorpusStats, corpus_stats
+from .jobs import report_progress
+
+
+def train(text: str, variant: str, num_merges: int, options: dict) -> BPETokenizer:
+    """``num_merges`` merges of ``variant`` BPE on ``text`` (``options``: ``BPETrainer``'s other
+    keyword arguments); raises what ``BPETrainer`` raises (``CorpusTooLargeError`` over its
+    ``max_memory``, a bad or too slow ``pattern``)."""
+    trainer = BPETrainer(text, variant=variant, **options)
+    for _ in trainer.run(num_merges, progress=report_progress):
+        pass
+    return BPETokenizer.from_trainer(trainer)
+
+
+def extend(start: str, text: str, num_merges: int, max_memory: int) -> BPETokenizer:
+    """The real tokenizer ``start`` with up to ``num_merges`` merges learned from ``text``."""
+    trainer = extension_trainer(_pretrained(start), text, max_memory=max_memory)
+    for _ in trainer.run(num_merges, progress=report_progress):
+        pass
+    return BPETokenizer.from_trainer(trainer)
+
+
+@functools.lru_cache(maxsize=2)
+def _pretrained(name: str) -> BPETokenizer:
+    """A real tokenizer, loaded once per worker (GPT-4's takes a few seconds and ~60 MB)."""
+    return BPETokenizer.from_pretrained(name)
+
+
+def statistics(text: str) -> CorpusStats:
+    return corpus_stats(text)

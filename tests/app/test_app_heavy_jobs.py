@@ -1,0 +1,128 @@
+"""Heavy work leaves the page's thread (ui.plumbing.heavy_jobs, core.room.jobs): a session with a large
+corpus sees a progress bar at once and its page answers, then the result; a change of its
+settings cancels its job.  The engine gets one worker, held by someone else's job until the test
+lets it go, so what the page shows while it waits does not depend on the machine's speed."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import step_view
+from core.room.jobs import JobState
+from core.settings import ServerSettings
+from tests.room import job_functions
+from ui.plumbing import heavy_jobs
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT_S = 120  # a worker's first start and a 250 KB training, on a busy 2-core machine
+
+
+def fresh_engine(settings: ServerSettings):
+    for engine in heavy_jobs._engine:
+        engine.close()
+    heavy_jobs._engine.clear()
+    return heavy_jobs.engine(settings)
+
+
+@pytest.fixture
+def one_worker():
+    """A fresh engine with one worker, busy with another attendee's job until released."""
+    engine = fresh_engine(ServerSettings(job_workers=1))
+    blocker = engine.submit("another attendee", "blocker", job_functions.forever)
+    deadline = time.monotonic() + WAIT_S
+    while blocker.progress[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert blocker.state is JobState.RUNNING
+    yield engine
+    engine.close()
+    heavy_jobs._engine.clear()
+
+
+def big_corpus() -> str:
+    """Over the inline threshold: ~250 KB of words from a small vocabulary."""
+    rng = random.Random(7)
+    words = ["low", "lower", "newest", "widest", "tokens", "merge", "pair", "byte"]
+    return " ".join(rng.choice(words) for _ in range(45_000))
+
+
+def learn_page() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=WAIT_S).run()
+    at.switch_page("app_pages/learn_bpe.py").run()
+    return at
+
+
+def progress_texts(at: AppTest) -> list[str]:
+    return [p.proto.text for p in at.get("progress")]
+
+
+def poll_until_done(at: AppTest) -> None:
+    """Rerun the page (what the progress fragment does every half second) until nothing runs."""
+    deadline = time.monotonic() + WAIT_S
+    while progress_texts(at) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        at.run()
+    assert not progress_texts(at), progress_texts(at)
+
+
+@pytest.mark.slow
+def test_a_large_corpus_shows_progress_then_the_result_and_a_change_cancels_its_job(one_worker):
+    heavy = learn_page()
+    heavy.text_area(key="corpus_paste").set_value(big_corpus()).run()
+    assert not heavy.exception, [e.message for e in heavy.exception]
+    texts = progress_texts(heavy)
+    assert "Training char BPE: waiting for a free worker… (0 s)" in texts, texts
+    assert any(t.startswith("Counting the corpus: waiting") for t in texts), texts  # in the sidebar
+    [first] = [j for j in one_worker._live.values() if j.key[0] == "train"]
+
+    calm = learn_page()  # another attendee on a sample: served at once, whatever the first waits for
+    assert not progress_texts(calm) and step_view(calm)[2]["n"] > 0
+    assert first.state is JobState.QUEUED
+
+    heavy.number_input(key="w_num_merges").set_value(40).run()  # new settings: the old job goes
+    assert first.state is JobState.CANCELLED
+    assert any(t.startswith("Training char BPE") for t in progress_texts(heavy))
+
+    one_worker.cancel("another attendee")  # the worker is free: the new jobs run
+    poll_until_done(heavy)
+    assert not heavy.exception, [e.message for e in heavy.exception]
+    _, _, data = step_view(heavy)
+    assert data["n"] == 40
+    assert any(f"| Characters | {len(big_corpus()):,} |" in m.value for m in heavy.sidebar.markdown)
+
+
+@pytest.mark.slow
+def test_a_training_over_the_time_bound_says_what_happened_and_what_to_do():
+    engine = fresh_engine(ServerSettings(job_workers=1, job_time_s=0.01))  # nothing fits in 10 ms
+    try:
+        at = learn_page()
+        at.text_area(key="corpus_paste").set_value(big_corpus()).run()
+        poll_until_done(at)
+        assert not at.exception, [e.message for e in at.exception]
+        [error] = [e.value for e in at.error]
+        assert "Training char BPE was stopped" in error and "longer than this server allows" in error
+        assert "fewer merges" in error and "byte variant" in error
+    finally:
+        engine.close()
+        heavy_jobs._engine.clear()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page_name", ["char_vs_bpe", "compare_tokenizers"])
+def test_the_other_bpe_pages_end_with_their_result_on_a_large_corpus(page_name):
+    fresh_engine(ServerSettings())  # nothing kept from another test: the first run waits
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=WAIT_S).run()
+    at.switch_page(f"app_pages/{page_name}.py").run()
+    at.text_area(key="corpus_paste").set_value(big_corpus()).run()
+    assert progress_texts(at)  # the statistics at least, in a worker
+    if page_name == "compare_tokenizers":
+        at.selectbox(key="tokenizers_pick").set_value("__corpus__").run()
+    poll_until_done(at)
+    assert not at.exception and not at.error, [e.message for e in at.exception] + [e.value for e in at.error]
+    last = {"char_vs_bpe": "The test text, token by token",
+            "compare_tokenizers": "Cost per script: tokens per character"}[page_name]
+    assert last in [h.value for h in at.subheader]  # the page ran to its end

@@ -1,0 +1,178 @@
+"""The room's job engine (core.room.jobs): fair between owners, shared when identical, cancelled,
+bounded in time and memory, with progress.  Each test waits on what the engine reports (a job's
+state, its progress, a file a job wrote), with generous bounds for a busy 2-core machine."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.room.jobs import JobEngine, JobState, JobStopped
+from tests.room import job_functions as jf
+
+WAIT_S = 60  # a worker's first start imports core on a busy machine
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def wait_for(check, timeout: float = WAIT_S, what: str = "the engine"):
+    """Poll ``check()`` until it is true (returned), or fail after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"{what} did not happen within {timeout} s")
+
+
+@pytest.fixture
+def engines():
+    made = []
+
+    def make(**kwargs) -> JobEngine:
+        made.append(JobEngine(**kwargs))
+        return made[-1]
+
+    yield make
+    for engine in made:
+        engine.close()
+
+
+def lines(path) -> list[str]:
+    return path.read_text(encoding="utf-8").split() if path.exists() else []
+
+
+def test_imports_without_torch_or_streamlit():
+    code = "import sys, core.room.jobs; print(sorted({'torch', 'streamlit'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_a_heavy_job_does_not_delay_another_owners_small_one(engines, tmp_path):
+    engine = engines(workers=2)
+    heavy = engine.submit("alice", "big", jf.forever)
+    second = engine.submit("alice", "big too", jf.forever)  # alice may hold one of the two workers
+    wait_for(lambda: heavy.progress[0] > 0, what="the heavy job's progress")
+    small = engine.submit("bob", "small", jf.counted, (str(tmp_path / "runs"), 5))
+    assert small.result(timeout=WAIT_S)[0] == 5
+    assert small.progress == (5, 5)
+    assert heavy.state is JobState.RUNNING and second.state is JobState.QUEUED
+    before = heavy.progress[0]
+    wait_for(lambda: heavy.progress[0] > before, what="more progress")  # still reporting
+
+
+@pytest.mark.slow
+def test_changing_key_cancels_the_job_and_frees_its_worker(engines, tmp_path):
+    engine = engines(workers=1)
+    old = engine.submit("alice", ("corpus 1", "char"), jf.forever)
+    wait_for(lambda: old.progress[0] > 0, what="the first job's progress")
+    old_pids = engine.worker_pids()
+    assert engine.cancel("alice", ("corpus 1", "char")) == 1
+    with pytest.raises(JobStopped) as stopped:
+        old.result(timeout=WAIT_S)
+    assert stopped.value.reason == "cancelled" and old.state is JobState.CANCELLED
+    new = engine.submit("alice", ("corpus 2", "char"), jf.double, (21,))
+    assert new.result(timeout=WAIT_S) == 42
+    assert engine.worker_pids() != old_pids  # the killed worker was replaced
+    assert engine.job(("corpus 1", "char")) is None  # a cancelled job is not kept
+
+
+@pytest.mark.slow
+def test_cancelling_all_of_an_owners_jobs_leaves_a_shared_one_running(engines, tmp_path):
+    engine = engines(workers=1)
+    shared = engine.submit("alice", "shared", jf.counted, (str(tmp_path / "runs"), 50))
+    queued = engine.submit("alice", "mine", jf.double, (1,))
+    engine.submit("bob", "shared", jf.counted, (str(tmp_path / "runs"), 50))
+    assert engine.cancel("alice") == 1  # her own job; bob still wants the shared one
+    assert queued.state is JobState.CANCELLED
+    assert shared.result(timeout=WAIT_S)[0] == 50
+
+
+@pytest.mark.slow
+def test_a_job_over_its_time_ends_with_the_message(engines):
+    engine = engines(workers=1, limit_s=1.0)
+    job = engine.submit("alice", "endless", jf.forever)
+    with pytest.raises(JobStopped) as stopped:
+        job.result(timeout=WAIT_S)
+    assert stopped.value.reason == "time"
+    assert "longer than this server allows (1 s)" in str(stopped.value)
+    assert engine.submit("alice", "endless", jf.forever) is job  # a rerun of the page reads the message
+    assert engine.submit("bob", "next", jf.double, (2,)).result(timeout=WAIT_S) == 4
+
+
+@pytest.mark.slow
+def test_a_job_over_its_memory_ends_with_the_message(engines):
+    engine = engines(workers=1, max_rss=400 * 2**20)
+    job = engine.submit("alice", "hog", jf.hog, (800,))
+    with pytest.raises(JobStopped) as stopped:
+        job.result(timeout=WAIT_S)
+    assert stopped.value.reason == "memory" and "more memory than this server allows (400 MB)" in str(
+        stopped.value)
+
+
+@pytest.mark.slow
+def test_identical_jobs_from_two_owners_run_once(engines, tmp_path):
+    engine = engines(workers=2)
+    runs = tmp_path / "runs"
+    first = engine.submit("alice", ("corpus", "char", 300), jf.counted, (str(runs), 20))
+    second = engine.submit("bob", ("corpus", "char", 300), jf.counted, (str(runs), 20))
+    assert second is first
+    assert first.result(timeout=WAIT_S) == second.result(timeout=WAIT_S)
+    later = engine.submit("carol", ("corpus", "char", 300), jf.counted, (str(runs), 20))
+    assert later.result(timeout=WAIT_S) == first.result()  # kept: not run again
+    assert len(lines(runs)) == 1
+
+
+@pytest.mark.slow
+def test_the_next_free_worker_serves_the_owners_served_least(engines, tmp_path):
+    engine = engines(workers=1)
+    order, gate = tmp_path / "order", tmp_path / "gate"
+    blocker = engine.submit("alice", "a0", jf.until_released, (str(order), "a0", str(gate)))
+    wait_for(lambda: blocker.progress[0] > 0, what="the first job's progress")
+    jobs = [engine.submit(owner, name, jf.record, (str(order), name))
+            for owner, name in [("alice", "a1"), ("alice", "a2"), ("bob", "b1"), ("alice", "a3"),
+                                ("carol", "c1"), ("bob", "b2")]]
+    gate.touch()
+    for job in jobs:
+        job.result(timeout=WAIT_S)
+    # bob and carol had nothing yet: each goes before alice's second job, in turn
+    assert lines(order) == ["a0", "b1", "c1", "a1", "b2", "a2", "a3"]
+
+
+@pytest.mark.slow
+def test_a_failure_reaches_the_caller_and_an_abandoned_job_is_cancelled(engines):
+    engine = engines(workers=1, abandon_s=1.0)
+    with pytest.raises(ValueError, match="bad pattern"):
+        engine.submit("alice", "bad", jf.fails, ("bad pattern",)).result(timeout=WAIT_S)
+    left = engine.submit("bob", "left", jf.forever)
+    wait_for(lambda: left.done, what="the abandoned job's end")  # looking, not asking (result() asks)
+    assert left.state is JobState.CANCELLED and left.error.reason == "cancelled"
+    assert "nobody was waiting" in str(left.error)
+
+
+@pytest.mark.slow
+def test_workers_start_when_jobs_wait_and_stop_when_idle(engines):
+    engine = engines(workers=2, idle_s=1.0)
+    assert engine.worker_pids() == []  # nothing started before a job
+    assert engine.submit("alice", "one", jf.double, (3,)).result(timeout=WAIT_S) == 6
+    assert len(engine.worker_pids()) == 1  # one job: one worker
+    wait_for(lambda: engine.worker_pids() == [], what="the idle worker's stop")
+    assert engine.submit("alice", "two", jf.double, (4,)).result(timeout=WAIT_S) == 8
+
+
+@pytest.mark.slow
+def test_a_training_job_gives_the_tokenizer_trained_inline_and_its_progress(engines):
+    from core import BPETokenizer
+    from core.room import tokenizer_jobs
+
+    text = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8") * 50
+    options = {"end_of_word": "</w>", "pattern": None, "regex_timeout": 2.0, "max_memory": 2**30}
+    job = engines(workers=1).submit("alice", "train", tokenizer_jobs.train, (text, "char", 40, options))
+    tok = job.result(timeout=WAIT_S)
+    assert tok.merge_triples == BPETokenizer.from_text(text, 40, variant="char").merge_triples
+    assert job.progress == (len(tok.trace), 40) or tok.exhausted

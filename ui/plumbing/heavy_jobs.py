@@ -1,0 +1,109 @@
+"""The room's heavy work, seen from a page: ``core.room.jobs``'s engine (one per server process)
+and what a page shows while a job of its session runs.
+
+:func:`job_result` gives the result of ``fn(*args)`` computed by a worker process for this
+session (a job shared with every session that asks for the same key).  Until it is done, the page
+draws a progress bar in a fragment that polls the job every ``POLL_S`` seconds and reruns the page
+once the job ends, and the page stops there (``st.stop``): the server's thread is free at once,
+and the attendee's other widgets keep answering.  A job a bound stopped raises
+:class:`TooHeavyError`, whose message says what happened and what to do.  Callers run small work
+inline instead (``core.room.jobs.INLINE_BELOW``), so a calm room never comes here.
+
+A session's jobs are cancelled when its corpus or settings change (:func:`cancel_stale`, at the
+top of each page run: a dict lookup) or when nobody polled them for ``ABANDON_S`` seconds (the
+tab closed, or went to a page that does not need them).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from core.room.jobs import JobEngine, JobState, JobStopped
+from core.settings import ServerSettings
+
+from ui.plumbing import state
+
+POLL_S = 0.5
+ABANDON_S = 30.0
+# A worker's own memory (Python, numba's kernels, the corpus it was sent) on top of what one
+# training may take (the server's ``max_train_memory``, refused up front by ``core.bpe``'s estimate):
+# a worker above both is killed.
+WORKER_BASE_BYTES = 512 * 2**20
+PRELOAD = ("core.room.tokenizer_jobs", "ui.views.step_view")  # what the workers run, imported once
+TRAINING_ADVICE = "Ask for fewer merges, use a smaller text, or pick the byte variant."
+_MINE = "heavy_jobs_epoch"  # session state: the corpus-and-settings epoch of this session's jobs
+_engine: list[JobEngine] = []  # the server process's engine, made at the first heavy job
+_making = threading.Lock()
+
+
+class TooHeavyError(RuntimeError):
+    """Work the server stopped at one of its bounds (time, memory); the message says which, and
+    what to do instead."""
+
+
+def engine(settings: ServerSettings) -> JobEngine:
+    """This server process's job engine, sized and bounded by the first ``settings`` it sees."""
+    with _making:
+        if not _engine:
+            _engine.append(JobEngine(workers=settings.job_workers, limit_s=settings.job_time_s,
+                                     max_rss=settings.max_train_memory + WORKER_BASE_BYTES,
+                                     abandon_s=ABANDON_S, preload=PRELOAD))
+        return _engine[0]
+
+
+def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit: str = "",
+               block: bool = True, forget: bool = False, advice: str = "Use a smaller text."):
+    """``fn(*args)`` from a worker, or, while it runs, a progress bar reading "``doing``: done /
+    total``unit``" and then ``st.stop()`` (``block``) or ``None``.  ``forget``: the caller keeps the
+    result in a cache of its own, so the engine need not.  Raises what ``fn`` raised, or
+    :class:`TooHeavyError` ("``doing`` was stopped: why. ``advice``")."""
+    jobs = engine(settings)
+    job = jobs.submit(_session(), key, fn, args)
+    st.session_state[_MINE] = state.learn_epoch()
+    if not job.done:
+        _progress(key, doing, unit)
+        if block:
+            st.stop()
+        return None
+    try:
+        value = job.result()
+    except JobStopped as exc:
+        raise TooHeavyError(f"{doing} was stopped: {exc} {advice}") from None
+    if forget:
+        jobs.forget(key)
+    return value
+
+
+def cancel_stale() -> None:
+    """Cancel this session's jobs if its corpus or settings changed since it asked for them."""
+    epoch = st.session_state.get(_MINE)
+    if epoch is not None and epoch != state.learn_epoch():
+        del st.session_state[_MINE]
+        if _engine:
+            _engine[0].cancel(_session())
+
+
+@st.fragment(run_every=POLL_S)
+def _progress(key, doing: str, unit: str) -> None:
+    """The job's progress, redrawn every ``POLL_S`` seconds; the whole page reruns once it ends."""
+    job = _engine[0].job(key) if _engine else None
+    if job is None or job.done:
+        st.rerun()
+    done, total = job.progress
+    waited = f" ({time.monotonic() - job.submitted:.0f} s)"
+    if job.state is JobState.QUEUED:
+        st.progress(0.0, text=f"{doing}: waiting for a free worker…{waited}")
+    elif total:
+        st.progress(min(done / total, 1.0), text=f"{doing}: {done:,} / {total:,}{unit}{waited}")
+    else:
+        st.progress(0.0, text=f"{doing}: starting…{waited}")
+
+
+def _session() -> str:
+    """This attendee's tab: whose turn a job counts in, and whose jobs a change cancels."""
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else "no session"
