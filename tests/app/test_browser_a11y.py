@@ -62,7 +62,7 @@ def visit(pg, name: str) -> None:
     expect(pg.get_by_role("heading", name=name).first).to_be_visible(timeout=120_000)
     idle(pg)
     if name == "Learn BPE":  # the step view, and its charts (Vega loads once)
-        pg.wait_for_function("document.querySelectorAll('.bpe-step canvas').length >= 2", timeout=60_000)
+        pg.wait_for_function("document.querySelectorAll('.bpe-step canvas').length >= 2", timeout=120_000)
     if name == "Compare tokenizers":
         expect(pg.locator(".bpe-compare").first).to_be_visible(timeout=120_000)
     idle(pg)
