@@ -16,7 +16,6 @@ from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ER
                                server_settings, session_tokenizer)
 from ui.plumbing.identity import viewer
 from ui.plumbing.render import md_safe, show_error
-from ui.views import run_view
 from ui.views.insights_view import (curve, curve_chart, curve_frame, embedding_chart, embedding_frame,
                                    findings, language_frame, parallel_texts, premium_chart, residue_frame,
                                    sweep_chart, token_facts, unreachable_frame)
@@ -87,7 +86,7 @@ def sweep_section() -> None:
     sizes = st.multiselect("Vocabulary sizes (3 to 5)", SWEEP_SIZES, default=SWEEP_DEFAULT,
                            max_selections=5, key="insights_sweep_sizes")
     who = viewer()
-    runs_dir = run_view.runs_dir()
+    runs_dir = state.runs_dir()
     if st.button("Train small GPTs at these sizes", key="insights_sweep_launch",
                  disabled=not 3 <= len(sizes) <= 5):
         try:
@@ -177,7 +176,7 @@ def never_section() -> None:
 def trained_here() -> None:
     """A GPT trained here: each token's training count against its embedding's norm."""
     who = viewer()
-    runs = [r for r in list_runs(run_view.runs_dir(), who) if r.has_checkpoint]
+    runs = [r for r in list_runs(state.runs_dir(), who) if r.has_checkpoint]
     st.markdown("**In a GPT trained here**, a token it rarely saw keeps an embedding close to where it "
                 "started: the under-trained signature.")
     if not runs:

@@ -38,7 +38,7 @@ st.caption("Train a small decoder-only GPT on the corpus, once with single chara
 corpus_error_banner()
 name, text = state.corpus()
 device, device_text = run_view.device_info()
-runs_dir = run_view.runs_dir()
+runs_dir = state.runs_dir()
 who = viewer()
 settings_server = server_settings()
 

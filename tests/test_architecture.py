@@ -97,6 +97,14 @@ def test_the_tokenizer_library_never_imports_the_gpt_side():
     assert offenders == []
 
 
+def test_the_shared_plumbing_imports_no_page_view():
+    """``ui.plumbing`` is what every page shares; a view belongs to one page, so plumbing that
+    reached into a view would tie every page to it."""
+    offenders = sorted(f"{m} -> {t}" for m, ts in GRAPH.items() if m.startswith("ui.plumbing")
+                       for t in ts if t.startswith("ui.views"))
+    assert offenders == []
+
+
 @pytest.mark.parametrize("module, absent", [
     ("core.bpe", ("torch", "streamlit", "core.gpt", "core.room")),
     ("core.room", ("torch", "streamlit")),

@@ -8,6 +8,5 @@
 - ``serving``   running the app for a room: ``python -m ui.serve`` (N processes behind HAProxy),
   giving memory back, the offline Vega bundle.
 
-Views import plumbing; plumbing imports no view but two helpers (``charts`` reads
-``views.token_view.tokenizer_scope``, ``corpus_sidebar`` reads ``views.run_view.runs_dir``).
+Views import plumbing; plumbing imports no view (the architecture test checks it).
 """

@@ -1,5 +1,6 @@
 """What the AppTest files share: the app opened at one of its pages, a text typed in on the way."""
 
+import time
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -29,3 +30,19 @@ def step_view(at: AppTest) -> tuple[int, int, dict]:
     opening, _key, body = view.proto.bytes.split(b"\n", 2)
     epoch, step = map(int, opening.split())
     return epoch, step, json.loads(body)
+
+
+JOB_WAIT_S = 120  # a job worker's first start and a large training, on a busy 2-core machine
+
+
+def progress_texts(at: AppTest) -> list[str]:
+    return [p.proto.text for p in at.get("progress")]
+
+
+def poll_until_done(at: AppTest) -> None:
+    """Rerun the page (what the progress fragment does every half second) until nothing runs."""
+    deadline = time.monotonic() + JOB_WAIT_S
+    while progress_texts(at) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        at.run()
+    assert not progress_texts(at), progress_texts(at)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import step_view
+from app_helpers import poll_until_done, progress_texts, step_view
 from core.room.jobs import JobState
 from core.settings import ServerSettings
 from tests.room import job_functions
@@ -54,19 +54,6 @@ def learn_page() -> AppTest:
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=WAIT_S).run()
     at.switch_page("app_pages/learn_bpe.py").run()
     return at
-
-
-def progress_texts(at: AppTest) -> list[str]:
-    return [p.proto.text for p in at.get("progress")]
-
-
-def poll_until_done(at: AppTest) -> None:
-    """Rerun the page (what the progress fragment does every half second) until nothing runs."""
-    deadline = time.monotonic() + WAIT_S
-    while progress_texts(at) and time.monotonic() < deadline:
-        time.sleep(0.2)
-        at.run()
-    assert not progress_texts(at), progress_texts(at)
 
 
 @pytest.mark.slow

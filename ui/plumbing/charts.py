@@ -22,7 +22,7 @@ from core import BPETokenizer
 from core.bpe.explain import compression_curve, quoted
 
 from ui.plumbing.bounded_cache import BoundedCache
-from ui.views.token_view import tokenizer_scope
+from ui.plumbing.render import tokenizer_scope
 
 STATUS = ["winner", "tie (lost on order)", "other"]
 STATUS_COLOURS = ["#ca8a04", "#f97316", "#93c5fd"]

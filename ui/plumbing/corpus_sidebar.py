@@ -27,7 +27,7 @@ from ui.plumbing.cache import corpus_statistics, server_settings
 from ui.plumbing.heavy_jobs import TooHeavyError
 from ui.plumbing.identity import owner_id
 from ui.plumbing.render import md_safe
-from ui.views.run_view import runs_dir
+from ui.plumbing.state import runs_dir
 from ui.plumbing.state import (CORPUS_ERROR, CORPUS_PASTE, CORPUS_PATH, CORPUS_REPLACEABLE, CORPUS_SAMPLE,
                     CORPUS_UPLOADS)
 

@@ -238,3 +238,12 @@ def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300,
         out.append(f'<span class="tok" title="{esc(title)}" style="{style}">{visible_html(p)}</span>')
     return (f'<div class="bpe-text" {box_attrs(label)} style="{CONTAINER.format(h=height)}">'
             f'{" ".join(out)}</div>{_legend("".join(pieces), False)}')
+
+
+def tokenizer_scope(tok: BPETokenizer) -> str:
+    """A name for one tokenizer's vocabulary: a click made on another is not carried over.  An
+    extension is named by its new merges (hashing a real tokenizer's 100k-200k on every rerun
+    would cost more), so which real tokenizer it extends must be named beside it."""
+    alphabet = tuple(tok.chars) if tok.variant_rules.has_alphabet else tok.pattern
+    merges = tuple(s.pair for s in tok.trace) if tok.extends is not None else tuple(tok.merge_triples)
+    return f"{tok.variant}-{abs(hash((alphabet, merges))) % 10**12}"

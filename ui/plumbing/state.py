@@ -27,6 +27,7 @@ import streamlit as st
 
 from core.bpe.variants import variant_rules
 
+from core.room import default_runs_dir
 from core.samples import DEFAULT_SAMPLE, label, load_sample
 
 # the shared corpus (``ui.plumbing.corpus_sidebar``)
@@ -329,3 +330,9 @@ def take_instructor_key() -> str:
     entered = st.session_state.get(INSTRUCTOR_KEY_INPUT, "")
     st.session_state[INSTRUCTOR_KEY_INPUT] = ""
     return entered
+
+
+def runs_dir() -> Path:
+    """Where runs live: the session's folder if one was set (:func:`runs_dir_override`), else
+    ``core.room``'s default."""
+    return runs_dir_override() or Path(default_runs_dir())

@@ -33,7 +33,7 @@ from ui.plumbing.controls import restore_settings
 from ui.plumbing.corpus_sidebar import restore_corpus
 from ui.plumbing.identity import owner_id, viewer
 from ui.plumbing.render import md_safe, show_error
-from ui.views.run_view import runs_dir
+from ui.plumbing.state import runs_dir
 
 LOG = logging.getLogger("bpe_explorer.lessons")
 ROOM_EVERY_S = 5  # the room view's refresh

@@ -22,17 +22,11 @@ from core.bpe import TokenizerFileError, load_tokenizer
 from core.room.rundir import CORPUS_FILE, TOKENIZER_FILE, queue_settings
 from core.room.queries import queue_state
 from core.room.status import RunStatus
-from core.room.runs import ROOM_OWNER, RunInfo, Viewer, default_runs_dir, read_metrics
+from core.room.runs import ROOM_OWNER, RunInfo, Viewer, read_metrics
 
 from ui.plumbing import state
 
 STEP_AXIS = alt.Axis(format="d", tickMinStep=1)  # steps are whole numbers, even with one point
-
-
-def runs_dir() -> Path:
-    """Where runs live: the session's folder if one was set (``ui.plumbing.state``), else ``core.room.runs``'s
-    default."""
-    return state.runs_dir_override() or Path(default_runs_dir())
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)

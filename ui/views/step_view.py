@@ -42,7 +42,7 @@ from ui.plumbing import charts, heavy_jobs, render, state
 from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
 from ui.plumbing.cache import server_settings
 from ui.plumbing.render import esc, gap_html, token_face
-from ui.views.token_view import tokenizer_scope
+from ui.plumbing.render import tokenizer_scope
 from ui.serving.vega_bundle import bundle_url
 
 SPEEDS = [1, 2, 5, 10, 20]  # merges per second Play offers

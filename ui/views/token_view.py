@@ -23,6 +23,7 @@ from core.bpe.explain import DagNode, merge_dag, merge_tree, tree_lines
 
 from ui.plumbing import state
 from ui.plumbing.bounded_cache import BoundedCache
+from ui.plumbing.render import tokenizer_scope
 from core.bpe.tree_layout import Layout, layout
 
 _JS = """
@@ -105,15 +106,6 @@ def clicked_token(view: str, scope: str) -> int | None:
         state.set_last_click(view, (scope, int(clicked)))
     kept = state.last_click(view)
     return kept[1] if kept is not None and kept[0] == scope else None
-
-
-def tokenizer_scope(tok: BPETokenizer) -> str:
-    """A name for one tokenizer's vocabulary: a click made on another is not carried over.  An
-    extension is named by its new merges (hashing a real tokenizer's 100k-200k on every rerun
-    would cost more), so which real tokenizer it extends must be named beside it."""
-    alphabet = tuple(tok.chars) if tok.variant_rules.has_alphabet else tok.pattern
-    merges = tuple(s.pair for s in tok.trace) if tok.extends is not None else tuple(tok.merge_triples)
-    return f"{tok.variant}-{abs(hash((alphabet, merges))) % 10**12}"
 
 
 def show_clicked_tree(tok: BPETokenizer, view: str) -> None:
