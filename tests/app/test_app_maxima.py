@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import step_view
+from app_helpers import poll_until_done, step_view
 from ui.plumbing.charts import MAX_CURVE_POINTS
 from ui.plumbing.controls import MAX_MERGES
 from core.samples import python_docs_corpus
@@ -48,6 +48,7 @@ def learn_view(at: AppTest) -> dict:
     """The step view's payload, its size checked: the browser gets every step of 5,000 merges."""
     from ui.views.step_view import NAME
 
+    poll_until_done(at)  # a payload of 1,000 merges or more is built by the room's job engine
     [view] = [e for e in at.get("bidi_component") if e.proto.component_name == NAME]
     assert len(view.proto.bytes) < MAX_VIEW_BYTES
     return step_view(at)[2]

@@ -205,8 +205,9 @@ def test_resume_a_stopped_run_then_delete_it(app, tmp_path):
     poll(at, lambda a: list_runs(tmp_path)[0].status == "running")
     [resumed] = list_runs(tmp_path)
     assert resumed.status == "running" and resumed.step >= stopped.step
+    poll(at, lambda a: read_metrics(run.path))  # the resumed run has logged (or kept) a step
     steps_before = read_metrics(run.path)[-1]["step"]
-    poll(at, lambda a: read_metrics(run.path)[-1]["step"] > steps_before + 10)
+    poll(at, lambda a: max((r["step"] for r in read_metrics(run.path)), default=-1) > steps_before + 10)
     at.button(key="gpt_stop").click().run()
     poll(at, lambda a: list_runs(tmp_path)[0].status == "stopped", timeout=30)
     assert not pid_alive(resumed.pid)
