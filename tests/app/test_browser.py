@@ -263,7 +263,7 @@ def test_train_a_gpt_and_watch_it_learn(app_page, shots_dir):
         expect(pg.get_by_text(name, exact=True).last).to_be_visible()
     charts = pg.locator('[data-testid="stVegaLiteChart"]')
     expect(charts.nth(1)).to_be_visible(timeout=60_000)  # losses, and bits per char of both runs
-    prompt = pg.get_by_label("Prompt")
+    prompt = pg.get_by_role("textbox", name="Prompt")
     prompt.fill("ROMEO:")
     prompt.press("Enter")
     idle(pg)
