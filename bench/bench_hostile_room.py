@@ -63,6 +63,7 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
+from bench_room import CLICK_AND_WAIT, VIEW as STEP_VIEW  # noqa: E402  (a step timed in the page)
 from streamlit_client import Session  # noqa: E402
 
 CALM_CORPUS = "sample:English: Python docs (built in)"
@@ -78,20 +79,6 @@ FRESH_BOUND_S = 60    # a fresh tab that shows no step view by then counts as th
 FRESH_AT_ONCE = 3     # fresh tabs open at once, at most (Chromium's own work must not swamp the room)
 CLICK_EVERY_S = 3
 HEAVY_AFTER_S, HEAVY_APART_S = 5, 2
-STEP_VIEW = ".bpe-step"  # Learn BPE's step view; its data-step is the step it shows, once drawn
-CLICK_AND_WAIT = f"""async ([what, want, boundMs]) => {{
-  const root = document.querySelector('{STEP_VIEW}');
-  const button = root && root.querySelector(`button[data-do="${{what}}"]`);
-  if (!button || button.disabled) return -1;
-  const start = performance.now();
-  button.click();
-  while (root.dataset.step !== String(want)) {{
-    if (performance.now() - start > boundMs) return -2;
-    await new Promise(r => setTimeout(r, 4));
-  }}
-  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));  // the frame that shows it
-  return performance.now() - start;
-}}"""
 
 
 # -- what heavy attendees paste --------------------------------------------------------------------------
