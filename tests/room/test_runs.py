@@ -272,9 +272,11 @@ def test_every_run_in_a_room_moves_before_any_finishes(runs_dir):
 
 @pytest.mark.slow
 def test_one_trainer_gives_first_turns_in_launch_order_and_leaves_no_zombies(runs_dir):
-    """Cap 1: three short runs launched at once train one at a time, their turns in launch order,
-    so they finish in that order (read from their metrics files, written last as each finishes:
-    polling which run steps can miss a 30-step run that starts and ends between two looks)."""
+    """Cap 1: three short runs launched at once train one at a time, their first turns in launch
+    order (a new run goes first).  Seen from each run's metrics file, which its first turn creates
+    (step 0 is logged) and which stays: polling which run steps can miss a 30-step run that starts
+    and ends between two looks, and the order they finish in depends on whether a run ends within
+    one turn, i.e. on the machine's speed."""
     cap_one = ServerSettings(max_running=1, max_runs_per_owner=3)
     names = ["first", "second", "third"]
     for seed, name in enumerate(names):
@@ -282,18 +284,22 @@ def test_one_trainer_gives_first_turns_in_launch_order_and_leaves_no_zombies(run
                    settings=cap_one)
     queued = {r.name: r for r in list_runs(runs_dir, ALICE) if r.status == "queued"}
     assert queued["third"].queue_position == len(queued) and len(queued) >= 2
-    most = 0
+    metrics = {name: runs_dir / ALICE.owner / name / "metrics.jsonl" for name in names}
+    most, looks, first_seen = 0, 0, {}
 
     def all_done():
-        nonlocal most
-        runs = list_runs(runs_dir)
+        nonlocal most, looks
+        looks += 1
+        runs = list_runs(runs_dir)  # before the files: a run finished here has its file below
+        for name in names:
+            if name not in first_seen and metrics[name].is_file():
+                first_seen[name] = looks
         most = max(most, sum(r.stepping for r in runs))
         return all(r.status == "finished" for r in runs)
 
-    wait_for(all_done, timeout=180, interval=0.1)
-    metrics = {name: runs_dir / ALICE.owner / name / "metrics.jsonl" for name in names}
-    finished = sorted(names, key=lambda name: metrics[name].stat().st_mtime_ns)
-    assert most == 1 and finished == names
+    wait_for(all_done, timeout=180, interval=0.05)
+    assert most == 1
+    assert first_seen["first"] <= first_seen["second"] <= first_seen["third"], first_seen
     assert wait_for(lambda: not _zombies_of(os.getpid()) and not _trainers_of(runs_dir), timeout=30)
 
 
