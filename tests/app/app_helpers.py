@@ -46,3 +46,24 @@ def poll_until_done(at: AppTest) -> None:
         time.sleep(0.2)
         at.run()
     assert not progress_texts(at), progress_texts(at)
+
+
+def finished_run(runs_dir: Path, owner: str, name: str, started: str, bpc: float,
+                 corpus: str | None = None, shared: bool = False) -> Path:
+    """A run folder as a finished run leaves it, written by hand (no training needed): its status
+    and one evaluated step; with ``corpus``, the corpus copy and a checkpoint file too."""
+    import json
+
+    run = runs_dir / owner / name
+    run.mkdir(parents=True)
+    (run / "status.json").write_text(json.dumps({"status": "finished", "started": started,
+                                                 "max_steps": 10, "step": 10}))
+    (run / "metrics.jsonl").write_text(json.dumps({
+        "step": 10, "train_loss": 2.0, "lr": 1e-3, "tokens_per_s": 1.0, "elapsed_s": 1.0,
+        "val_loss": 2.0, "val_bpc": bpc}) + "\n")
+    if corpus is not None:
+        (run / "corpus.txt").write_text(corpus, encoding="utf-8")
+        (run / "ckpt.pt").write_bytes(b"")
+    if shared:
+        (run / "shared.json").write_text(json.dumps({"shared": True}))
+    return run

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import ROOT, open_page
+from app_helpers import ROOT, finished_run, open_page
 
 MULTILINGUAL = (ROOT / "sample_corpora" / "multilingual_and_emoji.txt").read_text(encoding="utf-8")
 PAGES = ["learn_bpe", "char_vs_bpe", "compare_tokenizers", "train_gpt"]
@@ -84,23 +84,6 @@ def test_a_corpus_with_nothing_to_merge_says_so_for_the_merges_asked():
 
 
 # -- Train a GPT ------------------------------------------------------------------------------------
-def finished_run(runs_dir: Path, owner: str, name: str, corpus: str, started: str, bpc: float,
-                 shared: bool = False) -> None:
-    """A finished run's folder as training leaves it, with its corpus and a checkpoint file (written
-    by hand: no training needed)."""
-    run = runs_dir / owner / name
-    run.mkdir(parents=True)
-    (run / "status.json").write_text(json.dumps({"status": "finished", "started": started,
-                                                 "max_steps": 10, "step": 10}))
-    (run / "metrics.jsonl").write_text(json.dumps({
-        "step": 10, "train_loss": 2.0, "lr": 1e-3, "tokens_per_s": 1.0, "elapsed_s": 1.0,
-        "val_loss": 2.0, "val_bpc": bpc}) + "\n")
-    (run / "corpus.txt").write_text(corpus, encoding="utf-8")
-    (run / "ckpt.pt").write_bytes(b"")
-    if shared:
-        (run / "shared.json").write_text(json.dumps({"shared": True}))
-
-
 def train_page(runs_dir: Path) -> AppTest:
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
     at.query_params["u"] = ALICE
@@ -114,11 +97,11 @@ def train_page(runs_dir: Path) -> AppTest:
 
 def the_room_and_alice(runs_dir: Path) -> None:
     """The room's two runs (the newest) on one corpus, Alice's two on hers."""
-    finished_run(runs_dir, ALICE, "char-quick", OWN_CORPUS, "2026-01-01T00:00:01", 1.9)
-    finished_run(runs_dir, ALICE, "bpe-quick", OWN_CORPUS, "2026-01-01T00:00:02", 1.7)
-    finished_run(runs_dir, "room", "07_char_vs_bpe_gpt-char", ROOM_CORPUS, "2026-01-01T00:00:03", 2.4,
+    finished_run(runs_dir, ALICE, "char-quick", "2026-01-01T00:00:01", 1.9, corpus=OWN_CORPUS)
+    finished_run(runs_dir, ALICE, "bpe-quick", "2026-01-01T00:00:02", 1.7, corpus=OWN_CORPUS)
+    finished_run(runs_dir, "room", "07_char_vs_bpe_gpt-char", "2026-01-01T00:00:03", 2.4, corpus=ROOM_CORPUS,
                  shared=True)
-    finished_run(runs_dir, "room", "07_char_vs_bpe_gpt-bpe", ROOM_CORPUS, "2026-01-01T00:00:04", 2.1,
+    finished_run(runs_dir, "room", "07_char_vs_bpe_gpt-bpe", "2026-01-01T00:00:04", 2.1, corpus=ROOM_CORPUS,
                  shared=True)
 
 

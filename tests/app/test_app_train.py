@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import poll_until_done
+from app_helpers import finished_run, poll_until_done
 from conftest import shared_path
 from core.corpus import CorpusError
 from core.gpt.config import make_config
@@ -166,27 +166,16 @@ def test_the_run_name_follows_the_settings_until_typed(app):
     assert at.text_input(key="gpt_run_name").value == "my first run"
 
 
-def _finished_run(runs_dir: Path, name: str, started: str, bpc: float) -> None:
-    """A run folder as a finished run leaves it (written by hand: no training needed)."""
-    run = runs_dir / ALICE / name
-    run.mkdir(parents=True)
-    (run / "status.json").write_text(json.dumps({"status": "finished", "started": started,
-                                                 "max_steps": 10, "step": 10}))
-    (run / "metrics.jsonl").write_text(json.dumps({
-        "step": 10, "train_loss": 2.0, "lr": 1e-3, "tokens_per_s": 1.0, "elapsed_s": 1.0,
-        "val_loss": 2.0, "val_bpc": bpc}) + "\n")
-
-
 def test_new_runs_join_the_comparison_and_removed_ones_stay_out(app, tmp_path):
-    _finished_run(tmp_path, "char-a", "2026-01-01T00:00:01", 3.1)
-    _finished_run(tmp_path, "bpe-b", "2026-01-01T00:00:02", 2.9)
+    finished_run(tmp_path, ALICE, "char-a", "2026-01-01T00:00:01", 3.1)
+    finished_run(tmp_path, ALICE, "bpe-b", "2026-01-01T00:00:02", 2.9)
     at = app.run()
     assert at.multiselect(key="gpt_bpc_runs").value == ["bpe-b", "char-a"]
-    _finished_run(tmp_path, "bpe-c", "2026-01-01T00:00:03", 2.7)  # e.g. launched from another tab
+    finished_run(tmp_path, ALICE, "bpe-c", "2026-01-01T00:00:03", 2.7)  # e.g. launched from another tab
     at.run()
     assert at.multiselect(key="gpt_bpc_runs").value == ["bpe-b", "char-a", "bpe-c"]
     at.multiselect(key="gpt_bpc_runs").unselect("char-a").run()
-    _finished_run(tmp_path, "char-d", "2026-01-01T00:00:04", 3.0)
+    finished_run(tmp_path, ALICE, "char-d", "2026-01-01T00:00:04", 3.0)
     at.run()
     assert at.multiselect(key="gpt_bpc_runs").value == ["bpe-b", "bpe-c", "char-d"]
     spec = json.loads(at.get("vega_lite_chart")[-1].proto.spec)
