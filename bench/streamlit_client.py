@@ -116,11 +116,19 @@ class Session:
             elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 element = fwd.delta.new_element
                 which = element.WhichOneof("type")
-                self.elements.append(Element(which, getattr(element, which), fwd.delta.fragment_id,
+                proto = getattr(element, which)
+                self.elements.append(Element(which, proto, fwd.delta.fragment_id,
                                              tuple(fwd.metadata.delta_path), time.perf_counter()))
+                self._take_set_value(proto)
                 self.exceptions += which == "exception"
             elif kind == "script_finished":
                 return
+
+    def _take_set_value(self, proto) -> None:
+        """A value the server sets on a text box replaces what the tab kept, as a browser's box
+        shows (and from then on sends) what the app put in it."""
+        if getattr(proto, "set_value", False) and proto.id in self.kept and hasattr(proto, "value"):
+            self.kept[proto.id] = {"string_value": proto.value}
 
     def widget(self, label: str) -> Element:
         for e in self.elements:

@@ -125,3 +125,18 @@ def test_gpt2_missing_is_explained(tmp_path, monkeypatch):
         assert len(token_counts(at)) == len(PRETRAINED_NAMES) - 1
     finally:
         cached.clear()
+
+
+def test_an_encoding_keeps_its_tokenizer_while_the_page_draws_it(monkeypatch):
+    """Encodings are shared by the room and hold their tokenizer weakly; the page that asked for
+    one must still hold it while it draws (a crowded store may let the tokenizer go meanwhile:
+    the page then said ``'NoneType' object has no attribute 'tokenize'``)."""
+    import gc
+
+    from ui.views import compare_view
+
+    monkeypatch.setattr(compare_view, "pretrained", lambda name: BPETokenizer.from_text("ab ab ab", 2))
+    result = compare_view._encode("yours-for-test", "Yours", "ab ab")
+    gc.collect()
+    assert result.tok is not None
+    assert [result.text[t.start:t.end] for t in result.tokens] == result.tok.tokenize("ab ab")

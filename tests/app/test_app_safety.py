@@ -137,6 +137,18 @@ def test_an_upload_name_with_markdown_shows_as_text():
     assert "not UTF-8" in error and shown_as_text(error)
 
 
+def test_a_large_paste_leaves_the_box_once_taken():
+    """A browser sends every widget's value at every click: a pasted book kept in the box would
+    travel back to the server at every click of that attendee (8 MB each, parsed by the one app
+    process the room shares), so once taken the box empties, and the sidebar says why."""
+    text = "the cat sat on the mat. " * 5_000  # 120,000 characters, over the box's edit limit
+    at = app()
+    at.text_area(key="corpus_paste").set_value(text).run()
+    assert at.session_state["corpus_text"] == text
+    assert at.text_area(key="corpus_paste").value == ""
+    assert any("not copied into the text box" in c.value for c in at.sidebar.caption)
+
+
 def test_a_loaded_upload_is_not_kept_twice():
     at = upload_corpus(app(), "mine.txt", b"aa bb aa bb")
     assert at.session_state["corpus_text"] == "aa bb aa bb"

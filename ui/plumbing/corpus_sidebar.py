@@ -90,6 +90,7 @@ def _on_paste() -> None:
     state.set_corpus("Pasted text", text, _store("Pasted text", text))
     state.put(CORPUS_ERROR, None)
     state.put(CORPUS_SAMPLE, None)
+    _sync_paste_box()  # a large paste leaves the box: else the browser sends it back at every click
 
 
 def _upload_key() -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import altair as alt
@@ -121,7 +121,8 @@ def _encode(key: str, label: str, text: str) -> Encoded:
     except (*TRAINING_ERRORS, GPT2FileError) as exc:
         return Encoded(key, label, lambda: None, text, [], error=str(exc))
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    return _encodings().made_for(tok, (key, label, digest), lambda: _encoded(key, label, tok, text))
+    shared = _encodings().made_for(tok, (key, label, digest), lambda: _encoded(key, label, tok, text))
+    return replace(shared, tok_ref=lambda: tok)  # held for this run: the shared copy holds it weakly
 
 
 def _encoded(key: str, label: str, tok: BPETokenizer, text: str) -> Encoded:
