@@ -12,12 +12,12 @@ import streamlit as st
 from core import loads_tokenizer
 from core.bpe import VARIANTS, GPT2FileError, PatternTimeoutError, TokenizerFileError
 from core.bpe.display import visible
-from core.bpe.explain import unseen_words
 from core.bpe.gpt2 import MAX_FILE_BYTES
 from core.bpe.interop import ExportError, hf_tokenizer_json
 from core.corpus import shared_file
 from ui.plumbing import state
-from ui.plumbing.cache import TRAINING_ERRORS, gpt2_tokenizer, session_tokenizer, train_tokenizer
+from ui.plumbing.cache import (TRAINING_ERRORS, corpus_unseen_words, gpt2_tokenizer, session_tokenizer,
+                               train_tokenizer)
 from ui.plumbing.charts import variants_spec
 from ui.plumbing.controls import (corpus_and_settings, default_test_text, mark_test_text_edited,
                                   use_byte_variant)
@@ -108,7 +108,7 @@ def show_test_tokens() -> None:
         show_clicked_tree(tok, "charbpe")
     st.caption("Hover a token to see its id and bytes. Byte tokens that split a character sit under "
                "that character in one purple outline.")
-    words = unseen_words(text, test)
+    words = corpus_unseen_words(state.corpus_digest(), text, test)
     if words:
         st.markdown("**Words the corpus never contained**, cut into this tokenizer's pieces. A piece of "
                     "one character is not a learned token: no merge covers it there.")

@@ -15,8 +15,8 @@ from ui.plumbing.cache import START_ERRORS, learn_tokenizers
 from ui.plumbing.controls import corpus_and_settings, start_label
 from ui.plumbing.heavy_jobs import TooHeavyError
 from ui.plumbing.render import show_error
-from ui.views.token_view import (clicked_token, forget_click, show_merge_graph, picker_names, tokenizer_scope,
-                           tree_text)
+from ui.views.token_view import (PICKER_BASE_MAX, clicked_token, forget_click, picker_names,
+                                 show_merge_graph, tokenizer_scope, tree_text)
 
 WINDOW = 2000
 
@@ -86,15 +86,22 @@ def tree_section() -> None:
     """How a token was built: a fragment, so a click on a token in the text (or another pick)
     redraws this section alone, not the page."""
     st.subheader("How was a token built?")
-    # every token, or a real tokenizer's new ones (its 100k-200k old ones can be clicked in the text)
-    names = picker_names(tok, new_only=real is not None)
+    # every token, or only the merges learned here where the rest would be a list of 100,000s (a real
+    # tokenizer's own tokens, or a corpus of that many distinct characters): those are clicked in the text
+    new_only = real is not None or tok.base_size > PICKER_BASE_MAX
+    names = picker_names(tok, new_only=new_only)
     ids = list(names)
     # a new key per tokenizer, so a token picked for another corpus is not carried over
     tree_key = f"learn_tree_{start}_{tokenizer_scope(tok)}"
     clicked = clicked_token("learn", tree_key)
     token_id = st.selectbox("Token (or click a token in the text above)", ids, index=len(ids) - 1,
                             key=tree_key, format_func=names.get, on_change=forget_click, args=("learn",))
-    clickable = real is not None and (tok.merge_parts(clicked) is not None or clicked in tok.byte_ids)
+    clickable = new_only and clicked is not None and (tok.merge_parts(clicked) is not None
+                                                      or clicked in (tok.byte_ids or range(tok.base_size)))
+    if new_only and real is None:
+        st.caption(f"The corpus has {tok.base_size:,} distinct "
+                   f"{'characters' if tok.variant_rules.has_alphabet else 'bytes'}: the list holds the "
+                   "merges learned here; click any other token in the text above.")
     if clicked is not None and (clicked in ids or clickable):
         token_id = clicked
         st.caption(f"Token {clicked}, clicked in the text:")

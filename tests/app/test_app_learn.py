@@ -9,6 +9,7 @@ from app_helpers import step_view
 from core import BPETokenizer
 from core.bpe.explain import quoted, segment
 from ui.views import step_view as view
+from ui.views.token_view import PICKER_BASE_MAX
 
 ROOT = Path(__file__).resolve().parents[2]
 SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")
@@ -138,3 +139,16 @@ def test_the_view_opens_at_the_url_step_until_a_new_corpus_resets_it():
     assert step == 7
     paste(at, "the cat sat on the mat the cat ran")
     assert step_view(at)[:2] == (epoch + 1, 0)  # a new epoch: the browser drops the step it shows
+
+
+def test_a_corpus_of_many_distinct_characters_lists_its_merges_only():
+    """The token picker of a corpus with more distinct characters than a list can hold (random
+    Unicode, a script of thousands of characters) lists the merges learned here, and says where
+    the others are (each is still one click away in the text)."""
+    alphabet = "".join(chr(0x4E00 + i) for i in range(PICKER_BASE_MAX + 1))
+    text = alphabet + " " + alphabet[:50] * 20
+    at = paste(app(), text)
+    tok = BPETokenizer.from_text(text, at.number_input(key="w_num_merges").value, variant="char")
+    [picker] = [s for s in at.selectbox if s.label.startswith("Token (or click")]
+    assert picker.options == [f"{s.new_id}: {quoted(tok.token_str(s.new_id))}" for s in tok.trace]
+    assert any(f"The corpus has {tok.base_size:,} distinct characters" in c.value for c in at.caption)

@@ -31,6 +31,7 @@ import streamlit as st
 from core import PRETRAINED_NAMES, BPETokenizer, BPETrainer
 from core.bpe import (CorpusTooLargeError, GPT2FileError, PatternError, PatternTimeoutError,
                       extension_trainer, load_gpt2_bytes)
+from core.bpe.explain import unseen_words
 from core.bpe.pretokenize import set_regex_timeout
 from core.corpus import CorpusStats, corpus_stats
 from core.room import tokenizer_jobs
@@ -223,6 +224,18 @@ def corpus_statistics(digest: str, text: str) -> CorpusStats | None:
 @st.cache_data(show_spinner=False, max_entries=64)
 def _statistics(digest: str, _text: str) -> CorpusStats:
     return corpus_stats(_text)
+
+
+def corpus_unseen_words(digest: str, text: str, test: str) -> list[str]:
+    """``core.bpe.explain.unseen_words``, once per corpus (by its hash) and test text: splitting a
+    corpus of megabytes into words holds the room's one process for half a second, at every rerun
+    of the page otherwise."""
+    return _unseen_words(digest, test, text)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _unseen_words(digest: str, test: str, _text: str) -> list[str]:
+    return unseen_words(_text, test)
 
 
 # -- GPT-2 ---------------------------------------------------------------------------------------

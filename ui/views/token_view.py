@@ -150,6 +150,9 @@ def _names() -> BoundedCache:
     return BoundedCache(64, 32 * 2**20, cost=lambda entry: 60 * len(entry[1]))
 
 
+PICKER_BASE_MAX = 5_000  # base tokens a picker lists; past it (an alphabet of random Unicode), merges only
+
+
 def picker_names(tok: BPETokenizer, new_only: bool) -> dict[int, str]:
     """A token picker's choices, ``id -> "id: 'token'"``: every token but the special ones, or
     (``new_only``, for a real tokenizer's 100k-200k) the merges learned here; made once per
