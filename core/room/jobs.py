@@ -4,8 +4,9 @@ fair between the attendees who asked, shared when two ask for the same thing, an
 
 Why processes: a page's script runs on a thread of the one server process, so a long training
 there holds the GIL and every other attendee's page waits behind it.  A worker process holds its
-own GIL, runs niced below the server (``core.room.limits.yield_cpu_to_server``), and can be killed
-when its job is cancelled or goes over a bound, then replaced; the server only reads results.
+own GIL, runs only on CPU time nobody else wants (``core.room.limits.run_only_when_idle``), ends
+with the server, and can be killed when its job is cancelled or goes over a bound, then replaced;
+the server only reads results.
 
 - **Fair**: the next free worker takes the oldest queued job of the owner with the fewest jobs
   running, then the one served least recently; with two or more workers an owner runs at most
@@ -49,7 +50,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 
-from .limits import cpu_cores, yield_cpu_to_server
+from .limits import cpu_cores, die_with_parent, run_only_when_idle
 
 # characters: a corpus below this is trained on the page's thread; the built-in samples (the
 # Python docs sample is 200,000 characters, the default a room opens on) stay below it
@@ -346,7 +347,8 @@ class JobEngine:
                 continue
             if job.started is not None and now - job.started > job.limit_s:
                 self._stop(job, JobStopped("time", f"It took longer than this server allows "
-                                                   f"({job.limit_s:.0f} s), so it was stopped."))
+                                                   f"({job.limit_s:.0f} s, on the CPU time the room's pages "
+                                                   f"leave free), so it was stopped."))
             elif self.max_rss is not None and worker.rss() > self.max_rss:
                 self._stop(job, JobStopped("memory", f"It needed more memory than this server allows "
                                                      f"({self.max_rss / 2**20:,.0f} MB), so it was stopped."))
@@ -452,7 +454,8 @@ def report_progress(done: int, total: int) -> None:
 
 def _serve(conn) -> None:
     """A worker's life: run each job sent, send back its result or its exception."""
-    yield_cpu_to_server()
+    run_only_when_idle()
+    die_with_parent()
     while True:
         try:
             seq, fn, args = conn.recv()

@@ -60,3 +60,12 @@ def hog(megabytes: int) -> None:
 
 def fails(message: str) -> None:
     raise ValueError(message)
+
+
+def scheduling() -> tuple[int, int]:
+    """This worker's CPU scheduling policy and the signal it gets when its parent ends."""
+    import ctypes
+
+    signal = ctypes.c_int(0)
+    ctypes.CDLL(None).prctl(2, ctypes.byref(signal))  # 2: PR_GET_PDEATHSIG
+    return os.sched_getscheduler(0), signal.value

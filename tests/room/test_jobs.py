@@ -100,7 +100,7 @@ def test_a_job_over_its_time_ends_with_the_message(engines):
     with pytest.raises(JobStopped) as stopped:
         job.result(timeout=WAIT_S)
     assert stopped.value.reason == "time"
-    assert "longer than this server allows (1 s)" in str(stopped.value)
+    assert "longer than this server allows (1 s, on the CPU time the room" in str(stopped.value)
     assert engine.submit("alice", "endless", jf.forever) is job  # a rerun of the page reads the message
     assert engine.submit("bob", "next", jf.double, (2,)).result(timeout=WAIT_S) == 4
 
@@ -176,3 +176,14 @@ def test_a_training_job_gives_the_tokenizer_trained_inline_and_its_progress(engi
     tok = job.result(timeout=WAIT_S)
     assert tok.merge_triples == BPETokenizer.from_text(text, 40, variant="char").merge_triples
     assert job.progress == (len(tok.trace), 40) or tok.exhausted
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE and PR_SET_PDEATHSIG are Linux's")
+def test_a_worker_takes_only_idle_cpu_and_ends_with_its_parent(engines):
+    """A job worker runs on CPU time nobody else wants (the room's pages and browsers first) and is
+    killed when its parent ends, so a server killed outright leaves no worker behind."""
+    import os
+    import signal
+
+    job = engines(workers=1).submit("alice", "how", jf.scheduling)
+    assert job.result(timeout=WAIT_S) == (os.SCHED_IDLE, signal.SIGKILL)
