@@ -5,7 +5,7 @@ plain float32 eager mode in the same process.
 
 For each mode: seconds until the first step is done (this holds torch.compile's compilation),
 then the median milliseconds per step in steady state and tokens per second.  A step is what
-``core.gpt.loop`` runs (``core.gpt.step``): a batch gathered on the device, forward, backward,
+``core.gpt.loop`` runs (``core.gpt.optimizer_step``): a batch gathered on the device, forward, backward,
 gradient clipping and AdamW (fused on CUDA), in bf16 autocast on CUDA.  Modes: eager PyTorch, the
 model under ``torch.compile``, the step replayed from a CUDA graph, and both.  Also times one
 evaluation and one checkpoint write, the two pauses a run takes at every ``eval_interval``.
@@ -33,7 +33,7 @@ from core.gpt.data import get_batch
 from core.gpt.device import describe_device, detect_device
 from core.gpt.evaluate import estimate_loss, eval_windows
 from core.gpt.model import GPT
-from core.gpt.step import make_optimizer, make_step
+from core.gpt.optimizer_step import make_optimizer, make_optimizer_step
 
 
 def sync(device: str) -> None:
@@ -53,7 +53,7 @@ def run_mode(config, ids, vocab_size, device, mode, steps):
     torch.manual_seed(0)
     raw = GPT(config.model_config(vocab_size)).to(device)
     optimizer = make_optimizer(raw, config, device)
-    run_step = make_step(torch.compile(raw) if use_compile else raw, optimizer, config, device)
+    run_step = make_optimizer_step(torch.compile(raw) if use_compile else raw, optimizer, config, device)
     gen = torch.Generator(device=device)
 
     def step(i):

@@ -35,13 +35,13 @@ def train_for(preset: str, device: str, seconds: float, start_at: float, out) ->
     from core.gpt.config import make_config
     from core.gpt.data import get_batch
     from core.gpt.model import GPT
-    from core.gpt.step import get_lr, make_optimizer, make_step
+    from core.gpt.optimizer_step import get_lr, make_optimizer, make_optimizer_step
 
     config = make_config(preset, device=device, threads=1)
     torch.set_num_threads(1)
     model = GPT(config.model_config(vocab_size=65)).to(device)
     optimizer = make_optimizer(model, config, device)
-    run_step = make_step(model, optimizer, config, device)
+    run_step = make_optimizer_step(model, optimizer, config, device)
     ids = torch.randint(65, (64 * config.block_size + 1,), device=device)
     generator = torch.Generator(device=device)
     steps = [0]

@@ -5,7 +5,7 @@ Importing this package loads nothing; import the module you need.  Read bottom-u
 
 - ``model``       the GPT (nanoGPT's shape, ``scaled_dot_product_attention``, tied embeddings);
 - ``device``      CUDA -> MPS -> CPU, and the speed-ups only CUDA gets;
-- ``step``        **where a training step runs**: forward, backward, clipping, AdamW; eager or
+- ``optimizer_step`` **where a training step runs**: forward, backward, clipping, AdamW; eager or
   replayed as a CUDA graph; the learning-rate schedule; timing a step;
 - ``config``      ``TrainConfig`` (hyper-parameters), the presets, ``make_config``;
 - ``data``        the 90/10 split, batches, bits per character;

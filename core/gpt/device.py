@@ -71,6 +71,7 @@ def should_compile(device: str, requested: bool | None = None) -> bool:
 
 
 def should_graph(device: str, requested: bool | None = None, distributed: bool = False) -> bool:
-    """Replay training steps from a CUDA graph (``core.gpt.step.GraphStep``): on CUDA in a single
-    process (DDP's gradient hooks are not recorded here); ``requested=False`` turns it off."""
+    """Replay training steps from a CUDA graph (``core.gpt.optimizer_step.GraphOptimizerStep``): on
+    CUDA in a single process (DDP's gradient hooks are not recorded here); ``requested=False``
+    turns it off."""
     return device.startswith("cuda") and not distributed and requested is not False

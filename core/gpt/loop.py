@@ -14,7 +14,7 @@ slice to the end; the page's workers (``core.room.turn_runner``) keep several ru
 seconds in turn, checkpointing after every slice, so any worker can carry on from there.
 
 File names and writes are ``core.room.rundir``'s; the data, the step and the evaluation are
-``core.gpt.data``, ``core.gpt.step`` and ``core.gpt.evaluate``.  Leaves out where the corpus and
+``core.gpt.data``, ``core.gpt.optimizer_step`` and ``core.gpt.evaluate``.  Leaves out where the corpus and
 the tokenizer come from: the command line (``core.gpt.cli``) and the page's worker
 (``core.room.turn_runner``) choose them.
 """
@@ -42,7 +42,7 @@ from ..atomic import write_json
 from ..room.rundir import (CONFIG_FILE, METRICS_FILE, SAMPLES_FILE, TRAIN_LOCK_FILE, append_jsonl,
                            keep_records_until, now)
 from ..room.status import RunStatus, TurnOutcome, write_status
-from .step import get_lr, make_optimizer, make_step
+from .optimizer_step import get_lr, make_optimizer, make_optimizer_step
 
 
 class RunLockedError(ValueError):
@@ -143,7 +143,8 @@ class Training:
         self.val_ids = self.data.val.to(self.device)
         self.n_eval = eval_windows(config, len(self.val_ids))
         self.batch_gen = torch.Generator(device=self.device)
-        self.run_step = make_step(self.model, self.optimizer, config, self.device, self.dist.enabled)
+        self.run_step = make_optimizer_step(self.model, self.optimizer, config, self.device,
+                                            self.dist.enabled)
 
     def _resume(self) -> tuple[int, float]:
         """Load the folder's checkpoint into the model and optimizer: (its step, its seconds)."""

@@ -23,7 +23,7 @@ What a caller needs is exported here; read bottom-up:
   and memory, with progress; ``tokenizer_jobs``, the BPE work a worker runs.
 
 From Launch to a training step: ``runs.launch_run`` -> ``scheduler`` -> ``workers`` ->
-``turn_runner.run_turn`` -> ``core.gpt.loop.Training.advance`` -> ``core.gpt.step``.
+``turn_runner.run_turn`` -> ``core.gpt.loop.Training.advance`` -> ``core.gpt.optimizer_step``.
 """
 
 from .limits import LimitError, check_config

@@ -12,7 +12,7 @@ Why the estimate is timed the way it is: on a machine shared with other busy pro
 takes anywhere from 1x to 20x its time from one second to the next (torch threads that spin while
 they wait: ``core.room.limits.CPU_SHARING_ENV``), so no single moment, nor a figure cached from
 one, may decide.  The child starts like a worker (same environment, threads and device), runs the
-loop's own iteration (``get_batch``, ``get_lr``, ``make_step``) past its warm-up, and reports the
+loop's own iteration (``get_batch``, ``get_lr``, ``make_optimizer_step``) past its warm-up, and reports the
 median of several blocks of steps, each ended by reading the loss as the loop does when it logs:
 the figure the run's metrics will show (``tokens_per_s``), measured now, never cached.
 """
@@ -41,7 +41,7 @@ from ..gpt.evaluate import sample_text
 from .limits import yield_cpu_to_server
 from ..gpt.model import GPT
 from .spawn import PROBE, ROOT, child_env, module_command
-from ..gpt.step import get_lr, make_optimizer, make_step
+from ..gpt.optimizer_step import get_lr, make_optimizer, make_optimizer_step
 
 DEFAULT_MEMORY = 4 * 2**30   # bytes of address space; importing torch alone maps ~1.5 GB
 BLOCK_S = 0.25               # a timed block of steps lasts at least this long
@@ -133,7 +133,7 @@ def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float
     model = GPT(config.model_config(vocab_size)).to(device)
     optimizer = make_optimizer(model, config, device)
     compiled = torch.compile(model) if should_compile(device, config.compile) else model
-    run_step = make_step(compiled, optimizer, config, device)
+    run_step = make_optimizer_step(compiled, optimizer, config, device)
     ids = torch.randint(vocab_size, (8 * config.block_size + 1,), device=device)
     batch_gen = torch.Generator(device=device)
     step = 0

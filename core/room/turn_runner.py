@@ -6,7 +6,7 @@ any worker.  The scheduler's workers call it (``core.room.workers`` on this mach
 From Launch to a training step: ``app_pages/train_gpt.py`` (the button) ->
 ``core.room.runs.launch_run`` (the run folder, queued) -> ``core.room.scheduler`` (a turn on a free
 worker, ``core.room.turns``) -> :func:`run_turn` -> ``core.gpt.loop.Training.advance`` ->
-``core.gpt.step``.
+``core.gpt.optimizer_step``.
 
 Everything a run needs is in its folder, written at launch: the config (``train_config.json``,
 read straight into a ``TrainConfig``), the corpus and the tokenizer; so a run depends neither on

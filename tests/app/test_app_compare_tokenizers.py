@@ -136,7 +136,8 @@ def test_an_encoding_keeps_its_tokenizer_while_the_page_draws_it(monkeypatch):
     from ui.views import compare_view
 
     monkeypatch.setattr(compare_view, "pretrained", lambda name: BPETokenizer.from_text("ab ab ab", 2))
-    result = compare_view._encode("yours-for-test", "Yours", "ab ab")
+    results = compare_view.encode_all(["yours-for-test"], {"yours-for-test": "Yours"}, "ab ab")
     gc.collect()
+    result = results[0]
     assert result.tok is not None
     assert [result.text[t.start:t.end] for t in result.tokens] == result.tok.tokenize("ab ab")

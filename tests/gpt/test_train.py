@@ -19,7 +19,7 @@ from core.gpt.config import PRESETS, default_preset, make_config
 from core.gpt.data import prepare_data
 from core.room.locks import FileLock
 from core.gpt.loop import Hooks, RunLockedError, Training, train
-from core.gpt.step import get_lr
+from core.gpt.optimizer_step import get_lr
 from training_data import CHARS, TEXT, tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]

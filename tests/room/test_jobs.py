@@ -178,7 +178,7 @@ def test_a_training_job_gives_the_tokenizer_trained_inline_and_its_progress(engi
     assert job.progress == (len(tok.trace), 40) or tok.exhausted
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE and PR_SET_PDEATHSIG are Linux's")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE and PDEATHSIG are Linux's")
 def test_a_worker_takes_only_idle_cpu_and_ends_with_its_parent(engines):
     """A job worker runs on CPU time nobody else wants (the room's pages and browsers first) and is
     killed when its parent ends, so a server killed outright leaves no worker behind."""

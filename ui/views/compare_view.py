@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import weakref
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 import altair as alt
@@ -104,8 +104,17 @@ class Encoded:
         return len(self.text) / len(self.tokens) if self.tokens else 0.0
 
 
-def encode_all(keys: list[str], labels: dict[str, str], text: str) -> list[Encoded]:
-    return [_encode(key, labels[key], text) for key in keys]
+class Encodings(list):
+    """A page run's encodings, holding their tokenizers for as long as the run holds the list: the
+    shared encodings hold them weakly, and a crowded store could let one go while the page draws."""
+
+    def __init__(self, made: list[tuple[Encoded, BPETokenizer | None]]) -> None:
+        super().__init__(encoded for encoded, _ in made)
+        self.held = [tok for _, tok in made]
+
+
+def encode_all(keys: list[str], labels: dict[str, str], text: str) -> Encodings:
+    return Encodings([_encode(key, labels[key], text) for key in keys])
 
 
 @st.cache_resource(show_spinner=False)
@@ -115,14 +124,14 @@ def _encodings() -> BoundedCache:
                         cost=lambda entry: 100 * len(entry[1].tokens) + 4 * len(entry[1].text))
 
 
-def _encode(key: str, label: str, text: str) -> Encoded:
+def _encode(key: str, label: str, text: str) -> tuple[Encoded, BPETokenizer | None]:
+    """The shared encoding of ``text`` by the tokenizer ``key``, and that tokenizer."""
     try:
         tok = session_tokenizer(progress=False) if key == SESSION else pretrained(key)
     except (*TRAINING_ERRORS, GPT2FileError) as exc:
-        return Encoded(key, label, lambda: None, text, [], error=str(exc))
+        return Encoded(key, label, lambda: None, text, [], error=str(exc)), None
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    shared = _encodings().made_for(tok, (key, label, digest), lambda: _encoded(key, label, tok, text))
-    return replace(shared, tok_ref=lambda: tok)  # held for this run: the shared copy holds it weakly
+    return _encodings().made_for(tok, (key, label, digest), lambda: _encoded(key, label, tok, text)), tok
 
 
 def _encoded(key: str, label: str, tok: BPETokenizer, text: str) -> Encoded:

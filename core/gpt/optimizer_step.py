@@ -1,11 +1,14 @@
-"""One optimizer step (forward, backward, gradient clipping, AdamW), run two ways.
+"""One optimizer step (forward, backward, gradient clipping, AdamW), run two ways.  In ``core.gpt``
+and the room, a *step* is this (the metrics' ``step``, ``max_steps``); in ``core.bpe`` and the
+step view it is one merge (``MergeStep``).
 
-:class:`EagerStep` is plain PyTorch and runs everywhere; read it first.  :class:`GraphStep` does
-the very same work on CUDA, recorded once as a CUDA graph and then replayed.  A small model on a
+:class:`EagerOptimizerStep` is plain PyTorch and runs everywhere; read it first.
+:class:`GraphOptimizerStep` does the very same work on CUDA, recorded once as a CUDA graph and
+then replayed.  A small model on a
 fast GPU waits on Python launching a few hundred tiny kernels per step (measured on an H100 with
 the small preset: 14.5 ms per eager step, 8.6 ms replayed); a replay launches them all at once,
 and unlike ``torch.compile`` recording costs milliseconds, not tens of seconds.
-``tests/gpt/test_step.py`` checks on a GPU that both give the same losses.
+``tests/gpt/test_optimizer_step.py`` checks on a GPU that both give the same losses.
 
 Also here: the learning-rate schedule a step runs at, and the optimizer and step runner a run
 builds.  Leaves out the data, the evaluation, the files (``core.gpt.data``, ``core.gpt.evaluate``,
@@ -23,7 +26,7 @@ from .device import autocast, should_graph
 from .model import GPT
 
 
-class EagerStep:
+class EagerOptimizerStep:
     """``step(x, y, lr)`` trains on one batch and returns the loss (a tensor: reading it waits for
     the device, so callers do that only when they log)."""
 
@@ -56,7 +59,7 @@ class EagerStep:
         return loss
 
 
-class GraphStep(EagerStep):
+class GraphOptimizerStep(EagerOptimizerStep):
     """The eager step, recorded as a CUDA graph after ``warmup`` real eager steps and replayed.
 
     What a replay needs to stay correct: the batch is copied into fixed input buffers; the learning
@@ -94,7 +97,7 @@ class GraphStep(EagerStep):
         self.y.copy_(y)
         if self.graph is None and self.eager_left > 0:
             self.eager_left -= 1
-            return self._side_stream(lambda: EagerStep.__call__(self, self.x, self.y, lr))
+            return self._side_stream(lambda: EagerOptimizerStep.__call__(self, self.x, self.y, lr))
         if self.graph is None:
             self._record()
         self.graph.replay()
@@ -134,7 +137,7 @@ def make_optimizer(model: GPT, config: TrainConfig, device: str) -> torch.optim.
                              betas=(config.beta1, config.beta2), fused=device.startswith("cuda"))
 
 
-def make_step(model, optimizer, config: TrainConfig, device: str, distributed: bool = False):
+def make_optimizer_step(model, optimizer, config: TrainConfig, device: str, distributed: bool = False):
     """The step runner a run uses here: replayed from a CUDA graph, or eager."""
-    kind = GraphStep if should_graph(device, config.cuda_graph, distributed) else EagerStep
+    kind = GraphOptimizerStep if should_graph(device, config.cuda_graph, distributed) else EagerOptimizerStep
     return kind(model, optimizer, config.grad_clip, device)

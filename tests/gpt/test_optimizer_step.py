@@ -1,4 +1,4 @@
-"""core.gpt.step: the eager step and the CUDA-graph step train identically; optimizer state moves
+"""core.gpt.optimizer_step: the eager step and the CUDA-graph step train identically; optimizer state moves
 between devices on resume.  The GPU tests run where CUDA is (the device machine), else skip."""
 
 import pytest
@@ -7,7 +7,7 @@ import torch
 from core.gpt.data import get_batch
 from core.gpt.loop import train
 from core.gpt.model import GPT, GPTConfig
-from core.gpt.step import EagerStep, GraphStep
+from core.gpt.optimizer_step import EagerOptimizerStep, GraphOptimizerStep
 from training_data import CHARS, TEXT, tiny_config
 
 cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -34,7 +34,7 @@ def losses(step_kind, device, steps=12, dropout=0.0):
 
 @cuda
 def test_graph_step_trains_exactly_like_the_eager_step():
-    eager, graph = losses(EagerStep, "cuda"), losses(GraphStep, "cuda")
+    eager, graph = losses(EagerOptimizerStep, "cuda"), losses(GraphOptimizerStep, "cuda")
     assert graph == pytest.approx(eager, rel=2e-3)
     assert graph[-1] < graph[0]  # and it learns: the replays really update the weights
 
@@ -45,7 +45,7 @@ def test_graph_step_keeps_dropout_random():
     weights and batches then differ from each other exactly as two eager runs do."""
     model = small_model("cuda", dropout=0.5)
     optimizer = torch.optim.AdamW(model.parameters(), lr=0.0, fused=True)
-    run = GraphStep(model, optimizer, 0.0, "cuda")  # lr 0: the weights never move
+    run = GraphOptimizerStep(model, optimizer, 0.0, "cuda")  # lr 0: the weights never move
     x = torch.randint(50, (8, 32), device="cuda")
     seen = {round(run(x, x, 0.0).item(), 6) for _ in range(8)}
     assert len(seen) > 4
