@@ -23,7 +23,7 @@ from ui.views.compare_view import (
 )
 from ui.plumbing.render import md_safe
 from core.samples import label, load_sample, sample_names
-from ui.views.insights_view import token_facts
+from ui.views.insights_view import premium, token_facts
 from ui.views.token_view import clicked_token, show_merge_graph
 
 MAX_TEXT_CHARS = 20_000
@@ -198,6 +198,14 @@ def draw_costs() -> None:
         st.caption(f"A Korean character costs {korean}.")
     st.caption("Each token counts as one, shared evenly by the characters it covers; spaces and "
                "punctuation count with the script before them.")
+    paid = {r.label: premium(r.tok, "kor") for r in results if r.tok is not None}
+    same_text = ", ".join(f"{x:.1f}× English's tokens under {md_safe(name)}"
+                          for name, x in paid.items() if x is not None)
+    if same_text:  # a character is not a unit of meaning: the same text in two languages is
+        st.caption("Per character is not per meaning: a Korean syllable writes what two or three Latin "
+                   "letters do. On the same text in both languages (fifteen articles of the Universal "
+                   f"Declaration of Human Rights), Korean takes {same_text}. Every language: the "
+                   "Tokenizer questions page.")
 
 
 handle_timeouts(draw_spans)

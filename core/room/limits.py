@@ -50,9 +50,9 @@ def run_only_when_idle() -> None:
     progress bar, while the room's pages and the browsers beside them must not wait at all.
 
     Measured in the hostile room (``bench/bench_hostile_room.py``, 30 calm attendees, 3 pasting 1-8
-    MB, fresh Chromium tabs; 2 cores, docs/benchmarks.md): with the job worker niced by 10, calm
-    page runs p95 1.8 s and a fresh tab's p95 14.6 s; idle-only, 0.78 s and 6.8 s, and the heavy
-    pages finished sooner (18-30 s against 29-44 s for Char vs BPE).  On a machine the room keeps
+    MB, fresh Chromium tabs; 2 cores, docs/benchmarks.md): niced by 10, calm page runs p95 1.8-2.1 s
+    and fresh tabs p95 13.6-14.6 s in three runs; idle-only, 0.78-2.4 s and 6.8-15.5 s (the runs
+    vary with how the tabs' loads overlap the heavy work).  On a machine the room keeps
     busy a job waits: its time bound (``core.room.jobs``) then ends it with a message."""
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))

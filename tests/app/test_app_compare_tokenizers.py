@@ -12,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import open_page
 from core import PRETRAINED_NAMES, BPETokenizer
 from core.bpe import GPT2FileError
+from core.insights import read_parallel
+from ui.plumbing.render import md_safe
 
 ROOT = Path(__file__).resolve().parents[2]
 MULTILINGUAL = (ROOT / "sample_corpora" / "multilingual_and_emoji.txt").read_text(encoding="utf-8")
@@ -73,6 +75,13 @@ def test_multilingual_sample_under_every_tokenizer():
         spent = sum(r["tokens"] for r in rows if r["tokenizer"] == group)
         assert spent == pytest.approx(len(toks[name].encode(MULTILINGUAL)), abs=0.05)
     assert any("A Korean character costs" in c.value for c in at.caption)
+    # grounded on the same text in both languages, counted by core on the shipped parallel texts
+    texts = read_parallel()
+    [same] = [c.value for c in at.caption if "On the same text in both languages" in c.value]
+    for name, group in zip(names, groups):
+        kor, eng = (len(toks[name].encode(texts[c], allowed_special="none")) for c in ("kor", "eng"))
+        assert f"{kor / eng:.1f}× English's tokens under {md_safe(group)}" in same
+    assert "under Yours" not in same  # a char tokenizer of Sennrich's text has no Hangul to count
 
 
 @pytest.mark.slow

@@ -219,6 +219,17 @@ def language_counts(tok: BPETokenizer) -> dict[str, int]:
     return _counts().made_for(tok, "languages", lambda: {c: token_count(tok, t) for c, t in texts.items()})
 
 
+def premium(tok: BPETokenizer, code: str) -> float | None:
+    """The tokens of the parallel text in ``code`` over English's, under ``tok``; ``None`` where
+    ``tok``'s alphabet lacks a character of either (it would count each as one token)."""
+    texts, _ = parallel_texts()
+    if tok.alphabet is not None and (tok.unknown_characters(texts[code])
+                                     or tok.unknown_characters(texts[REFERENCE])):
+        return None
+    counts = language_counts(tok)
+    return counts[code] / max(1, counts[REFERENCE])
+
+
 def language_frame(tokenizers: dict[str, BPETokenizer], codes: list[str]) -> pd.DataFrame:
     """Tokens and premium over English per language (of ``codes``) and tokenizer (by label)."""
     _, index = parallel_texts()
