@@ -201,7 +201,7 @@ def draw_costs() -> None:
     paid = {r.label: premium(r.tok, "kor") for r in results if r.tok is not None}
     same_text = ", ".join(f"{x:.1f}× English's tokens under {md_safe(name)}"
                           for name, x in paid.items() if x is not None)
-    if same_text:  # a character is not a unit of meaning: the same text in two languages is
+    if same_text:  # per character misleads across scripts; the same text in two languages does not
         st.caption("Per character is not per meaning: a Korean syllable writes what two or three Latin "
                    "letters do. On the same text in both languages (fifteen articles of the Universal "
                    f"Declaration of Human Rights), Korean takes {same_text}. Every language: the "
