@@ -5,6 +5,7 @@ the drawing is ``ui.views.lesson_view``'s."""
 import streamlit as st
 
 from ui.views import lesson_view
+from ui.plumbing.corpus_sidebar import corpus_error_banner
 from ui.plumbing.identity import identity_sidebar, is_instructor
 from ui.plumbing.render import md_safe
 
@@ -12,6 +13,7 @@ lesson_view.follow_tool()
 identity_sidebar()
 path = lesson_view.lesson_path()
 st.title(f"🧭 {md_safe(path.title)}")
+corpus_error_banner()  # a paste or upload refused here says so here, not on the next page
 lesson_view.show_problems(path)
 if not path.stations:
     st.info("There are no stations to show yet: the instructor can check them with "

@@ -131,6 +131,14 @@ def test_a_paste_over_the_limit_is_refused(server_env):
     assert at.text_area(key="corpus_paste").value == SENNRICH
 
 
+def test_a_paste_refused_on_start_here_says_so_there(server_env):
+    server_env.setenv("BPE_EXPLORER_MAX_CORPUS_BYTES", "100")
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()  # Start here
+    at.text_area(key="corpus_paste").set_value("é" * 60).run()
+    assert any("The pasted text is 0.0 MB; the limit" in e.value for e in at.error)
+    assert at.session_state["corpus_text"] == SENNRICH
+
+
 def test_an_upload_name_with_markdown_shows_as_text():
     at = upload_corpus(app(), EVIL_NAME + ".txt", "café".encode("latin-1"))
     [error] = [e.value for e in at.error]
@@ -147,6 +155,20 @@ def test_a_large_paste_leaves_the_box_once_taken():
     assert at.session_state["corpus_text"] == text
     assert at.text_area(key="corpus_paste").value == ""
     assert any("not copied into the text box" in c.value for c in at.sidebar.caption)
+
+
+def test_a_paste_up_to_three_times_the_corpus_limit_reaches_the_app():
+    """Streamlit closes a tab's connection when one message from it passes
+    ``server.maxWidgetStateSize``: a paste over the corpus limit must reach the sidebar's size
+    check (a message, the corpus kept), not drop the tab.  A character typed is at most 3 UTF-8
+    bytes per unit the box counts."""
+    import tomllib
+
+    from core.settings import ServerSettings
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    allowed = config["server"]["maxWidgetStateSize"] * 10**6
+    assert allowed >= 3 * ServerSettings().max_corpus_bytes + 10**6
 
 
 def test_a_loaded_upload_is_not_kept_twice():
