@@ -45,7 +45,7 @@ from core.samples import python_docs_corpus
 
 PASTE_LABEL = "Or paste your own text"
 TTL_S = 10            # server.disconnectedSessionTTL: how long a session that left is kept
-HOUSEKEEPING_S = 10   # two rounds of the app's housekeeper (ui.serving.memory.PERIOD_S)
+HOUSEKEEPING_S = 40   # a collection owed, then paid (ui.serving.memory: COLLECT_EVERY_S + PERIOD_S)
 STEADY_S = 8          # RSS that has not fallen for this long has settled
 
 

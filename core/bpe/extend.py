@@ -39,13 +39,13 @@ from .trainer import BPETrainer, refuse_above
 def extension_trainer(tok, text: str, top_k: int = 10, max_memory: int | None = None) -> BPETrainer:
     """A trainer on ``tok``'s encoding of ``text``, ready to ``run`` (new ids from
     ``max(tok.ids) + 1``); ``BPETokenizer.from_trainer`` makes the extended tokenizer of its
-    steps.  ``max_memory``: refuse (``CorpusTooLargeError``) a text that byte-level training from
-    scratch could not have, an upper bound of what encoding and counting it take."""
+    steps.  ``max_memory``: refuse (``CorpusTooLargeError``) a text whose encoding and counting
+    may take more, before encoding anything."""
     check_text(text, "The corpus")
     if not text:
         raise ValueError("The corpus is empty: paste or load some text first.")
     if max_memory is not None:
-        refuse_above(text, "byte", max_memory, "use a shorter corpus")
+        refuse_above(text, "byte", max_memory, "use a shorter corpus", extending=True)
     sequences = chunk_encodings(tok, text)
     return BPETrainer.from_sequences(sequences, max(tok.ids) + 1, top_k=top_k, extends=tok)
 

@@ -49,9 +49,12 @@ _BLOCK = 1 << 16
 
 # Peak memory of training, in bytes per unit of corpus (characters for char/word, UTF-8 bytes for
 # byte), from VmHWM growth over 300 merges (bench/bench_bpe.py --memory, docs/benchmarks.md): at
-# most 11.4x (char) and 28x (word: one 10 MB word, its frequencies laid out per position); byte
-# keeps 100x.  Plus the pair table, heap and small arrays (tests/bpe/test_hostile_inputs.py).
-_BYTES_PER_UNIT = {"char": 16, "word": 40, "byte": 100}
+# most 11.4x (char), 28x (word: one 10 MB word, its frequencies laid out per position) and 30x
+# (byte: 10 MB of random CJK, or of distinct random words, whose chunks barely repeat).  Extending
+# a real tokenizer holds each distinct chunk's encoding as a tuple first: 63x ('a' x 10 MB, or the
+# distinct words).  Plus the pair table, heap and small arrays (tests/bpe/test_hostile_inputs.py).
+_BYTES_PER_UNIT = {"char": 16, "word": 40, "byte": 40}
+_BYTES_PER_EXTENDED_BYTE = 80
 _FIXED_BYTES = 64 * 2**20
 # And per distinct pair: up to four table slots of 20 bytes (kept under half full, and the old table
 # still there while it doubles) and a heap entry.  English has a few thousand pairs; 2 MB of random
@@ -64,19 +67,22 @@ class CorpusTooLargeError(ValueError):
     """Training on this corpus would need more memory than allowed (the message says both)."""
 
 
-def training_memory_estimate(text: str, variant: str = "char") -> int:
+def training_memory_estimate(text: str, variant: str = "char", *, extending: bool = False) -> int:
     """An upper bound, in bytes, of the memory ``BPETrainer`` takes on ``text`` beyond the text
-    itself (for ``byte``, the UTF-8 length is what counts, measured block by block)."""
+    itself (for ``byte``, the UTF-8 length is what counts, measured block by block); ``extending``:
+    of extending a byte-level tokenizer on it instead (``core.bpe.extend``)."""
     check_text(text, "The corpus")
-    rules = variant_rules(variant)
+    rules = variant_rules("byte" if extending else variant)
     units = rules.units(text)
     symbols = len(characters(text)) + rules.marker if rules.has_alphabet else 256
-    return _FIXED_BYTES + _BYTES_PER_UNIT[rules.name] * units + _BYTES_PER_PAIR * min(units, symbols**2)
+    per_unit = _BYTES_PER_EXTENDED_BYTE if extending else _BYTES_PER_UNIT[rules.name]
+    return _FIXED_BYTES + per_unit * units + _BYTES_PER_PAIR * min(units, symbols**2)
 
 
-def refuse_above(text: str, variant: str, max_memory: int, advice: str) -> None:
+def refuse_above(text: str, variant: str, max_memory: int, advice: str,
+                 extending: bool = False) -> None:
     """Raise :class:`CorpusTooLargeError` when training on ``text`` may take over ``max_memory``."""
-    need = training_memory_estimate(text, variant)
+    need = training_memory_estimate(text, variant, extending=extending)
     if need > max_memory:
         raise CorpusTooLargeError(f"Training {variant} BPE on {_size(len(text))} needs about "
                                   f"{_size(need)}; this server allows {_size(max_memory)}: {advice}.")
@@ -134,7 +140,7 @@ class BPETrainer:
             raise ValueError("The corpus is empty: paste or load some text first.")
         self._configure(variant, end_of_word, pattern, special_tokens, top_k, regex_timeout, max_memory)
         if max_memory is not None:
-            refuse_above(text, self.variant, max_memory, "use the byte variant or a shorter corpus")
+            refuse_above(text, self.variant, max_memory, "use a shorter corpus")
         self._base_of(text)
         self._seq, self._weights = self._sequence(text)
         self._start()

@@ -44,6 +44,24 @@ def test_housekeeping_trims_when_sessions_end(monkeypatch):
     assert memory.tidy(3) == (3, True) and trims == [1, 1]  # two expired sessions closed
 
 
+def test_a_busy_room_is_collected_at_most_once_per_period(monkeypatch):
+    """Fresh tabs ending every round owe memory each time; a full collection (a GIL pause for the
+    whole room) runs at once, then at most every COLLECT_EVERY_S, and what is owed is paid."""
+    collections = []
+    monkeypatch.setattr(memory, "give_back", lambda: collections.append(1))
+    monkeypatch.setattr(memory, "close_expired_sessions", lambda: 1)  # a session ends every round
+    monkeypatch.setattr(memory, "session_count", lambda: 3)
+    state = (3, False, float("-inf"))
+    for now in range(0, 60, 5):  # a minute of rounds
+        state = memory.housekeeping_round(*state, now=float(now))
+    assert len(collections) == 2 and state[1:] == (True, 30.0)  # at 0 and 30 s; 55 s still owed
+    monkeypatch.setattr(memory, "close_expired_sessions", lambda: 0)  # the room has left
+    state = memory.housekeeping_round(*state, now=60.0)
+    assert len(collections) == 3 and state[1:] == (False, 60.0)
+    memory.housekeeping_round(*state, now=95.0)
+    assert len(collections) == 3  # nothing owed: nothing collected
+
+
 def test_trim_and_arena_cap_work_on_glibc_and_do_nothing_elsewhere():
     if memory._glibc() is None:
         assert not memory.trim() and not memory.limit_arenas()

@@ -2,6 +2,8 @@
 workshop attendee understands, and with bounded memory (issue 9, items 4 and 5)."""
 
 import json
+import random
+import string
 import subprocess
 import sys
 import textwrap
@@ -177,7 +179,7 @@ def test_corpus_beyond_the_memory_limit_is_refused_before_training(variant):
     need = training_memory_estimate(text, variant)
     start = time.monotonic()
     with pytest.raises(CorpusTooLargeError, match=rf"Training {variant} BPE on 1 MB needs about "
-                                                  rf"\d+ MB; this server allows 64 MB: use the byte"):
+                                                  rf"\d+ MB; this server allows 64 MB: use a shorter corpus"):
         BPETrainer(text, variant=variant, max_memory=64 * 2**20)
     assert time.monotonic() - start < FAST_S
     assert BPETrainer(text, variant=variant, max_memory=need).initial_length > 0
@@ -186,31 +188,52 @@ def test_corpus_beyond_the_memory_limit_is_refused_before_training(variant):
 MEASURE_SCRIPT = textwrap.dedent("""
     import sys
     from core import BPETokenizer, BPETrainer, training_memory_estimate
-    BPETokenizer.from_text("warm up the kernels abc abc", 5, variant=sys.argv[2])
+    from core.bpe import load_gpt2
+    from core.bpe.extend import extension_trainer
+    path, variant = sys.argv[1:3]
+    if variant == "extend":  # GPT-2's tokenizer, extended
+        gpt2 = load_gpt2(*sys.argv[3:5])
+        make = lambda text: extension_trainer(gpt2, text)
+    else:
+        make = lambda text: BPETrainer(text, variant=variant, pattern="gpt2" if variant == "byte" else None)
+    for _ in make("warm up the kernels abc abc").run(5):
+        pass
     def status(field):
         for line in open("/proc/self/status"):
             if line.startswith(field):
                 return int(line.split()[1]) * 1024
-    text = open(sys.argv[1], encoding="utf-8").read()
+    text = open(path, encoding="utf-8").read()
     before = status("VmRSS")
-    trainer = BPETrainer(text, variant=sys.argv[2], pattern="gpt2" if sys.argv[2] == "byte" else None)
-    for _ in trainer.run(200):
+    for _ in make(text).run(200):
         pass
-    print(status("VmHWM") - before, training_memory_estimate(text, sys.argv[2]))
+    extending = variant == "extend"
+    print(status("VmHWM") - before, training_memory_estimate(text, "byte" if extending else variant,
+                                                             extending=extending))
 """)
 
 
+def distinct_words(size: int) -> str:
+    """Random lowercase words: nearly every chunk occurs once, the byte variant's worst case."""
+    rng = random.Random(7)
+    words = " ".join("".join(rng.choices(string.ascii_lowercase, k=rng.randint(2, 9)))
+                     for _ in range(size // 5))
+    return words[:size]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("corpus", ["english", "one letter"])
-@pytest.mark.parametrize("variant", ["char", "word", "byte"])
-def test_memory_estimate_bounds_what_training_takes(tmp_path, variant, corpus):
-    """A subprocess trains on 2 MB; its peak memory growth stays under the estimate."""
+@pytest.mark.parametrize("corpus", ["english", "one letter", "distinct words"])
+@pytest.mark.parametrize("variant", ["char", "word", "byte", "extend"])
+def test_memory_estimate_bounds_what_training_takes(tmp_path, request, variant, corpus):
+    """A subprocess trains on 2 MB (or extends GPT-2's tokenizer on it); its peak memory growth
+    stays under the estimate."""
     words = "the quick brown fox jumps over a lazy dog while seven wizards quietly hex "
-    text = (words * 30_000)[:2_000_000] if corpus == "english" else "a" * 2_000_000
+    text = {"english": (words * 30_000)[:2_000_000], "one letter": "a" * 2_000_000,
+            "distinct words": distinct_words(2_000_000)}[corpus]
     path = tmp_path / "corpus.txt"
     path.write_text(text, encoding="utf-8")
-    result = subprocess.run([sys.executable, "-c", MEASURE_SCRIPT, str(path), variant], cwd=ROOT,
-                            capture_output=True, text=True, timeout=300)
+    gpt2 = [str(p) for p in request.getfixturevalue("gpt2_files")] if variant == "extend" else []
+    result = subprocess.run([sys.executable, "-c", MEASURE_SCRIPT, str(path), variant, *gpt2],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     growth, estimate = map(int, result.stdout.split())
     grew = f"grew {growth / 2**20:.0f} MB, estimated {estimate / 2**20:.0f} MB"

@@ -162,7 +162,7 @@ def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str |
         if len(text) >= INLINE_BELOW:
             tok = heavy_jobs.job_result(limits, ("train", key, num_merges), tokenizer_jobs.train,
                                         (text, variant, num_merges, options), doing, " merges",
-                                        forget=True, advice=heavy_jobs.TRAINING_ADVICE)
+                                        forget=True, advice=heavy_jobs.training_advice(variant))
         else:
             trainer = _trained(lambda: BPETrainer(text, variant=variant, **options), num_merges, progress,
                                doing, " merges")

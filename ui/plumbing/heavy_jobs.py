@@ -34,7 +34,6 @@ ABANDON_S = 30.0
 # a worker above both is killed.
 WORKER_BASE_BYTES = 512 * 2**20
 PRELOAD = ("core.room.tokenizer_jobs", "ui.views.step_view")  # what the workers run, imported once
-TRAINING_ADVICE = "Ask for fewer merges, use a smaller text, or pick the byte variant."
 _MINE = "heavy_jobs_epoch"  # session state: the corpus-and-settings epoch of this session's jobs
 _engine: list[JobEngine] = []  # the server process's engine, made at the first heavy job
 _making = threading.Lock()
@@ -43,6 +42,14 @@ _making = threading.Lock()
 class TooHeavyError(RuntimeError):
     """Work the server stopped at one of its bounds (time, memory); the message says which, and
     what to do instead."""
+
+
+def training_advice(variant: str) -> str:
+    """What to do when training ``variant`` hit a bound: the byte variant, split by GPT-2's
+    pattern, trains 8 MB of docs in half the char variant's time (``docs/benchmarks.md``)."""
+    if variant == "byte":
+        return "Ask for fewer merges, or use a smaller text."
+    return "Ask for fewer merges, use a smaller text, or pick the byte variant."
 
 
 def engine(settings: ServerSettings) -> JobEngine:

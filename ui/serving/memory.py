@@ -21,7 +21,8 @@ a room's memory after it had gone:
 :func:`start`, called by every script run, sets the arena cap and starts one housekeeper thread
 per process, which every ``PERIOD_S`` seconds closes expired sessions, drops shared-cache entries
 idle for ``ui.plumbing.cache.CACHE_IDLE_S``, and, when sessions ended or entries went, collects garbage
-(a session's objects hold cycles, and an idle server rarely runs a full collection) and trims.
+(a session's objects hold cycles, and an idle server rarely runs a full collection) and trims, at
+most once every ``COLLECT_EVERY_S``.
 On a system without glibc (macOS, Windows, musl) the allocator calls do nothing.
 """
 
@@ -40,6 +41,9 @@ from ui.plumbing.bounded_cache import BoundedCache
 
 ARENAS = 2
 PERIOD_S = 5.0
+# A full collection of a room's objects holds the GIL for ~150 ms (py-spy, the hostile room's
+# fresh tabs ending every few seconds): at most one per COLLECT_EVERY_S, owed until then.
+COLLECT_EVERY_S = 30.0
 THREAD_NAME = "bpe-explorer-housekeeper"
 MMAP_THRESHOLD = 256 * 2**10
 # mallopt's parameter numbers in glibc's malloc.h
@@ -126,24 +130,42 @@ def close_expired_sessions(timeout: float = 30.0) -> int:
     return done.result(timeout)
 
 
-def tidy(previous_sessions: int | None) -> tuple[int | None, bool]:
-    """One round of housekeeping: the sessions held now, and whether memory was given back."""
+def tidy(previous_sessions: int | None, collect: bool = True) -> tuple[int | None, bool]:
+    """One round of housekeeping: the sessions held now, and whether sessions ended or cache
+    entries went (memory to give back, at once when ``collect``)."""
     closed = close_expired_sessions()
     dropped = BoundedCache.drop_idle_everywhere()
     sessions = session_count()
     ended = closed > 0 or (None not in (sessions, previous_sessions) and sessions < previous_sessions)
-    if ended or dropped:
-        gc.collect()
-        trim()
+    if (ended or dropped) and collect:
+        give_back()
     return sessions, bool(ended or dropped)
 
 
+def give_back() -> None:
+    """Collect the cycles a session's objects hold, and give the heap's free pages back."""
+    gc.collect()
+    trim()
+
+
+def housekeeping_round(sessions: int | None, owed: bool, collected: float,
+                       now: float) -> tuple[int | None, bool, float]:
+    """One round of the housekeeper: :func:`tidy`, then :func:`give_back` when memory is owed and
+    the last collection (at ``collected``) was ``COLLECT_EVERY_S`` ago or more.  Returns the next
+    round's ``(sessions, owed, collected)``."""
+    sessions, freed = tidy(sessions, collect=False)
+    if (owed or freed) and now - collected >= COLLECT_EVERY_S:
+        give_back()
+        return sessions, False, now
+    return sessions, owed or freed, collected
+
+
 def _housekeep() -> None:
-    sessions = session_count()
+    sessions, owed, collected = session_count(), False, float("-inf")
     while True:
         time.sleep(PERIOD_S)
         try:
-            sessions, _ = tidy(sessions)
+            sessions, owed, collected = housekeeping_round(sessions, owed, collected, time.monotonic())
         except Exception:  # never take the server down for housekeeping; try again next round
             _LOG.exception("memory housekeeping failed")
             sessions = None
