@@ -3,6 +3,7 @@ server's memory without bound; every refusal is a message that shows user-suppli
 
 import json
 import re
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -288,3 +289,22 @@ def test_trained_tokenizers_are_shared_and_bounded():
     short = cache.train_tokenizer(texts[-1], "char", 1, progress=False)
     assert short.merges == toks[-1].merges[:1]
     assert "_prefixes" not in vars(toks[-1]) and "_curve_templates" not in vars(toks[-1])
+
+
+def test_a_huge_alphabet_leaves_the_other_attendees_tokenizers_stored():
+    """A paste of random Unicode makes a tokenizer of 100,000 base symbols: the store counts what
+    it holds (within 3x), so storing it keeps the room's other tokenizers."""
+    store = cache._store()
+    room = [cache.train_tokenizer(f"an attendee's corpus {i} " * 5, "char", 3, progress=False)
+            for i in range(5)]
+    points = [c for c in range(0x3400, 0x3400 + 102_048) if not 0xD800 <= c <= 0xDFFF][:100_000]
+    huge_text = "".join(map(chr, points)) * 2
+    tracemalloc.start()
+    huge = cache.train_tokenizer(huge_text, "char", 3, progress=False)
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert huge.base_size == 100_000
+    assert held / 3 <= cache.tokenizer_bytes(huge) <= 3 * held
+    for i, tok in enumerate(room):
+        assert cache.train_tokenizer(f"an attendee's corpus {i} " * 5, "char", 3, progress=False) is tok
+    assert store.bytes <= cache.STORE_BYTES

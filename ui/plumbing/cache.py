@@ -50,7 +50,7 @@ _log = logging.getLogger(__name__)
 STORE_ENTRIES = 64
 STORE_BYTES = 96 * 2**20
 PREFIX_ENTRIES = 64
-PREFIX_BYTES = 32 * 2**20
+PREFIX_BYTES = 64 * 2**20  # a prefix rebuilds its base: 23 MB for 184,371 characters
 GPT2_ENTRIES = 3
 # An extended real tokenizer holds its own copy of the real one's 100k-200k tokens: measured 61 MB
 # for GPT-4's (tracemalloc), ~600 bytes a token.
@@ -123,9 +123,13 @@ def _settings_for(env: tuple, secrets: tuple) -> ServerSettings:
 
 # -- bounded caches (``ui.plumbing.bounded_cache``) ---------------------------------------------------------
 def tokenizer_bytes(tok: BPETokenizer) -> int:
-    """Estimated memory of a trained tokenizer: measured ~1.5 KB per merge (its trace record with
-    the competing pairs, its vocabulary entry), rounded up to 2 KB per token."""
-    return 2048 * (tok.vocab_size + 1)
+    """Estimated memory of a trained tokenizer (tracemalloc): ~1.5 KB per merge (its trace record
+    with the competing pairs, its vocabulary entry), rounded up to 2 KB, and ~200 bytes per base
+    symbol (its string, its bytes), rounded up to 256.  At 2 KB for every token, a paste of random
+    Unicode (184,371 characters, 37 MB held) counted 361 MB: over the whole store's bound, so
+    storing it evicted every other attendee's tokenizer, and theirs evicted it, in turn."""
+    merges = tok.vocab_size - tok.base_size
+    return 2048 * (merges + 1) + 256 * tok.base_size
 
 
 @st.cache_resource(show_spinner=False)
