@@ -128,3 +128,39 @@ def test_expired_sessions_are_closed_rather_than_kept_until_someone_else_leaves(
     assert len(stored._data) == 0 and memory.session_count() == 0
     assert all(s._state.name == "SHUTDOWN_REQUESTED" for s in sessions)
     assert uploads.get_files(ids[0], ["f1"]) == []  # the upload has gone with its session
+
+
+def test_what_was_made_for_a_corpus_nobody_has_goes(runtime, monkeypatch):
+    """An attendee who pasted a text leaves: once their session is closed, the tokenizers and
+    payloads the shared caches keep for that text go at the next round, not 10 idle minutes
+    later; a corpus another session still has keeps its entries."""
+    rt, loop = runtime
+
+    async def arrive() -> list[str]:
+        return [rt.connect_session(_Client(), {}) for _ in range(3)]
+
+    pasted, sample, other = asyncio.run_coroutine_threadsafe(arrive(), loop).result(30)
+    monkeypatch.setattr(memory, "_holders", {pasted: "pasted-hash", sample: "sample-hash",
+                                             other: "sample-hash"})  # as their page runs noted
+    store, payloads = BoundedCache(8, 2**20), BoundedCache(8, 2**20)
+    store.put(("pasted-hash", "char", "", ""), "its tokenizer")
+    store.put(("sample-hash", "char", "", ""), "the sample's tokenizer")
+    tokenizer = type("Tokenizer", (), {})()
+    payloads.made_for(tokenizer, ("window", 0), lambda: "a step view's payload")
+    assert memory.orphaned_corpora() == set()  # everybody is here
+
+    async def leave(*ids: str) -> None:
+        for session_id in ids:
+            rt.disconnect_session(session_id)
+
+    asyncio.run_coroutine_threadsafe(leave(pasted, other), loop).result(30)
+    stored = rt._session_mgr._session_storage._cache
+    stored._timer = lambda: time.monotonic() + 61  # their time to reconnect has passed
+    memory.tidy(3)
+    assert store.get(("pasted-hash", "char", "", "")) is None
+    assert store.get(("sample-hash", "char", "", "")) == "the sample's tokenizer"  # one has it still
+    assert len(payloads) == 1  # its tokenizer is alive
+    del tokenizer  # the store let it go
+    memory.tidy(1)
+    assert len(payloads) == 0
+    assert memory._holders == {sample: "sample-hash"}

@@ -12,10 +12,17 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
+from typing import NamedTuple
 
 # An entry nobody used for 10 minutes goes: long enough for a visitor reading a page, short enough
 # that a room's tokenizers are gone soon after the room.
 CACHE_IDLE_S = 600
+
+
+class _Made(NamedTuple):
+    """A value :meth:`BoundedCache.made_for` made, and the object it was made for."""
+    owner: weakref.ref
+    value: object
 
 
 class BoundedCache:
@@ -53,10 +60,10 @@ class BoundedCache:
         value).  The cache's ``cost`` sees ``(reference, value)``."""
         full = (id(owner), key)
         entry = self.get(full)
-        if entry is None or entry[0]() is not owner:
-            entry = (weakref.ref(owner), make())
+        if entry is None or entry.owner() is not owner:
+            entry = _Made(weakref.ref(owner), make())
             self.put(full, entry)
-        return entry[1]
+        return entry.value
 
     def put(self, key, value) -> None:
         size = self.cost(value)
@@ -82,12 +89,34 @@ class BoundedCache:
     def drop_idle_everywhere(cls) -> int:
         return sum(cache.drop_idle() for cache in list(cls._all))
 
+    def drop_where(self, gone) -> int:
+        """Drop the entries for which ``gone(key, value)`` holds; how many went."""
+        with self._lock:
+            keys = [key for key, (value, _, _) in self._items.items() if gone(key, value)]
+            for key in keys:
+                self.bytes -= self._items.pop(key)[1]
+        return len(keys)
+
+    @classmethod
+    def drop_orphans_everywhere(cls, corpora: set[str]) -> int:
+        """Drop, from every cache, what was made for a corpus of ``corpora`` (its hash anywhere in
+        the key) or for an object that no longer exists (:meth:`made_for`); how many went."""
+        def gone(key, value) -> bool:
+            return (isinstance(value, _Made) and value.owner() is None) or _mentions(key, corpora)
+        return sum(cache.drop_where(gone) for cache in list(cls._all))
+
     def _drop_oldest(self) -> None:
         _, (_, size, _) = self._items.popitem(last=False)
         self.bytes -= size
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+def _mentions(key, corpora: set[str]) -> bool:
+    if isinstance(key, str):
+        return key in corpora
+    return isinstance(key, tuple) and any(_mentions(part, corpora) for part in key)
 
 
 class KeyLocks:

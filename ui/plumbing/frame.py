@@ -43,6 +43,7 @@ def run_app() -> None:
         start_trainable()
     heavy_jobs.cancel_stale()  # a new corpus or new settings: this session's running jobs are moot
     corpus_sidebar()
+    memory.hold_corpus(state.corpus_digest())  # the caches keep its work while a session has it
     with st.sidebar:
         serve.rerun_on_reconnect()  # a tab whose app process died comes back at once (``ui.serving.serve``)
     sync_settings_url()

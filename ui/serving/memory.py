@@ -20,9 +20,9 @@ a room's memory after it had gone:
 
 :func:`start`, called by every script run, sets the arena cap and starts one housekeeper thread
 per process, which every ``PERIOD_S`` seconds closes expired sessions, drops shared-cache entries
-idle for ``ui.plumbing.cache.CACHE_IDLE_S``, and, when sessions ended or entries went, collects garbage
-(a session's objects hold cycles, and an idle server rarely runs a full collection) and trims, at
-most once every ``COLLECT_EVERY_S``.
+idle for ``ui.plumbing.cache.CACHE_IDLE_S`` or made for a corpus no session has any more, and,
+when sessions ended or entries went, collects garbage (a session's objects hold cycles, and an
+idle server rarely runs a full collection) and trims, at most once every ``COLLECT_EVERY_S``.
 On a system without glibc (macOS, Windows, musl) the allocator calls do nothing.
 """
 
@@ -36,6 +36,8 @@ import logging
 import os
 import threading
 import time
+
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.plumbing.bounded_cache import BoundedCache
 
@@ -52,6 +54,8 @@ M_ARENA_MAX = -8
 _LOG = logging.getLogger(__name__)
 
 _start_lock = threading.Lock()
+_holders: dict[str, str] = {}  # session id -> the hash of its corpus (``hold_corpus``)
+_holders_lock = threading.Lock()
 
 
 @functools.lru_cache(maxsize=1)
@@ -130,11 +134,36 @@ def close_expired_sessions(timeout: float = 30.0) -> int:
     return done.result(timeout)
 
 
+def hold_corpus(digest: str) -> None:
+    """Note that this script run's session has the corpus of hash ``digest``: once no session
+    has it, what the shared caches keep for it goes (:func:`orphaned_corpora`)."""
+    ctx = get_script_run_ctx()
+    if ctx is not None:
+        with _holders_lock:
+            _holders[ctx.session_id] = digest
+
+
+def orphaned_corpora() -> set[str]:
+    """The corpora whose sessions have all ended (closed by :func:`close_expired_sessions`),
+    forgetting those sessions.  A pasted corpus cannot be asked for again once its sessions end
+    (nothing else holds its text), so its tokenizers and payloads are dead weight: a room that
+    pasted 8 MB each left ~80 MB in the caches for their 10 idle minutes."""
+    parts = _sessions()
+    if parts is None:
+        return set()
+    live = {info.session.id for info in parts[0].list_sessions()}
+    with _holders_lock:
+        before = set(_holders.values())
+        for session_id in [s for s in _holders if s not in live]:
+            del _holders[session_id]
+        return before - set(_holders.values())
+
+
 def tidy(previous_sessions: int | None, collect: bool = True) -> tuple[int | None, bool]:
     """One round of housekeeping: the sessions held now, and whether sessions ended or cache
     entries went (memory to give back, at once when ``collect``)."""
     closed = close_expired_sessions()
-    dropped = BoundedCache.drop_idle_everywhere()
+    dropped = BoundedCache.drop_idle_everywhere() + BoundedCache.drop_orphans_everywhere(orphaned_corpora())
     sessions = session_count()
     ended = closed > 0 or (None not in (sessions, previous_sessions) and sessions < previous_sessions)
     if (ended or dropped) and collect:
