@@ -28,14 +28,15 @@ What each heavy page run ended with is read from what the page shows after it: a
 error or warning (its text), or its result (Learn BPE's result is the step view).  Exceptions are
 counted in every session, in every real tab and in the server's log.  Memory is VmRSS from /proc:
 the app processes, and any processes they started (workers), once warmed and settled (baseline),
-before the room, at its peak and once the room has left and settled.  Each ``--processes`` value
-gets a fresh server with the file watcher off and sessions kept 10 s after they leave; 1 is the
-README's ``streamlit run``, 2 or more ``python -m ui.serve --processes N``.  Everything listens on
-loopback, every loop is bounded, and only the processes this script started (and theirs) are
-stopped, by PID.  Timings depend on what else runs: the machine and ``uptime`` are printed.
+before the room, at its peak and once the room has left and the app has given back what it
+will (``LEFT_S``: its sessions closed, a collection, an idle worker stopped) and settled.  Each
+``--processes`` value gets a fresh server with the file watcher off and sessions kept 10 s after
+they leave; 1 is the README's ``streamlit run``, 2 or more ``python -m ui.serve --processes N``.
+Everything listens on loopback, every loop is bounded, and only the processes this script started
+(and theirs) are stopped, by PID.  Timings depend on what else runs: the machine and ``uptime`` are printed.
 
 This script depends on the app only through its URLs, page names, the sidebar's paste box label,
-the step view's markup and ``python -m ui.serve``'s command line.
+the step view's markup, ``python -m ui.serve``'s command line and the app's idle times.
 """
 
 from __future__ import annotations
@@ -66,6 +67,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from bench_room import CLICK_AND_WAIT, VIEW as STEP_VIEW  # noqa: E402  (a step timed in the page)
 from streamlit_client import Session  # noqa: E402
 
+sys.path.insert(0, str(ROOT))
+from core.room.jobs import IDLE_S as WORKER_IDLE_S  # noqa: E402
+from ui.serving.memory import COLLECT_EVERY_S, PERIOD_S  # noqa: E402
+
 CALM_CORPUS = "sample:English: Python docs (built in)"
 PAGES = ("learn_bpe", "char_vs_bpe", "compare_tokenizers")
 PASTE_LABEL = "Or paste your own text"
@@ -74,11 +79,15 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TTL_S = 10            # server.disconnectedSessionTTL: sessions that left are gone this soon
+# When the app has given back what a room left: its sessions closed, a garbage collection owed
+# then paid, an idle job worker stopped (the housekeeper and the job engine, and one more round)
+LEFT_S = TTL_S + max(COLLECT_EVERY_S, WORKER_IDLE_S) + 2 * PERIOD_S
 OPEN_TIMEOUT_S = 120  # a calm tab's or a real tab's first page
 FRESH_BOUND_S = 60    # a fresh tab that shows no step view by then counts as this, and as timed out
 FRESH_AT_ONCE = 3     # fresh tabs open at once, at most (Chromium's own work must not swamp the room)
 CLICK_EVERY_S = 3
 HEAVY_AFTER_S, HEAVY_APART_S = 5, 2
+WORKER_TEXT = 300_000  # characters the warm-up trains in a worker (core.room.jobs.INLINE_BELOW: 256,000)
 
 
 # -- what heavy attendees paste --------------------------------------------------------------------------
@@ -109,6 +118,12 @@ def docs_head(size: int) -> str | None:
 def long_line(size: int, seed: int = 26) -> str:
     alphabet = string.ascii_letters + string.digits + string.punctuation  # no space, no newline
     return "".join(random.Random(seed).choices(alphabet, k=size))
+
+
+def random_words(size: int, seed: int = 26) -> str:
+    rng = random.Random(seed)
+    return " ".join("".join(rng.choices(string.ascii_lowercase, k=rng.randint(2, 9)))
+                    for _ in range(size // 5))[:size]
 
 
 CASES = {"unicode": (random_unicode, 2 * 2**20, "random Unicode"),
@@ -142,6 +157,7 @@ class HeavyRun:
 
 @dataclass
 class Tally:
+    stolen: float = 0.0  # share of the machine's CPU time its host took during the room
     calm: list[float] = field(default_factory=list)     # page runs, ms
     opened: list[float] = field(default_factory=list)   # calm tabs' first page, ms
     late: int = 0
@@ -425,8 +441,9 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        time.sleep(2)
-        left = [p for p in started if Path(f"/proc/{p}").exists()]
+        deadline = time.monotonic() + 10  # a worker runs SCHED_IDLE: its exit waits for a free CPU
+        while (left := [p for p in started if running(p)]) and time.monotonic() < deadline:
+            time.sleep(0.2)
         for pid in left:  # started by the server, left behind by it: ours to stop
             try:
                 os.kill(pid, 15)
@@ -434,6 +451,15 @@ class Server:
                 pass
         if left:
             print(f"  the server left {len(left)} process(es) behind (stopped by PID: {left})", flush=True)
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not exited (a zombie, exited but not yet reaped by
+    whoever adopted it, has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 def descendants(pids: list[int]) -> list[int]:
@@ -487,9 +513,10 @@ class Peak(threading.Thread):
         return self.peak
 
 
-def settle(server: Server, bound: float = 180.0, steady: float = 8.0) -> tuple[float, float]:
-    """RSS once the sessions that left are gone: past their reconnect time and two rounds of the
-    app's housekeeper, then once it has not fallen for ``steady`` s; at most ``bound`` s."""
+def settle(server: Server, after: float = LEFT_S, bound: float = 180.0,
+           steady: float = 8.0) -> tuple[float, float]:
+    """RSS once what left is given back: ``after`` s at least, then once it has not fallen for
+    ``steady`` s; at most ``bound`` s."""
     start = time.monotonic()
     lowest, lowest_at = sum(memory(server)), start
     while time.monotonic() - start < bound:
@@ -497,7 +524,7 @@ def settle(server: Server, bound: float = 180.0, steady: float = 8.0) -> tuple[f
         rss = sum(memory(server))
         if rss < lowest - 0.5:
             lowest, lowest_at = rss, time.monotonic()
-        if time.monotonic() - start > 2 * TTL_S and time.monotonic() - lowest_at > steady:
+        if time.monotonic() - start > after and time.monotonic() - lowest_at > steady:
             break
     return memory(server)
 
@@ -557,14 +584,29 @@ def report(processes: int, tally: Tally, rss: dict, tracebacks: int) -> str:
                   f"{k} {rss[k][0]:,.0f} + {rss[k][1]:,.0f}" for k in ("baseline", "before", "after"))
               + f", peak {rss['peak']:,.0f} (after vs baseline "
               f"{100 * (sum(rss['after']) / sum(rss['baseline']) - 1):+.0f} %)",
-              f"Load at the end: {uptime()}"]
+              f"Load at the end: {uptime()}; CPU time the host took from this machine during the "
+              f"room (steal, /proc/stat): {100 * t.stolen:.0f} %"]
     return "\n".join(lines)
 
 
+def cpu_times() -> list[int]:
+    """The machine's CPU time so far by kind (user, nice, system, idle, iowait, irq, softirq,
+    steal), in ticks, from /proc/stat."""
+    return [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+
+
+def stolen_share(before: list[int], after: list[int]) -> float:
+    """The share of CPU time between two ``cpu_times`` that a virtual machine's host gave to others
+    (runs on a machine whose host is busy are slower through no fault of the app)."""
+    spent = [b - a for a, b in zip(before, after)]
+    return spent[7] / max(sum(spent), 1)
+
+
 async def warm(url: str, processes: int) -> None:
-    """One calm tab per process (the proxy spreads them) runs Learn BPE twice, then opens the heavy
-    attendees' pages on the calm corpus: what every room loads once (imports, compiled kernels, the
-    real tokenizers Compare tokenizers shows) is in the baseline, not counted as left behind."""
+    """One calm tab per process (the proxy spreads them) runs Learn BPE twice, opens the heavy
+    attendees' pages on the calm corpus, then trains a small pasted text in a worker: what every
+    room loads once (imports, compiled kernels, the real tokenizers Compare tokenizers shows, the
+    job engine's fork server) is in the baseline, not counted as left behind."""
     tally = Tally()
     for i in range(processes):
         tab = CalmTab(url, 9000 + i, tally)
@@ -573,6 +615,8 @@ async def warm(url: str, processes: int) -> None:
         await tab.act(OPEN_TIMEOUT_S)
         for page in PAGES:
             await tab.s.rerun(page=page, timeout=OPEN_TIMEOUT_S)
+        tab.s.keep(PASTE_LABEL, string_value=random_words(WORKER_TEXT, seed=i))
+        await page_run(tab.s, "learn_bpe", OPEN_TIMEOUT_S)
         await tab.close()
 
 
@@ -593,7 +637,9 @@ async def measure(args: argparse.Namespace, texts: list) -> None:
                 rss["before"] = memory(server)
                 peak = Peak(server)
                 peak.start()
+                cpu = cpu_times()
                 tally = await room(server.url, args, texts, browser)
+                tally.stolen = stolen_share(cpu, cpu_times())
                 rss["peak"] = peak.stop()
                 rss["after"] = await asyncio.to_thread(settle, server)
                 print(report(processes, tally, rss, server.tracebacks()), flush=True)

@@ -172,8 +172,10 @@ def corpus_digest() -> str:
 
 # -- values kept across pages ----------------------------------------------------------------------
 def kept(name: str):
-    init_state()
-    return st.session_state.get("kept_" + name, KEPT_DEFAULTS.get(name))
+    ss, key = st.session_state, "kept_" + name
+    if key not in ss:  # a session's first read: every default at once (filling them in at every
+        init_state()    # read was 5 % of the server's GIL time in the hostile room, py-spy)
+    return ss.get(key, KEPT_DEFAULTS.get(name))
 
 
 def keep(name: str, on_change=None, max_chars: int | None = None) -> dict:
