@@ -46,7 +46,8 @@ class TooHeavyError(RuntimeError):
 
 def training_advice(variant: str) -> str:
     """What to do when training ``variant`` hit a bound: the byte variant, split by GPT-2's
-    pattern, trains 8 MB of docs in half the char variant's time (``docs/benchmarks.md``)."""
+    pattern, trains 8 MB of docs in half the char variant's time (``docs/benchmarks.md``, "Texts
+    that tie")."""
     if variant == "byte":
         return "Ask for fewer merges, or use a smaller text."
     return "Ask for fewer merges, use a smaller text, or pick the byte variant."

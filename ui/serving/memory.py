@@ -43,8 +43,8 @@ from ui.plumbing.bounded_cache import BoundedCache
 
 ARENAS = 2
 PERIOD_S = 5.0
-# A full collection of a room's objects holds the GIL for ~150 ms (py-spy, the hostile room's
-# fresh tabs ending every few seconds): at most one per COLLECT_EVERY_S, owed until then.
+# A full collection of a room's objects holds the GIL for ~0.2 s (py-spy, in the hostile room
+# whose fresh tabs end every few seconds): at most one per COLLECT_EVERY_S, owed until then.
 COLLECT_EVERY_S = 30.0
 THREAD_NAME = "bpe-explorer-housekeeper"
 MMAP_THRESHOLD = 256 * 2**10
@@ -146,8 +146,8 @@ def hold_corpus(digest: str) -> None:
 def orphaned_corpora() -> set[str]:
     """The corpora whose sessions have all ended (closed by :func:`close_expired_sessions`),
     forgetting those sessions.  A pasted corpus cannot be asked for again once its sessions end
-    (nothing else holds its text), so its tokenizers and payloads are dead weight: a room that
-    pasted 8 MB each left ~80 MB in the caches for their 10 idle minutes."""
+    (nothing else holds its text), so its tokenizers and payloads are dead weight: 2 MB of
+    random Unicode left ~80 MB in the caches (a tokenizer and a prefix view) for 10 idle minutes."""
     parts = _sessions()
     if parts is None:
         return set()
