@@ -120,12 +120,6 @@ def long_line(size: int, seed: int = 26) -> str:
     return "".join(random.Random(seed).choices(alphabet, k=size))
 
 
-def random_words(size: int, seed: int = 26) -> str:
-    rng = random.Random(seed)
-    return " ".join("".join(rng.choices(string.ascii_lowercase, k=rng.randint(2, 9)))
-                    for _ in range(size // 5))[:size]
-
-
 CASES = {"unicode": (random_unicode, 2 * 2**20, "random Unicode"),
          "docs": (docs_head, 8 * 2**20, "documentation dump"),
          "line": (long_line, 2**20, "one line, no space")}
@@ -615,7 +609,7 @@ async def warm(url: str, processes: int) -> None:
         await tab.act(OPEN_TIMEOUT_S)
         for page in PAGES:
             await tab.s.rerun(page=page, timeout=OPEN_TIMEOUT_S)
-        tab.s.keep(PASTE_LABEL, string_value=random_words(WORKER_TEXT, seed=i))
+        tab.s.keep(PASTE_LABEL, string_value=long_line(WORKER_TEXT, seed=i))
         await page_run(tab.s, "learn_bpe", OPEN_TIMEOUT_S)
         await tab.close()
 

@@ -42,10 +42,11 @@ sys.path.insert(0, str(ROOT))  # this checkout's core and ui, not an installed c
 from streamlit_client import Session
 from core.room.runs import list_runs
 from core.samples import python_docs_corpus
+from ui.serving.memory import COLLECT_EVERY_S, PERIOD_S
 
 PASTE_LABEL = "Or paste your own text"
 TTL_S = 10            # server.disconnectedSessionTTL: how long a session that left is kept
-HOUSEKEEPING_S = 40   # a collection owed, then paid (ui.serving.memory: COLLECT_EVERY_S + PERIOD_S)
+HOUSEKEEPING_S = COLLECT_EVERY_S + 2 * PERIOD_S  # the app's housekeeper: a collection owed, then paid
 STEADY_S = 8          # RSS that has not fallen for this long has settled
 
 
