@@ -113,8 +113,11 @@ def tree_section() -> None:
     if real is not None:
         st.caption(f"Below the new tokens are {label}'s own merges (recovered from its vocabulary): they "
                    f"say “merged”, as {label}'s training counts are not published.")
-    with st.expander("The same tree as text"):
-        st.code(tree_text(tok, token_id), language=None)
+    # built only when opened: a closed expander's code block would still make every fresh tab
+    # download Streamlit's 1.5 MB syntax highlighter (a third of the page's scripts)
+    text_view = st.expander("The same tree as text", key="learn_tree_text", on_change="rerun")
+    if text_view.open:
+        text_view.code(tree_text(tok, token_id), language=None)
 
 
 tree_section()

@@ -49,7 +49,11 @@ def test_first_open_shows_sennrich_and_its_merges():
     assert sidebar_stats(at) == {"Characters": f"{len(SENNRICH):,}",
                                  "Bytes (UTF-8)": f"{len(SENNRICH.encode()):,}", "Words": "11",
                                  "Unique characters": f"{len(set(SENNRICH))}"}
-    # the tree of the last token goes down to characters
+    # the tree of the last token goes down to characters, as text once its expander is opened (a
+    # closed one sends no code block: a fresh tab loads no syntax highlighter)
+    assert not at.code
+    at.session_state["learn_tree_text"] = True
+    at.run()
     last = tok.vocab_size - 1
     assert at.code[0].value.splitlines()[0] == f"{quoted(tok.token_str(last))}  (id {last})"
 

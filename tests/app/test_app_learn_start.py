@@ -67,6 +67,8 @@ def test_gpt4_shows_the_merges_it_would_add(gpt4, downloads):
         quoted(expected.token_str(s.new_id)) for s in expected.trace]
     assert at.query_params["start"] == "cl100k_base"  # a reload keeps it
     # the tree of the last new token goes down through GPT-4's own merges to single bytes
+    at.session_state["learn_tree_text"] = True  # the tree as text, built once its expander opens
+    at.run()
     tree = at.code[0].value.splitlines()
     assert tree[0] == f"{quoted(expected.token_str(first + MERGES - 1))}  (id {first + MERGES - 1})"
     assert any(int(line.rsplit("id ", 1)[1].rstrip(")")) < first for line in tree[1:])

@@ -190,6 +190,23 @@ def test_step_and_play_the_animation(app_page, shots_dir):
     assert pg.dialogs == []
 
 
+def test_the_tree_as_text_is_built_when_its_expander_opens(app_page):
+    """A fresh tab sends no code block (Streamlit's syntax highlighter is a third of a first load's
+    scripts); opening the expander shows the tree, its first line the token chosen."""
+    from playwright.sync_api import expect
+
+    pg = app_page
+    idle(pg)
+    code = pg.get_by_test_id("stCode")
+    expect(code).to_have_count(0)
+    pg.get_by_text("The same tree as text", exact=True).click()
+    expect(code).to_have_count(1, timeout=30_000)
+    chosen = pg.get_by_label("Token (or click a token in the text above)").input_value()
+    first_line = code.inner_text().splitlines()[0]
+    assert first_line.endswith(")") and "(id " in first_line
+    assert first_line.split("  (id ")[0] in chosen
+
+
 def test_pasted_html_stays_text(app_page):
     from playwright.sync_api import expect
 

@@ -1,7 +1,8 @@
 """A real Chromium steps through Learn BPE's step view (``ui/views/step_view.py``, computed in the
 browser): at every step of a held sample, forwards and backwards, what the page shows equals what
-``core`` computes (the token ids, the highlighted pair's positions, the sentence, the pairs chart's
-rows, the merge table, the counts); stepping and playing send nothing to the server; a reload opens
+``core`` computes (the token ids, the lines they stand on, the highlighted pair's positions, the
+sentence, the pairs chart's rows, the merge table, the counts), and no two neighbours on a line share
+a colour; stepping and playing send nothing to the server; a reload opens
 at the step shown.
 """
 
@@ -13,6 +14,7 @@ from core import BPETokenizer
 from core.bpe.explain import explain_step, occurrence_indices, segment
 from test_browser import chromium_context, idle, serve
 from ui.plumbing.charts import pair_rows
+from ui.plumbing.render import token_face
 from core.samples import load_sample
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -25,6 +27,13 @@ SHOWN = """() => {
     step: Number(r.dataset.step),
     hits: r.dataset.hits ? r.dataset.hits.split(',').map(Number) : [],
     ids: [...r.querySelectorAll('.bpe-text .tok')].map((t) => Number(t.dataset.id)),
+    lines: [...r.querySelectorAll('.bpe-text .ln')].map((l) => [...l.querySelectorAll('.tok')].length),
+    same_colour_neighbours: [...r.querySelectorAll('.bpe-text .ln')].flatMap((l) => {
+      const colour = (t) => ['c0', 'c1'].find((c) => t.classList.contains(c));
+      const toks = [...l.querySelectorAll('.tok')];
+      const clash = (t, i) => colour(t) && colour(t) === colour(toks[i]);
+      return toks.slice(1).flatMap((t, i) => clash(t, i) ? [t.dataset.id] : []);
+    }),
     yellow: [...r.querySelectorAll('.bpe-text .tok')]
       .flatMap((t, i) => t.classList.contains('tok-hit') ? [i] : []),
     head: r.querySelector('.bpe-head').innerText,
@@ -41,6 +50,10 @@ CASES = {
     "byte": ("multilingual and emoji", "variant=byte&split=gpt4&merges=40",
              dict(variant="byte", pattern="gpt4"), 40),
     "gpt4": ("python source", "start=cl100k_base&merges=15", "cl100k_base", 15),  # GPT-4's new merges
+    # merges join a line break and the next line's indent: the two lines become one, and back
+    "char across lines": ("python source", "variant=char&merges=40", dict(variant="char"), 40),
+    # words: the line breaks are in the text between tokens
+    "word": ("python source", "variant=word&merges=20", dict(variant="word"), 20),
 }
 
 
@@ -66,6 +79,8 @@ def expected(tok: BPETokenizer, text: str, k: int) -> dict:
         "step": k,
         "hits": hits,
         "ids": [t.id for t in tokens],
+        "lines": line_lengths(tok, text, tokens),
+        "same_colour_neighbours": [],
         "yellow": sorted({i for h in hits for i in (h, h + 1)}),
         "head": head,
         "rows": pair_rows(tok, k) if k < n else None,
@@ -74,6 +89,20 @@ def expected(tok: BPETokenizer, text: str, k: int) -> dict:
         "metrics": [f"{tok.vocab_size - n + k:,}", f"{corpus:,}", f"{len(tokens):,}"],
         "slider": str(k),
     }
+
+
+def line_lengths(tok: BPETokenizer, text: str, tokens) -> list[int]:
+    """How many tokens each line of the box holds: a line ends after a token that ends with a line
+    break, and at each line break in the text between tokens."""
+    lines, pos = [0], 0
+    for t in tokens:
+        lines.extend([0] * text.count("\n", pos, t.start))
+        lines[-1] += 1
+        if token_face(tok, t.id)[2]:
+            lines.append(0)
+        pos = max(pos, t.end)
+    lines.extend([0] * text.count("\n", pos))
+    return lines
 
 
 def shown(pg, k: int, n: int) -> dict:

@@ -114,6 +114,9 @@ LAYOUT = {
                       "background:var(--st-secondary-background-color,#f0f2f6);"),
     ".bpe-table td": "padding:2px 8px;border-top:1px solid rgba(128,128,128,.15);white-space:pre;",
     ".bpe-table tr.current td": "background:rgba(250,204,21,.35);font-weight:600;",
+    # a line is laid out and painted on its own, and not at all far out of the box's view (its height
+    # until first drawn: one line of the box's 1.9 line height); a token's outline may pass its edge
+    ".ln": "content-visibility:auto;contain-intrinsic-height:auto 1.9em;overflow-clip-margin:8px;",
 }
 
 
@@ -218,14 +221,19 @@ def payload(tok: BPETokenizer, window: str, text_length: int,
 
 
 def _window_parts(window: str, tokens: list[Token]) -> dict:
-    """The window's tokens before the first merge and the text between them (escaped)."""
+    """The window's tokens before the first merge and the text between them, escaped, as lines (the
+    browser draws the text a line at a time)."""
     gaps, pos = {}, 0
     for i, t in enumerate(tokens):
         if t.start > pos:
-            gaps[i] = gap_html(window[pos:t.start])
+            gaps[i] = _gap_lines(window[pos:t.start])
         pos = max(pos, t.end)
     return {"ids": [t.id for t in tokens], "chunks": [t.chunk for t in tokens], "gaps": gaps,
-            "tail": gap_html(window[pos:])}
+            "tail": _gap_lines(window[pos:])}
+
+
+def _gap_lines(text: str) -> list[str]:
+    return [gap_html(line) for line in text.split("\n")] if text else []
 
 
 def shown_ids(tok: BPETokenizer, window: str, first: list[int]) -> set[int]:
