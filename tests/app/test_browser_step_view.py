@@ -200,3 +200,28 @@ def test_the_caption_says_why_a_pair_occurs_more_often_than_it_merges(browser):
         "overlap, and only those merge: in 'a' 'a' 'a' the pair occurs twice, but once the first two merge "
         "the third stands alone.")
     assert pg.locator(".bpe-step").get_attribute("data-hits").count(",") == merged - 1
+
+
+def test_the_curves_cursors_stand_at_the_step_shown(browser):
+    """Each curve's red cursor is laid over its chart: it moves with the step, in proportion, and
+    stays inside the chart, from the first step to the last."""
+    pg = open_learn(browser, "corpus=sample:sennrich&merges=12", [])
+    pg.wait_for_function("document.querySelectorAll('.bpe-cursor').length === 2", timeout=30_000)
+    slider = pg.get_by_role("slider", name="Merges done")
+    where = {}
+    for k in (0, 6, 12):
+        slider.fill(str(k))
+        pg.wait_for_function(f"document.querySelector('.bpe-step').dataset.step === '{k}'", timeout=30_000)
+        where[k] = pg.evaluate("""() => [...document.querySelectorAll('.bpe-curve')].map((curve) => {
+          const line = curve.querySelector('.bpe-cursor').getBoundingClientRect();
+          const chart = curve.querySelector('canvas').getBoundingClientRect();
+          return {x: line.left + line.width / 2, top: line.top, bottom: line.bottom,
+                  left: chart.left, right: chart.right, chartTop: chart.top, chartBottom: chart.bottom};
+        })""")
+    for curve in range(2):
+        x = {k: where[k][curve]["x"] for k in where}
+        assert x[0] < x[6] < x[12] and abs((x[6] - x[0]) - (x[12] - x[6])) <= 1, x
+        for k in where:
+            c = where[k][curve]
+            assert c["left"] < c["x"] < c["right"], c
+            assert c["chartTop"] <= c["top"] < c["bottom"] <= c["chartBottom"], c

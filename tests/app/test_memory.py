@@ -36,6 +36,9 @@ def test_entries_nobody_uses_go_and_used_ones_stay():
 def test_housekeeping_trims_when_sessions_end(monkeypatch):
     trims = []
     monkeypatch.setattr(memory, "trim", lambda: trims.append(1) or True)
+    # what earlier tests left in the shared caches is not this test's (it would be dropped, and trimmed)
+    monkeypatch.setattr(memory.BoundedCache, "drop_idle_everywhere", staticmethod(lambda: 0))
+    monkeypatch.setattr(memory.BoundedCache, "drop_orphans_everywhere", staticmethod(lambda orphans: 0))
     monkeypatch.setattr(memory, "session_count", lambda: 3)
     monkeypatch.setattr(memory, "close_expired_sessions", lambda: 0)
     assert memory.tidy(3) == (3, False) and trims == []    # nobody left: no collection, no trim

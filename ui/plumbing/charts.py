@@ -1,10 +1,11 @@
 """Vega-Lite specs of training traces, built with Altair once per content, never per rerun.
 
 Learn BPE's step view (``ui.views.step_view``) draws the top pairs counted before a merge, and the
-vocabulary and corpus length after each merge with a cursor at the step shown: each spec is built
-once (the pairs chart once per process, the curves once per tokenizer, inside the step view's
-cached payload) and holds no step; its named data sets ``pairs`` and ``cursor`` are refilled by the
-browser at every step (``assets/step_view.js``), from the rows :func:`pair_rows` describes.
+vocabulary and corpus length after each merge (the browser lays a cursor at the step shown over
+them): each spec is built once (the pairs chart once per process, the curves once per tokenizer,
+inside the step view's cached payload) and holds no step; the pairs chart's named data set ``pairs``
+is refilled by the browser at every step (``assets/step_view.js``), from the rows :func:`pair_rows`
+describes.
 
 Char vs BPE draws each variant's compression curve (:func:`variants_spec`), kept in a bounded
 cache shared by every session, by the tokenizers' content: a rerun of the page (a test text typed)
@@ -84,7 +85,7 @@ def thin(points: list, limit: int) -> list:
 
 def curves_spec(tok: BPETokenizer, characters: int) -> dict[str, dict]:
     """One spec per curve (vocabulary size, corpus tokens after each merge of ``tok``'s trace, for
-    a corpus of ``characters``), each with a red rule at the ``cursor`` data set's step."""
+    a corpus of ``characters``); the step view lays its red cursor over each."""
     points = thin(compression_curve(tok, characters), MAX_CURVE_POINTS)
     rows = [{"merges": p.merges, "vocabulary size": p.vocab_size, "corpus tokens": p.tokens}
             for p in points]
@@ -99,9 +100,7 @@ def _curve_template(measure: str, dots: bool) -> dict:
         x=alt.X("merges:Q", title="merges done"),
         y=alt.Y(f"{measure}:Q", title=measure, scale=alt.Scale(zero=False)),
         tooltip=["merges:Q", f"{measure}:Q"])
-    cursor = alt.Chart(alt.Data(name="cursor")).mark_rule(color="#dc2626", strokeWidth=2).encode(
-        x="merges:Q")
-    return alt.layer(line, cursor).properties(width="container", height=200, autosize=FIT_WIDTH).to_dict()
+    return line.properties(width="container", height=200, autosize=FIT_WIDTH).to_dict()
 
 
 @st.cache_resource(show_spinner=False)

@@ -104,6 +104,8 @@ LAYOUT = {
     ".bpe-metric-value": "font-size:28px;line-height:1.3;",
     ".bpe-row, .bpe-curves": "display:flex;flex-wrap:wrap;gap:16px 32px;margin-top:16px;",
     ".bpe-pairs, .bpe-table, .bpe-curve": "flex:1 1 340px;min-width:0;",
+    ".bpe-curve": "position:relative;",
+    ".bpe-cursor": "position:absolute;left:0;top:0;width:2px;background:#dc2626;pointer-events:none;",
     ".bpe-pairs[hidden]": "display:none;",
     ".bpe-pairs-title": "font-weight:600;margin-bottom:4px;",
     ".bpe-pairs-chart": "display:block;width:100%;",  # Vega's "container" width needs a width

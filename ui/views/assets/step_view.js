@@ -307,7 +307,8 @@ function scrollTable(v) {
   if (scroll.scrollTop < below || scroll.scrollTop > row.offsetTop) scroll.scrollTop = Math.max(0, below);
 }
 
-// -- the charts: Vega draws them; a step only refills their named data sets ---------------------
+// -- the charts: Vega draws them; a step refills the pairs chart's data set and moves the curves'
+// cursors, lines laid over the curves (a refill made Vega draw each curve anew: 8 ms a step) -----
 function loadVega(src) {
   if (window.vegaEmbed) return Promise.resolve();
   if (!vegaLoading) {
@@ -344,7 +345,35 @@ async function drawCharts(v) {
   const results = await Promise.all(specs.map(([el, spec]) => window.vegaEmbed(el, spec, options)));
   if (current !== v) { results.forEach((r) => r.finalize()); return; }
   v.charts = results.map((r) => r.view);
+  v.cursors = v.el.curves.map((el, i) => {
+    const line = document.createElement("div");
+    line.className = "bpe-cursor";
+    el.append(line);
+    v.charts[i + 1].addResizeListener(() => { measureCursors(v); placeCursors(v); });
+    return line;
+  });
+  measureCursors(v);
   updateCharts(v);
+}
+
+// where each curve's canvas stands in its box, read once a layout (a read in a step would force the
+// page's layout there)
+function measureCursors(v) {
+  v.canvases = v.el.curves.map((el) => {
+    const box = el.getBoundingClientRect(), canvas = el.querySelector("canvas")?.getBoundingClientRect() || box;
+    return [canvas.left - box.left, canvas.top - box.top];
+  });
+}
+
+// each cursor at the step's x in its plot (no layout read: Vega's scale, and where it draws the plot,
+// its origin inside the padding the specs' autosize keeps)
+function placeCursors(v) {
+  v.cursors.forEach((line, i) => {
+    const view = v.charts[i + 1], [left, top] = v.canvases[i], padding = view.padding();
+    const [x, y] = [view.origin()[0] + padding.left, view.origin()[1] + padding.top];
+    line.style.transform = `translate(${(left + x + view.scale("x")(v.k) - 1).toFixed(1)}px, ${top + y}px)`;
+    line.style.height = `${view.height()}px`;
+  });
 }
 
 function refill(view, name, rows) {
@@ -356,13 +385,13 @@ function updateCharts(v) {
   v.el.pairsTitle.textContent = k < d.n ? `Top pairs before merge ${k + 1}` : "No more merges to choose.";
   v.el.pairsBox.hidden = k >= d.n;
   if (!v.charts) return;
-  const [pairs, ...curves] = v.charts;
+  const [pairs] = v.charts;
   if (k < d.n) {
     const rows = pairRows(d, k);
     refill(pairs, "pairs", rows);
     v.el.pairsChart.dataset.rows = JSON.stringify(rows);  // what the chart shows, for tests
   } else delete v.el.pairsChart.dataset.rows;
-  curves.forEach((view) => refill(view, "cursor", [{merges: k}]));
+  placeCursors(v);
 }
 
 // -- one step on screen -------------------------------------------------------------------------
