@@ -22,7 +22,7 @@ paste, with fresh real tabs arriving, against one ``streamlit run`` and against 
   is timed until the step view has drawn its first step (``.bpe-step`` gets ``data-step``), at
   most 60 s; and ``--chromium`` tabs, opened before the heavy ones arrive, click Next (or Previous
   back from the last merge) every 3 s, timed in the page from the click to the frame that shows the
-  step.
+  step.  The report names when the three slowest fresh tabs opened, in seconds into the room.
 
 What each heavy page run ended with is read from what the page shows after it: an exception, an
 error or warning (its text), or its result (Learn BPE's result is the step view).  Exceptions are
@@ -161,6 +161,8 @@ class Tally:
     fresh: list[float] = field(default_factory=list)    # fresh tab to step view, ms (timeouts at the bound)
     fresh_timeouts: int = 0
     fresh_late: int = 0  # fresh tabs that waited for one of the FRESH_AT_ONCE places
+    fresh_when: list[tuple[float, float]] = field(default_factory=list)  # (opened, s into the room; ms)
+    began: float = field(default_factory=time.perf_counter)  # the room's start (its tabs open)
     heavy: list[HeavyRun] = field(default_factory=list)
     exceptions: dict[str, int] = field(default_factory=lambda: {"calm": 0, "heavy": 0, "chromium": 0})
 
@@ -312,8 +314,10 @@ async def fresh_tab(browser, url: str, tally: Tally) -> None:
         await page.wait_for_function(f"document.querySelector('{STEP_VIEW}')?.dataset.step !== undefined",
                                      timeout=max(left_ms, 1), polling=20)
         tally.fresh.append(1000 * (time.perf_counter() - start))
+        tally.fresh_when.append((start - tally.began, tally.fresh[-1]))
     except Exception:  # playwright's TimeoutError: not shown within the bound
         tally.fresh.append(FRESH_BOUND_S * 1000.0)
+        tally.fresh_when.append((start - tally.began, tally.fresh[-1]))
         tally.fresh_timeouts += 1
     tally.exceptions["chromium"] += await page.locator('[data-testid="stException"]').count()
     await context.close()
@@ -539,7 +543,7 @@ async def room(url: str, args: argparse.Namespace, texts: list, browser) -> Tall
     calm = [CalmTab(url, i, tally) for i in range(args.calm)]
     steppers = [StepTab(browser, url, i, tally) for i in range(args.chromium if browser else 0)]
     calm, steppers = await open_all(calm, tally), await open_all(steppers, tally)
-    stop_at = time.monotonic() + args.duration
+    stop_at, tally.began = time.monotonic() + args.duration, time.perf_counter()
     heavy = [asyncio.create_task(heavy_attendee(url, i, *texts[i % len(texts)], args.heavy_timeout, tally))
              for i in range(args.heavy if texts else 0)]
     loops = [*(act_every(t.act, args.every, stop_at, tally, f"calm {i}") for i, t in enumerate(calm)),
@@ -557,6 +561,8 @@ async def room(url: str, args: argparse.Namespace, texts: list, browser) -> Tall
 def report(processes: int, tally: Tally, rss: dict, tracebacks: int) -> str:
     t = tally
     kind = "one `streamlit run`" if processes == 1 else f"`python -m ui.serve --processes {processes}`"
+    slowest = ", ".join(f"{at:.0f} s into the room ({ms / 1000:.1f} s)"
+                        for at, ms in sorted(t.fresh_when, key=lambda w: -w[1])[:3]) or "-"
     lines = [f"\n### {kind}\n",
              "| what | n | p50 / p95 / max ms | notes |", "|---|---|---|---|",
              f"| calm page runs | {len(t.calm)} | {quantiles(t.calm)} | {t.late} late, {t.no_view} without "
@@ -564,7 +570,7 @@ def report(processes: int, tally: Tally, rss: dict, tracebacks: int) -> str:
              f"| steps in a real tab (click to drawn) | {len(t.clicks)} | {quantiles(t.clicks)} | |",
              f"| fresh tab to step view | {len(t.fresh)} | {quantiles(t.fresh)} | "
              f"{t.fresh_timeouts} not shown within {FRESH_BOUND_S} s (counted as {FRESH_BOUND_S} s); "
-             f"{t.fresh_late} waited for one of {FRESH_AT_ONCE} places |",
+             f"{t.fresh_late} waited for one of {FRESH_AT_ONCE} places; the slowest opened {slowest} |",
              "", "| heavy attendee | text | page | seconds | progress shown after | ended with |",
              "|---|---|---|---|---|---|"]
     for h in t.heavy:

@@ -121,9 +121,19 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def app_page(server):
-    with chromium_page(f"{server}/learn_bpe") as pg:  # the root opens Start here
-        yield pg
+def new_context():
+    """This module's one Chromium (a second Playwright in the same thread, while the first is open,
+    fails: "Sync API inside the asyncio loop")."""
+    with chromium_context() as new:
+        yield new
+
+
+@pytest.fixture(scope="module")
+def app_page(server, new_context):
+    pg = new_context().new_page()
+    pg.goto(f"{server}/learn_bpe")  # the root opens Start here
+    pg.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+    return pg
 
 
 def paste_corpus(pg, text: str) -> None:
@@ -291,15 +301,18 @@ def test_train_a_gpt_and_watch_it_learn(app_page, shots_dir):
     assert pg.dialogs == []
 
 
-@pytest.mark.parametrize("page, title", [("train_gpt", "Train a GPT"), ("char_vs_bpe", "Char vs BPE")])
-def test_a_fresh_server_opened_at_a_page_url(page, title, tmp_path):
+@pytest.mark.parametrize("page_name, title", [("train_gpt", "Train a GPT"), ("char_vs_bpe", "Char vs BPE")])
+def test_a_fresh_server_opened_at_a_page_url(page_name, title, tmp_path, new_context):
     """A tab left open on a page reconnects to a restarted server: the page comes with the app's
     navigation and the corpus sidebar, not Streamlit's bare pages-folder view."""
     from playwright.sync_api import expect
 
-    with serve(tmp_path) as url, chromium_page(f"{url}/{page}") as pg:
+    with serve(tmp_path) as url:
+        pg = new_context().new_page()
+        pg.goto(f"{url}/{page_name}")
         expect(pg.get_by_role("heading", name=title)).to_be_visible(timeout=60_000)
         expect(pg.get_by_role("heading", name="Corpus")).to_be_visible(timeout=30_000)
         nav = pg.locator('[data-testid="stSidebarNav"]')
         expect(nav).to_contain_text("Learn BPE")
         expect(nav).not_to_contain_text("streamlit app")
+        pg.context.close()
