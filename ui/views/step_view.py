@@ -21,7 +21,8 @@ tokens before the first merge, every merge (pair, new id, count, corpus length a
 its competing pairs, and how each token that can appear in the window is drawn (the window's
 final tokens and their parts).  Every piece of text is escaped here (``ui.plumbing.render``); the browser
 only assembles it.  The charts are Vega-Lite specs built with Altair (``ui.plumbing.charts``) and drawn by
-Vega in the browser (``ui.serving.vega_bundle``); the browser only refills their named data sets.
+Vega in the browser (``ui.serving.vega_bundle``); at a step the browser only refills the pairs chart's
+named data set and moves the cursors it lays over the curves.
 """
 
 from __future__ import annotations
