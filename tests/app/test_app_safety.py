@@ -172,6 +172,16 @@ def test_a_paste_up_to_three_times_the_corpus_limit_reaches_the_app():
     assert allowed >= 3 * ServerSettings().max_corpus_bytes + 10**6
 
 
+def test_the_readme_server_watches_no_source_files():
+    """`streamlit run streamlit_app.py` runs with no file watcher, as ``python -m ui.serve``'s
+    processes do: the watcher walked every module the app imports at each new session's first run
+    (half the server's time for a fresh tab)."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["server"]["fileWatcherType"] == "none"
+
+
 def test_a_loaded_upload_is_not_kept_twice():
     at = upload_corpus(app(), "mine.txt", b"aa bb aa bb")
     assert at.session_state["corpus_text"] == "aa bb aa bb"

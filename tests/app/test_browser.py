@@ -153,10 +153,12 @@ def choose_settings(pg, variant: str, merges: int) -> None:
 
 
 def idle(pg) -> None:
-    """Wait until the app is not running a script (the status widget goes away)."""
+    """Wait until the app is not running a script (the status widget goes away) and the step view
+    has changed the lines far from its box's view too (it changes them when the browser is idle)."""
     pg.wait_for_timeout(300)
     pg.wait_for_function(
-        "!document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000)
+        "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " && !document.querySelector('.bpe-step[data-later=\"1\"]')", timeout=60_000)
 
 
 def wait_for_progress(progress, done: str, stall_s: float = 300.0) -> None:

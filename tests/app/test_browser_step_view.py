@@ -106,8 +106,10 @@ def line_lengths(tok: BPETokenizer, text: str, tokens) -> list[int]:
 
 
 def shown(pg, k: int, n: int) -> dict:
-    """What the view shows once it shows step ``k`` of ``n``."""
-    pg.wait_for_function(f"document.querySelector('.bpe-step')?.dataset.step === '{k}'", timeout=30_000)
+    """What the view shows once it shows step ``k`` of ``n``, the lines far from the box's view
+    changed too (they change once the browser is idle)."""
+    pg.wait_for_function(f"(r => r?.dataset.step === '{k}' && r.dataset.later !== '1')"
+                         "(document.querySelector('.bpe-step'))", timeout=30_000)
     got = pg.evaluate(SHOWN)
     if got["rows"] is None and k < n:  # Vega draws the chart once it has loaded
         pg.wait_for_function("document.querySelector('.bpe-pairs-chart')?.dataset.rows", timeout=30_000)
@@ -225,3 +227,37 @@ def test_the_curves_cursors_stand_at_the_step_shown(browser):
             c = where[k][curve]
             assert c["left"] < c["x"] < c["right"], c
             assert c["chartTop"] <= c["top"] < c["bottom"] <= c["chartBottom"], c
+
+
+# a click on Next, and what the view holds right after it (the click's own task) and once idle
+NEXT_NOW = """() => {
+  const r = document.querySelector('.bpe-step'), box = r.querySelector('.bpe-text');
+  const view = box.getBoundingClientRect();
+  const lines = () => [...box.querySelectorAll('.ln')].map((l) => {
+    const at = l.getBoundingClientRect();
+    return {ids: [...l.querySelectorAll('.tok')].map((t) => Number(t.dataset.id)),
+            seen: at.bottom > view.top && at.top < view.bottom};
+  });
+  r.querySelector('button[data-do="next"]').click();
+  return {lines: lines(), later: r.dataset.later};
+}"""
+
+
+def test_a_step_changes_the_lines_in_view_at_once_and_the_far_ones_when_idle(browser):
+    """The box shows ten-odd of the window's lines: a step changes those in its click (what the
+    box shows is the new step at once), and leaves the lines far below to the browser's idle time;
+    then every line holds the step's tokens."""
+    text = load_sample("python source")
+    tok = trained(text, dict(variant="char"), 3)
+    pg = open_learn(browser, f"corpus=sample:{quote('python source')}&variant=char&merges=3", [])
+    assert shown(pg, 0, 3)["ids"] == [t.id for t in segment(tok, text, 0)]
+    # which lines are near is reported after a frame is drawn: one more frame, then the click
+    pg.evaluate("() => new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)))")
+    now = pg.evaluate(NEXT_NOW)
+    want = expected(tok, text, 1)
+    seen = [line["ids"] for line in now["lines"] if line["seen"]]
+    ids = [t.id for t in segment(tok, text, 1)]
+    flat = [i for line in now["lines"] for i in line["ids"]]
+    assert len(seen) >= 5 and flat[:sum(map(len, seen))] == ids[:sum(map(len, seen))], "the lines in view"
+    assert now["later"] == "1" and flat != ids, "no line was left for later: the test shows nothing"
+    assert shown(pg, 1, 3)["ids"] == want["ids"]

@@ -132,7 +132,8 @@ function titleOnHover(d, event) {  // what hovering shows, made when first hover
 // The text as lines (a <div class="ln"> each), each its own layout and paint boundary
 // (content-visibility, which also skips the lines far from the box's view in a long window): with
 // colours alternating along each line, a step repaints the lines its merges touch, where one flow
-// of 1,700 tokens was painted anew whole (Chromium here: 25 ms of an 80 ms step; now 13 ms).
+// of 1,700 tokens was painted anew whole (Chromium here: 25 ms of an 80 ms step; now 13 ms, and
+// the lines far from the box's view wait for the browser's idle time: below).
 // A pair across a line break is outlined on each of its two lines.
 function textHtml(d, seq, hitList) {
   const hits = new Set(hitList), runs = characterRuns(d, seq);
@@ -171,13 +172,73 @@ function textHtml(d, seq, hitList) {
     (legend ? `<div class="bpe-legend" style="${d.styles.legend}">${legend}</div>` : "");
 }
 
-// the whole text drawn anew; each token remembers its element
+// the whole text drawn anew; each token remembers its element (changes left for far lines are moot)
 function redraw(v, hitList) {
   const box = v.el.text, scroll = box.firstElementChild?.scrollTop || 0;
   box.innerHTML = textHtml(v.d, v.seq, hitList);
   if (box.firstElementChild) box.firstElementChild.scrollTop = scroll;
   const els = box.querySelectorAll(".tok");
   v.seq.forEach((t, i) => Object.assign(t, {el: els[i], parts: null}));
+  v.later = [];
+  v.root.dataset.later = "0";
+  watchLines(v);
+}
+
+// -- the lines far from the box's view: changed once the browser is idle ------------------------
+// The box shows about 10 of the window's 54 lines, yet Chromium lays out and paints every line of a
+// scrolled box that changes (content-visibility counts them all as near), so a step paid for each
+// line its merges touched (about 22): a third of its time.  The view watches which lines lie
+// within half a box's height of what the box shows; a step changes those at once and leaves its
+// changes to the others (the same DOM changes, in the same order) until the browser is idle, a
+// far line comes near, or the next step begins.  Hiding the far lines instead (content-visibility:
+// hidden) cost more when they were shown again than drawing them had.
+const idleCall = window.requestIdleCallback || ((f) => setTimeout(f, 50));
+const cancelIdle = window.cancelIdleCallback || clearTimeout;
+const LATER_MS = 500;  // at most this long before the far lines change, even on a busy page
+
+function watchLines(v) {
+  v.lines?.disconnect();
+  const box = v.el.text.firstElementChild;
+  v.far = new WeakSet();
+  if (!box || !window.IntersectionObserver) return;
+  v.lines = new IntersectionObserver((entries) => {
+    for (const {target, isIntersecting} of entries) {
+      if (isIntersecting) v.far.delete(target);
+      else v.far.add(target);
+    }
+    if (entries.some((e) => e.isIntersecting)) changeFarLines(v);  // scrolled near: no stale line shown
+  }, {root: box, rootMargin: "50% 0px"});
+  box.querySelectorAll(".ln").forEach((line) => v.lines.observe(line));
+}
+
+// Each change, in order, with the lines it touches: now if its lines are near, else later.  Lines a
+// change joins (a merge across a line break, a pair outlined across one) go together, so a far
+// line is changed later whole, in order, and never by a change made now.
+function changeLines(v, changes) {
+  const group = new Map();  // line -> a line of its group
+  const find = (line) => { while (group.get(line) !== line) line = group.get(line); return line; };
+  for (const {lines} of changes) {
+    lines.forEach((line) => { if (!group.has(line)) group.set(line, line); });
+    const [first, ...rest] = lines.map(find);
+    rest.forEach((other) => group.set(other, first));
+  }
+  const near = new Set([...group.keys()].filter((line) => !v.far.has(line)).map(find));
+  for (const {lines, run} of changes) {
+    if (near.has(find(lines[0]))) run();
+    else v.later.push(run);
+  }
+  if (!v.later.length) return;
+  v.root.dataset.later = "1";  // for tests: the far lines wait
+  if (!v.laterCall) v.laterCall = idleCall(() => changeFarLines(v), {timeout: LATER_MS});
+}
+
+function changeFarLines(v) {
+  if (v.laterCall) cancelIdle(v.laterCall);
+  v.laterCall = null;
+  const later = v.later;
+  v.later = [];
+  later.forEach((change) => change());
+  v.root.dataset.later = "0";
 }
 
 function nodesOf(html) {
@@ -191,33 +252,43 @@ function nodesOf(html) {
 // is outlined; colours follow the new positions.  Laying out thousands of new boxes a step is what
 // a full redraw would cost.
 function patch(v, hitList) {
-  const d = v.d, hits = new Set(hitList);
+  changeFarLines(v);  // the last step's, first: every token stands where the DOM says
+  const d = v.d, hits = new Set(hitList), changes = [];
+  const home = new Map();  // a new token's line, until it is in the DOM
+  const lineOf = (el) => home.get(el) || el.closest(".ln");
+  const change = (els, run) => changes.push({lines: els.map(lineOf), run});
   const unwrapped = (el) => (el.parentNode.classList.contains("bpe-hit") ? el.parentNode : el);
   for (const t of v.seq) {
     if (!t.parts) continue;
     const [a, b] = t.parts, [first, second] = [unwrapped(a.el), unwrapped(b.el)];
     const [node] = nodesOf(tokenHtml(d, t, 0, 0, hits, false));
     [t.el, t.parts] = [node, null];
-    const line = first.closest(".ln"), next = second.closest(".ln");
-    first.replaceWith(node);
-    if (second !== first) second.remove();
-    if (next !== line) { line.append(...next.childNodes); next.remove(); }
+    change([first, second], () => {
+      const line = first.closest(".ln"), next = second.closest(".ln");
+      first.replaceWith(node);
+      if (second !== first) second.remove();
+      if (next !== line) { line.append(...next.childNodes); next.remove(); v.lines?.unobserve(next); }
+    });
+    home.set(node, lineOf(first));
   }
   for (const i of hitList) {
-    const [a, b] = [v.seq[i], v.seq[i + 1]];
-    const halves = endsLine(d, a) ? [[a.el], [b.el]] : [[a.el, b.el]];
-    for (const els of halves) {
-      const outline = document.createElement("span");
-      outline.className = "bpe-hit";
-      els[0].before(outline);
-      outline.append(...els);
-    }
+    const [a, b] = [v.seq[i].el, v.seq[i + 1].el];
+    const halves = endsLine(d, v.seq[i]) ? [[a], [b]] : [[a, b]];
+    change([a, b], () => {
+      for (const els of halves) {
+        const outline = document.createElement("span");
+        outline.className = "bpe-hit";
+        els[0].before(outline);
+        outline.append(...els);
+      }
+    });
   }
   const cols = columns(d, v.seq);
   v.seq.forEach((t, n) => {
-    const cls = tokenClass(d, t, n, cols[n], hits);
-    if (t.el.className !== cls) t.el.className = cls;
+    const cls = tokenClass(d, t, n, cols[n], hits), el = t.el;
+    if (el.className !== cls) change([el], () => { el.className = cls; });
   });
+  changeLines(v, changes);
 }
 
 // -- the words around the text (core.bpe.explain.explain_step is the reference) -----------------
@@ -588,6 +659,8 @@ function unmount(v) {
   clearTimeout(v.urlTimer);
   (v.charts || []).forEach((view) => view.finalize());
   v.charts = null;
+  v.lines?.disconnect();
+  if (v.laterCall) cancelIdle(v.laterCall);
   v.listening.abort();
   if (current === v) current = null;
 }
@@ -597,6 +670,7 @@ function mount(root, d, step) {
   root.tabIndex = 0;  // the arrow keys step once the view has the focus
   const v = {root, d, el: elements(root), seq: initialSequence(d), k: 0, playing: false, frame: null,
              speed: d.speed, rowsMade: 0, rowsShown: 0, charts: null, urlTimer: null, scrolling: null,
+             lines: null, far: new WeakSet(), later: [], laterCall: null,
              listening: new AbortController(), path: window.location.pathname};
   listen(v);
   while (v.k < step) { v.seq = applyMerge(v.seq, d.merges[v.k]); v.k += 1; }
