@@ -59,6 +59,8 @@ class Tab(Session):
         msg.rerun_script.page_script_hash = self.page_hash
         msg.rerun_script.fragment_id = fragment_id
         msg.rerun_script.is_auto_rerun = True
+        msg.rerun_script.cached_message_hashes.extend(self.cached)
+        self._fragments = (fragment_id,)
         start = time.perf_counter()
         await self._ws.send(msg.SerializeToString())
         self.elements = [e for e in self.elements[-500:] if e.fragment_id != fragment_id]

@@ -42,6 +42,11 @@ class Session:
     cookies: dict[str, str] = field(default_factory=dict)  # set by a proxy, sent back on reconnect
     exceptions: int = 0                                    # exception elements the server sent
     timers: dict[str, float] = field(default_factory=dict)  # fragment id -> run_every (s), this run's
+    # the large elements kept, as the frontend keeps them: hash -> [ForwardMsg, run last used, fragment id]
+    cached: dict[str, list] = field(default_factory=dict)
+    runs: int = 0            # script runs finished: what a kept element's age counts
+    max_age: int = 2         # the server's maxCachedMessageAge (sent in new_session's config)
+    _fragments: tuple = ()   # the fragment this run reruns (none: the whole page)
     _ws: object = None
 
     async def connect(self) -> None:
@@ -61,7 +66,7 @@ class Session:
         the seconds from closing the old websocket to the new run's ``script_finished``."""
         start = time.perf_counter()
         await self.close()
-        self.kept, self.elements = {}, []
+        self.kept, self.elements, self.cached, self.runs = {}, [], {}, 0
         await self.connect()
         await self.rerun(timeout=timeout)
         return time.perf_counter() - start
@@ -85,6 +90,8 @@ class Session:
             widget.id = widget_id
             for name, v in value.items():
                 setattr(widget, name, v)
+        state.cached_message_hashes.extend(self.cached)
+        self._fragments = (trigger.fragment_id,) if trigger is not None and trigger.fragment_id else ()
         if trigger is not None:
             widget = state.widget_states.widgets.add()
             widget.id = trigger.proto.id
@@ -101,11 +108,11 @@ class Session:
 
     async def _read_until_finished(self) -> None:
         while True:
-            fwd = ForwardMsg()
-            fwd.ParseFromString(await self._ws.recv())
+            fwd = self._from_cache(await self._ws.recv())
             kind = fwd.WhichOneof("type")
             if kind == "new_session":
                 self.page_hash = fwd.new_session.page_script_hash
+                self.max_age = fwd.new_session.config.max_cached_message_age
             elif kind == "navigation":
                 self.page_hash = fwd.navigation.page_script_hash
                 self.pages = {p.url_pathname: p.page_script_hash for p in fwd.navigation.app_pages}
@@ -122,7 +129,38 @@ class Session:
                 self._take_set_value(proto)
                 self.exceptions += which == "exception"
             elif kind == "script_finished":
+                if fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    self._age_cache()
                 return
+
+    def _from_cache(self, data: bytes) -> ForwardMsg:
+        """The message as the frontend reads it: a reference replaced by the element it names (with
+        the reference's place), a large element kept (``ForwardMessageCache.processMessagePayload``)."""
+        fwd = ForwardMsg()
+        fwd.ParseFromString(data)
+        if fwd.WhichOneof("type") == "ref_hash":
+            entry = self.cached[fwd.ref_hash]  # a miss is a bug the frontend raises too
+            entry[1] = self.runs
+            msg = ForwardMsg()
+            msg.CopyFrom(entry[0])
+            msg.metadata.CopyFrom(fwd.metadata)
+            return msg
+        if fwd.metadata.cacheable and fwd.hash:
+            if fwd.hash in self.cached:
+                self.cached[fwd.hash][1] = self.runs
+            else:
+                self.cached[fwd.hash] = [fwd, self.runs, fwd.delta.fragment_id]
+        return fwd
+
+    def _age_cache(self) -> None:
+        """A finished run ages the kept elements; those unused for over ``max_age`` runs go (a
+        fragment's run ages only that fragment's), as ``ForwardMessageCache.incrementRunCount``."""
+        self.runs += 1
+        for key, (_, used, fragment) in list(self.cached.items()):
+            if self._fragments and fragment not in self._fragments:
+                continue
+            if self.runs - used > self.max_age:
+                del self.cached[key]
 
     def _take_set_value(self, proto) -> None:
         """A value the server sets on a text box replaces what the tab kept, as a browser's box
