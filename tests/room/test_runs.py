@@ -54,14 +54,38 @@ def kill_quietly(pid):
             pass
 
 
+def schedulers_of(runs_dir) -> list[int]:
+    """The scheduler processes training ``runs_dir`` (their command line names the folder)."""
+    folder = str(Path(runs_dir).resolve()).encode()
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
+        except OSError:
+            continue
+        if b"core.room.scheduler" in args and folder in args:
+            pids.append(int(entry.name))
+    return pids
+
+
 @pytest.fixture
 def runs_dir(tmp_path):
-    """A runs folder whose training processes are all killed at the end, whatever happened."""
+    """A runs folder whose training processes are all killed at the end, whatever happened: its
+    scheduler first (a session of its own, with its workers), which would replace a killed trainer
+    and train on after the suite has ended; then, with its lock held so that listing the runs
+    starts no other, each run's own process."""
     yield tmp_path
-    for run in list_runs(tmp_path):
-        kill_quietly(run.pid)
-        if run.status == "queued":
-            stop_run(run.path, SERVER)
+    for pid in schedulers_of(tmp_path):
+        kill_quietly(pid)
+    blocker = FileLock(tmp_path / SCHEDULER_LOCK)
+    wait_for(blocker.acquire, timeout=30)  # the killed scheduler's lock goes with it
+    try:
+        for run in list_runs(tmp_path):
+            kill_quietly(run.pid)
+            if run.status == "queued":
+                stop_run(run.path, SERVER)
+    finally:
+        blocker.release()
 
 
 def training_now(runs_dir):
