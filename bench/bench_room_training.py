@@ -38,7 +38,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's core, not an installed copy
 
 from bench_server import PASTE_LABEL, owner_id, start_server  # noqa: E402
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit_client import Session  # noqa: E402
 from core.room.runs import list_runs, run_info  # noqa: E402
 from core.samples import python_docs_corpus  # noqa: E402
@@ -50,22 +49,8 @@ STEP = re.compile(r"^step ([\d,]+) / ([\d,]+) · (.*)$")
 
 
 class Tab(Session):
-    """An attendee's tab: a Streamlit session that also reruns fragments on a timer, as the
-    browser does for ``st.fragment(run_every=...)``."""
-
-    async def rerun_fragment(self, fragment_id: str) -> float:
-        msg = BackMsg()
-        msg.rerun_script.query_string = self.query
-        msg.rerun_script.page_script_hash = self.page_hash
-        msg.rerun_script.fragment_id = fragment_id
-        msg.rerun_script.is_auto_rerun = True
-        msg.rerun_script.cached_message_hashes.extend(self.cached)
-        self._fragments = (fragment_id,)
-        start = time.perf_counter()
-        await self._ws.send(msg.SerializeToString())
-        self.elements = [e for e in self.elements[-500:] if e.fragment_id != fragment_id]
-        await asyncio.wait_for(self._read_until_finished(), 300)
-        return time.perf_counter() - start
+    """An attendee's tab on Train a GPT: a Streamlit session that reads the live run's progress
+    (its fragments rerun on their timers: ``Session.rerun(fragment=...)``)."""
 
     def fragment_of(self, kind: str, label: str | None = None) -> str | None:
         """The fragment id of the newest element of ``kind`` (with ``label``), if any."""
@@ -130,11 +115,11 @@ async def attend(tab: Tab, at: float, owner: str, limit: float) -> dict:
         live = tab.fragment_of("progress")
         compare = tab.fragment_of("multiselect", "Runs")
         if live:
-            await tab.rerun_fragment(live)
+            await tab.rerun(fragment=live)
         else:  # no fragment drawn yet (the first view): a whole rerun, as a reload would
             await tab.rerun(page=PAGE)
         if compare and time.monotonic() - last_compare >= COMPARE_S:
-            await tab.rerun_fragment(compare)
+            await tab.rerun(fragment=compare)
             last_compare = time.monotonic()
     return result
 

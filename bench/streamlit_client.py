@@ -76,9 +76,10 @@ class Session:
             await self._ws.close()
 
     async def rerun(self, page: str = "", trigger: Element | None = None,
-                    timeout: float = 300.0) -> float:
-        """One script run (the whole page, or a fragment when ``trigger`` sits in one); returns
-        the seconds from sending the request to the server's ``script_finished``."""
+                    timeout: float = 300.0, fragment: str = "") -> float:
+        """One script run: the whole page; a fragment when ``trigger`` sits in one; or ``fragment``
+        run again by its own timer (``run_every``), as the browser asks for it.  Returns the
+        seconds from sending the request to the server's ``script_finished``."""
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = self.query
@@ -91,18 +92,21 @@ class Session:
             for name, v in value.items():
                 setattr(widget, name, v)
         state.cached_message_hashes.extend(self.cached)
-        self._fragments = (trigger.fragment_id,) if trigger is not None and trigger.fragment_id else ()
         if trigger is not None:
             widget = state.widget_states.widgets.add()
             widget.id = trigger.proto.id
             widget.trigger_value = True
-            state.fragment_id = trigger.fragment_id
+            fragment = trigger.fragment_id
+        else:
+            state.is_auto_rerun = bool(fragment)
+        state.fragment_id = fragment
+        self._fragments = (fragment,) if fragment else ()
         start = time.perf_counter()
         await self._ws.send(msg.SerializeToString())
-        if trigger is None or not trigger.fragment_id:
-            self.elements, self.timers = [], {}
+        if fragment:
+            self.elements = [e for e in self.elements if e.fragment_id != fragment]
         else:
-            self.elements = [e for e in self.elements if e.fragment_id != trigger.fragment_id]
+            self.elements, self.timers = [], {}
         await asyncio.wait_for(self._read_until_finished(), timeout)
         return time.perf_counter() - start
 

@@ -55,17 +55,24 @@ def kill_quietly(pid):
 
 
 def schedulers_of(runs_dir) -> list[int]:
-    """The scheduler processes training ``runs_dir`` (their command line names the folder)."""
+    """The live scheduler processes training ``runs_dir`` (their command line names the folder)."""
     folder = str(Path(runs_dir).resolve()).encode()
-    pids = []
-    for entry in Path("/proc").iterdir():
-        try:
-            args = (entry / "cmdline").read_bytes().split(b"\0") if entry.name.isdigit() else []
-        except OSError:
+    return [pid for pid, cmd in _processes()
+            if b"core.room.scheduler" in (args := cmd.split(b"\0")) and folder in args]
+
+
+def _processes():
+    """(pid, command line) of every live process."""
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
             continue
-        if b"core.room.scheduler" in args and folder in args:
-            pids.append(int(entry.name))
-    return pids
+        try:
+            cmd = (proc / "cmdline").read_bytes()
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z":
+            yield int(proc.name), cmd
 
 
 @pytest.fixture
@@ -198,7 +205,7 @@ def test_a_stop_a_resume_and_a_server_restart_mid_turn_lose_no_step_and_log_none
     resume_run(info.path, ALICE, ROOMY)
     before = wait_for(lambda: load_checkpoint(info.path / "ckpt.pt").step > stopped.step and
                       _trainer_of(info.path))
-    scheduler = _scheduler_of(runs_dir)
+    scheduler, = schedulers_of(runs_dir)
     for pid in (scheduler, before):
         os.kill(pid, signal.SIGKILL)
     wait_for(lambda: not pid_alive(scheduler) and not pid_alive(before), timeout=10)
@@ -208,29 +215,9 @@ def test_a_stop_a_resume_and_a_server_restart_mid_turn_lose_no_step_and_log_none
     assert load_checkpoint(info.path / "ckpt.pt").step == 3_000
 
 
-def _scheduler_of(runs_dir: Path) -> int:
-    return next(pid for pid, cmd in _processes() if b"core.room.scheduler" in cmd
-                and str(runs_dir.resolve()).encode() in cmd)
-
-
-def _processes():
-    """(pid, command line) of every live process."""
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmd = (proc / "cmdline").read_bytes()
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if state != "Z":
-            yield int(proc.name), cmd
-
-
 def _trainers_of(runs_dir: Path) -> list[int]:
     """The trainer processes of the scheduler of ``runs_dir`` (its spawned children)."""
-    schedulers = {pid for pid, cmd in _processes() if b"core.room.scheduler" in cmd
-                  and str(runs_dir.resolve()).encode() in cmd}
+    schedulers = set(schedulers_of(runs_dir))
     return [pid for pid, cmd in _processes() if b"spawn_main" in cmd and _parent(pid) in schedulers]
 
 
