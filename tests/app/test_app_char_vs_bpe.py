@@ -5,10 +5,12 @@ import json
 import re
 from pathlib import Path
 
+import pyarrow as pa
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import open_page
 from core import BPETokenizer, CharTokenizer
+from core.bpe.explain import compression_curve
 from core.corpus import shared_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,6 +71,22 @@ def test_compression_curves_one_per_variant():
     text = json.dumps(spec)
     for variant in ("char", "word", "byte"):
         assert f'"{variant}"' in text
+
+
+def test_compression_curves_are_cores_and_the_dot_is_at_the_chosen_merges_on_every_run():
+    """The chart's data, as the browser gets it: each variant's curve equals core's, the red dot
+    sits on the chosen variant at its merges; the same on a rerun (the spec is shared, cached)."""
+    at = page()
+    curve = compression_curve(BPETokenizer.from_text(SENNRICH, 10, variant="char"), len(SENNRICH))
+    for _ in range(2):
+        chart = at.get("vega_lite_chart")[0].proto
+        data = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pylist() for d in chart.datasets}
+        char = [r for r in data["curves"] if r["variant"] == "char"]
+        assert [(r["merges"], r["chars per token"]) for r in char] == [
+            (p.merges, p.chars_per_token) for p in curve]
+        assert {r["variant"] for r in data["curves"]} == {"char", "word", "byte"}
+        assert data["chosen"] == [r for r in char if r["merges"] == 10]
+        at.run()
 
 
 def test_gpt2_column_when_files_are_there():

@@ -112,7 +112,14 @@ def use_byte_variant() -> None:
 def default_test_text(corpus: str) -> None:
     """Char vs BPE's test text is :func:`example_test_text` until the person types their own."""
     if not state.get(state.CHARBPE_TEST_EDITED):
-        state.put("kept_test_text", example_test_text(corpus))
+        state.put("kept_test_text", _corpus_example(state.corpus_digest(), corpus))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _corpus_example(digest: str, _corpus: str) -> str:
+    """Once per corpus (by its hash): checking that the new word is new scans the whole corpus,
+    64 MB at most, at every rerun of Char vs BPE otherwise."""
+    return example_test_text(_corpus)
 
 
 def mark_test_text_edited() -> None:

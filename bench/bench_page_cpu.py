@@ -1,0 +1,99 @@
+"""What one page run costs the server, in CPU, split between Streamlit's event loop (the process's
+main thread: sending, receiving, the session's bookkeeping) and the script threads (the page's
+code and Streamlit's element calls); beside the same for ``streamlit_floor_app.py``, a bare page of
+the same kinds of elements, which is Streamlit's own share.  A room's capacity on one process is
+about the one core its Python may use, divided by this: at 20 page runs a second, 25 ms a run is
+half of it.
+
+    python bench/bench_page_cpu.py [--pages learn_bpe char_vs_bpe] [--runs 150]
+
+One websocket client (``streamlit_client.py``) reruns each page ``--runs`` times, then reloads it
+(a new session from the URL) as often; CPU is read from ``/proc`` before and after.  A second
+session stays open throughout: with none connected, Streamlit drops its compiled scripts and the
+next run compiles them again, which a room never sees.  Times include loopback's waits; the CPU
+figures do not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from bench_server import start_server
+from streamlit_client import Session
+
+CORPUS = "sample:English: Python docs (built in)"
+TICK = os.sysconf("SC_CLK_TCK")
+WARM_RUNS = 10
+
+
+def cpu_s(stat: Path) -> float:
+    """User + system CPU seconds from a ``/proc`` stat file (a process's, or one thread's)."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+class CountingSession(Session):
+    """A session that counts the messages its runs receive."""
+
+    messages = 0
+
+    def _from_cache(self, data: bytes):
+        self.messages += 1
+        return super()._from_cache(data)
+
+
+async def cost(url: str, pid: int, path: str, runs: int) -> list[str]:
+    """Table rows for reruns and reloads of ``path``: messages, wall ms, event-loop and script CPU."""
+    query = "u={}&corpus=" + quote(CORPUS)
+    keeper = Session(url, query=query.format("bench-keep-0000-xxxxxxxx"), path=path)
+    s = CountingSession(url, query=query.format("bench-cost-0000-xxxxxxxx"), path=path)
+    for session in (keeper, s):
+        await session.connect()
+        for _ in range(WARM_RUNS):  # caches filled, the first runs' imports done
+            await session.rerun()
+    rows = []
+    for kind in ("rerun", "reload"):
+        process, loop = Path(f"/proc/{pid}/stat"), Path(f"/proc/{pid}/task/{pid}/stat")
+        total0, loop0, messages0, wall = cpu_s(process), cpu_s(loop), s.messages, []
+        for _ in range(runs):
+            wall.append(await (s.rerun() if kind == "rerun" else s.reload()))
+        total, on_loop = (cpu_s(process) - total0) / runs, (cpu_s(loop) - loop0) / runs
+        wall.sort()
+        rows.append(f"| {path or 'the app'} | {kind} | {(s.messages - messages0) / runs:.0f} | "
+                    f"{1000 * wall[len(wall) // 2]:.0f} | {1000 * on_loop:.1f} | "
+                    f"{1000 * (total - on_loop):.1f} | **{1000 * total:.1f}** |")
+    await s.close()
+    await keeper.close()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", nargs="+", default=["learn_bpe"], help="the app's pages, by URL path")
+    parser.add_argument("--runs", type=int, default=150)
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; load average "
+          f"{os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M')}\n")
+    print("| page | run | messages | wall p50 ms | event loop CPU ms | script threads CPU ms "
+          "| total CPU ms |")
+    print("|---|---|---|---|---|---|---|")
+    for script, pages in (("streamlit_app.py", args.pages), ("bench/streamlit_floor_app.py", [""])):
+        proc, url = start_server(Path(tempfile.mkdtemp()), {}, script=script)
+        try:
+            for page in pages:
+                for row in asyncio.run(cost(url, proc.pid, page, args.runs)):
+                    print(row.replace("| the app |", "| Streamlit's floor (a bare page) |"), flush=True)
+        finally:
+            proc.terminate()
+            proc.wait()
+
+
+if __name__ == "__main__":
+    main()
