@@ -85,14 +85,15 @@ def main() -> None:
           "| total CPU ms |")
     print("|---|---|---|---|---|---|---|")
     for script, pages in (("streamlit_app.py", args.pages), ("bench/streamlit_floor_app.py", [""])):
-        proc, url = start_server(Path(tempfile.mkdtemp()), {}, script=script)
-        try:
-            for page in pages:
-                for row in asyncio.run(cost(url, proc.pid, page, args.runs)):
-                    print(row.replace("| the app |", "| Streamlit's floor (a bare page) |"), flush=True)
-        finally:
-            proc.terminate()
-            proc.wait()
+        with tempfile.TemporaryDirectory() as runs_dir:
+            proc, url = start_server(Path(runs_dir), {}, script=script)
+            try:
+                for page in pages:
+                    for row in asyncio.run(cost(url, proc.pid, page, args.runs)):
+                        print(row.replace("| the app |", "| Streamlit's floor (a bare page) |"), flush=True)
+            finally:
+                proc.terminate()
+                proc.wait()
 
 
 if __name__ == "__main__":
