@@ -258,7 +258,8 @@ def gpt2_tokenizer(vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "voc
 def gpt2_from_files(vocab: Path, encoder: Path) -> BPETokenizer:
     """GPT-2's tokenizer from its files on this machine, found by their paths, sizes and times:
     reading and hashing their 1.5 MB at every page run was 6 % of Char vs BPE's server time."""
-    return _gpt2_files(tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in (vocab, encoder)))
+    stats = [(p, p.stat()) for p in (vocab, encoder)]
+    return _gpt2_files(tuple((str(p), s.st_size, s.st_mtime_ns) for p, s in stats))
 
 
 @st.cache_resource(show_spinner=False, max_entries=GPT2_ENTRIES)

@@ -126,7 +126,8 @@ def _as_arrow(datasets: dict) -> dict:
 
 @st.cache_resource(show_spinner=False)
 def _variant_specs() -> BoundedCache:
-    """Char vs BPE's curves by the tokenizers' content; ~150 KB each at 5,000 merges."""
+    """Char vs BPE's curves by the tokenizers' content, costed at their Arrow bytes (~85 KB for
+    three variants at 5,000 merges)."""
     return BoundedCache(32, 16 * 2**20, cost=lambda spec: len(spec["datasets"]["curves"]))
 
 
