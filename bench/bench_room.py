@@ -252,15 +252,17 @@ async def room(url: str, tabs: int, args: argparse.Namespace, browser) -> Tally:
 
 
 class Server:
-    """A fresh server for one ``--processes`` value: ``streamlit run`` for 1, else ``ui.serving.serve``."""
+    """A fresh server for one ``--processes`` value: ``streamlit run`` for 1, else ``ui.serving.serve``
+    (for 1 too when ``proxied``)."""
 
-    def __init__(self, processes: int, folder: Path):
+    def __init__(self, processes: int, folder: Path, proxied: bool = False):
         self.processes, self.folder, self.proc = processes, folder, None
         self.status = folder / "serve.json"
+        self.proxied = proxied or processes > 1
 
     def __enter__(self) -> Server:
         runs = self.folder / "runs"
-        if self.processes == 1:
+        if not self.proxied:
             self.proc, self.url = start_server(runs, {})
             return self
         with socket.socket() as s:
@@ -281,9 +283,13 @@ class Server:
         return self
 
     def pids(self) -> list[int]:
-        if self.processes == 1:
+        """The app processes."""
+        if not self.proxied:
             return [self.proc.pid]
         return [p["pid"] for p in json.loads(self.status.read_text())["processes"].values()]
+
+    def proxy_pid(self) -> int:
+        return json.loads(self.status.read_text())["proxy_pid"]
 
     def __exit__(self, *exc) -> None:
         self.proc.terminate()

@@ -19,12 +19,14 @@ import pytest
 
 from conftest import shared_path
 from core.room.runs import SERVER, list_runs, stop_run
+from ui.plumbing.state import STEP_PARAM
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 NAVIGATION_MS = 120_000
+SCRIPT_RUNS_JS = Path(__file__).with_name("script_runs.js")
 EVIL = "<script>alert(1)</script> <img src=x onerror=alert(1)>"
 
 pytestmark = pytest.mark.browser
@@ -88,6 +90,7 @@ def chromium_context():
 
         def new_context():
             context = browser.new_context(viewport={"width": 1400, "height": 2200})
+            context.add_init_script(path=str(SCRIPT_RUNS_JS))  # what idle() waits on
             # a first load has no progress to wait on, only a bound: 4.6 s here with two runs
             # training, 28.6 s with two CPU hogs beside them (test_browser_room, 2 cores)
             context.set_default_navigation_timeout(NAVIGATION_MS)
@@ -153,12 +156,35 @@ def choose_settings(pg, variant: str, merges: int) -> None:
 
 
 def idle(pg) -> None:
-    """Wait until the app is not running a script (the status widget goes away) and the step view
-    has changed the lines far from its box's view too (it changes them when the browser is idle)."""
-    pg.wait_for_timeout(300)
+    """Wait until every run the page asked for has finished, as the server reported it (followed in
+    the page by ``script_runs.js``), the app shows no run in progress, and the step view is
+    settled: it has changed the lines far from its box's view too (it does when the browser is
+    idle) and the link holds the step it shows (written 300 ms after a step); then two frames, so
+    what the last messages changed is drawn."""
     pg.wait_for_function(
-        "!document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " && !document.querySelector('.bpe-step[data-later=\"1\"]')", timeout=60_000)
+        "window.__scriptRuns && !window.__scriptRuns.pending"
+        " && document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'"
+        " && !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " && !document.querySelector('.bpe-step[data-later=\"1\"]')"
+        " && [...document.querySelectorAll('.bpe-step[data-step]')].every(view =>"
+        f" (new URL(location.href).searchParams.get('{STEP_PARAM}') ?? '0') === view.dataset.step)",
+        timeout=60_000)
+    drawn(pg)
+
+
+def drawn(pg) -> None:
+    """Two animation frames: whatever the page changed before them has been laid out and painted."""
+    pg.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+def charts_drawn(pg) -> None:
+    """Wait until every Vega chart on the page has drawn (vega-embed's canvas or SVG has a size)."""
+    pg.wait_for_function(
+        "[...document.querySelectorAll('[data-testid=\"stVegaLiteChart\"]')].every(chart =>"
+        " [...chart.querySelectorAll('canvas.marks, svg.marks')]"
+        " .some(marks => marks.getBoundingClientRect().width > 0))",
+        timeout=60_000)
+    drawn(pg)
 
 
 def wait_for_progress(progress, done: str, stall_s: float = 300.0) -> None:
@@ -231,7 +257,6 @@ def test_pasted_html_stays_text(app_page):
     assert "<script>alert(1)</script>" in shown and "onerror=alert(1)>" in shown
     assert pg.locator("img[src='x']").count() == 0
     assert pg.evaluate("[...document.scripts].filter(s => s.textContent.includes('alert(1)')).length") == 0
-    pg.wait_for_timeout(500)
     assert pg.dialogs == []
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from core import BPETokenizer
 from test_app_compare_tokenizers import MULTILINGUAL, available
-from test_browser import chromium_context, idle, serve
+from test_browser import charts_drawn, chromium_context, idle, serve
 
 pytestmark = pytest.mark.browser
 
@@ -43,9 +43,9 @@ def test_compare_tokenizers_in_a_browser(tmp_path, shots_dir):
         expect(built).to_contain_text("unconstitutional", timeout=60_000)
         idle(pg)
         expect(pg.locator('[data-testid="stVegaLiteChart"], .vega-embed').first).to_be_visible(timeout=60_000)
-        pg.wait_for_timeout(800)
+        charts_drawn(pg)
         pg.screenshot(path=str(shots_dir / "compare_tokenizers.png"))
         pg.locator('[data-testid="stVegaLiteChart"], .vega-embed').first.scroll_into_view_if_needed()
-        pg.wait_for_timeout(800)
+        charts_drawn(pg)
         pg.screenshot(path=str(shots_dir / "compare_tokenizers_cost.png"))
         assert pg.dialogs == []

@@ -4,7 +4,7 @@ curve, GPT-4o's unreachable tokens and the premium per language drawn, with scre
 
 import pytest
 
-from test_browser import chromium_context, idle, serve
+from test_browser import charts_drawn, chromium_context, idle, serve
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +27,7 @@ def test_tokenizer_questions_at_800_px(tmp_path, shots_dir):
         for name, heading in sections.items():
             title = pg.get_by_role("heading", name=heading)
             title.evaluate("e => e.scrollIntoView({block: 'start'})")
-            pg.wait_for_timeout(800)  # the charts' own drawing
+            charts_drawn(pg)
             pg.screenshot(path=str(shots_dir / f"insights_{name}.png"))
         for k, name in enumerate(("curve", "premiums")):  # each chart whole, however tall
             charts.nth(k).screenshot(path=str(shots_dir / f"insights_{name}_chart.png"))

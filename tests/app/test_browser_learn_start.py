@@ -6,7 +6,7 @@ import pytest
 
 from core import BPETokenizer
 from test_app_learn_start import MERGES, TEXT
-from test_browser import chromium_context, idle, paste_corpus, serve
+from test_browser import charts_drawn, chromium_context, idle, paste_corpus, serve
 
 pytestmark = pytest.mark.browser
 
@@ -46,7 +46,7 @@ def test_learn_bpe_from_gpt4_in_a_browser(tmp_path, shots_dir):
         clicked = pg.get_by_text(f"Token {new.new_id}, clicked in the text", exact=False)
         expect(clicked).to_be_visible(timeout=120_000)
         idle(pg)
-        pg.wait_for_timeout(800)
+        charts_drawn(pg)
         pg.screenshot(path=str(shots_dir / "learn_bpe_gpt4.png"))
         tree = pg.locator(".bpe-tree").first  # down through GPT-4's own merges to single bytes
         expect(tree).to_be_visible(timeout=120_000)

@@ -251,6 +251,32 @@ def test_two_tabs_spread_over_two_processes_and_survive_one_dying(tmp_path):
 
 
 @pytest.mark.slow
+def test_the_proxy_sends_streamlit_s_scripts_compressed_to_a_browser_that_accepts_gzip(tmp_path):
+    """A room's fresh tabs fetch Streamlit's frontend, which its process sends uncompressed: through
+    the proxy a browser that accepts gzip gets the same bytes in a fraction of the size (what a
+    venue's Wi-Fi carries for each new attendee); one that does not gets them as they are."""
+    import gzip
+    import re
+    import urllib.request
+
+    with served(tmp_path, 1, {"BPE_EXPLORER_RUNS_DIR": str(tmp_path / "runs")}) as (_, status_path):
+        url = json.loads(status_path.read_text())["url"]
+
+        def fetch(path: str, encoding: str) -> tuple[bytes, str | None]:
+            request = urllib.request.Request(url + path, headers={"Accept-Encoding": encoding})
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.read(), response.headers.get("Content-Encoding")
+
+        page, _ = fetch("/", "identity")
+        script = re.search(rb'src="\.?/?(static/js/index\.[^"]+\.js)"', page).group(1).decode()
+        plain, plain_encoding = fetch("/" + script, "identity")
+        packed, packed_encoding = fetch("/" + script, "gzip, deflate, br")
+    assert plain_encoding is None and packed_encoding == "gzip"
+    assert gzip.decompress(packed) == plain
+    assert len(packed) < len(plain) / 2, (len(packed), len(plain))
+
+
+@pytest.mark.slow
 def test_killed_outright_the_command_takes_its_processes_along(tmp_path):
     """Even SIGKILL, which no handler sees, leaves no app process or proxy behind (Linux)."""
     if not sys.platform.startswith("linux"):

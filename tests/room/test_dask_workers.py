@@ -34,6 +34,20 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
+def _listening(address: str, scheduler: subprocess.Popen, bound_s: float = 60.0) -> None:
+    """Until the scheduler accepts connections at ``address`` (its workers are started then)."""
+    host, port = address.removeprefix("tcp://").rsplit(":", 1)
+    deadline = time.monotonic() + bound_s
+    while True:
+        try:
+            socket.create_connection((host, int(port)), timeout=1).close()
+            return
+        except OSError:
+            assert scheduler.poll() is None, f"the Dask scheduler exited ({scheduler.returncode})"
+            assert time.monotonic() < deadline, f"no Dask scheduler at {address} after {bound_s:.0f} s"
+            time.sleep(0.1)
+
+
 @pytest.fixture
 def cluster():
     """A Dask scheduler and two single-threaded workers without nannies (a killed worker stays
@@ -43,7 +57,7 @@ def cluster():
     quiet = dict(cwd=ROOT, env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host",
                                "127.0.0.1", "--port", address.rsplit(":", 1)[1], *common], **quiet)]
-    time.sleep(1.0)
+    _listening(address, procs[0])
     workers = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
                                  "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1", *common], **quiet)
                for _ in range(2)]

@@ -499,6 +499,10 @@ function go(v, k) {
   draw(v, !forwardOne);
 }
 
+// The link holds the step.  A click or a key press writes it at once (a reload takes the URL as it
+// was when the reload began, so a reload right after a click keeps the step); what follows a clock
+// or a held key (a play, an arrow key's repeats, the slider dragged) is written a few times a second,
+// not 20: Chromium ignores a page's URL changes past 200 in 10 s.
 function saveToUrl(v, now = false) {
   clearTimeout(v.urlTimer);
   v.urlTimer = null;
@@ -510,7 +514,7 @@ function saveToUrl(v, now = false) {
     if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
   };
   if (now) write();
-  else v.urlTimer = setTimeout(write, URL_EVERY_MS);  // a play writes a few times a second, not 20
+  else v.urlTimer = setTimeout(write, URL_EVERY_MS);
 }
 
 // -- Play: the step follows the clock (start + rate x elapsed), at most one merge a frame ---------
@@ -635,15 +639,19 @@ function listen(v) {
   const on = (target, type, handler) => target.addEventListener(type, handler, {signal: v.listening.signal});
   on(v.root, "click", (event) => {
     const button = event.target.closest && event.target.closest("button[data-do]");
-    if (button && !button.disabled) actions[button.dataset.do]();
+    if (!button || button.disabled) return;
+    actions[button.dataset.do]();
+    if (!v.playing) saveToUrl(v, true);
   });
   on(v.el.slider, "input", () => go(v, Number(v.el.slider.value)));
+  on(v.el.slider, "change", () => saveToUrl(v, true));  // let go of
   on(v.el.speed, "change", () => setSpeed(v, Number(v.el.speed.value)));
   on(v.root, "keydown", (event) => {
     if (event.target.tagName === "SELECT" || v.playing) return;
     if (event.key === "ArrowRight") go(v, v.k + 1);
     else if (event.key === "ArrowLeft") go(v, v.k - 1);
     else return;
+    if (!event.repeat) saveToUrl(v, true);
     event.preventDefault();
   });
   on(v.root, "mouseover", (event) => titleOnHover(v.d, event));
