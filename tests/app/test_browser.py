@@ -159,8 +159,8 @@ def idle(pg) -> None:
     """Wait until every run the page asked for has finished, as the server reported it (followed in
     the page by ``script_runs.js``), the app shows no run in progress, and the step view is
     settled: it has changed the lines far from its box's view too (it does when the browser is
-    idle) and the link holds the step it shows (written 300 ms after a step); then two frames, so
-    what the last messages changed is drawn."""
+    idle) and the link holds the step it shows (at once after a click, within 300 ms during a
+    play); then two frames, so what the last messages changed is drawn."""
     pg.wait_for_function(
         "window.__scriptRuns && !window.__scriptRuns.pending"
         " && document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'"

@@ -57,7 +57,7 @@ def test_reload_keeps_corpus_and_settings(browser):
     expect(slider).to_have_value("2", timeout=30_000)
     idle(pg)
     # a reload the moment after a click, or a key press, keeps that step too
-    pg.get_by_role("button", name="Next ▶", exact=True).first.click()
+    pg.get_by_role("button", name="Next ▶", exact=True).click()
     expect(slider).to_have_value("3")
     _reload(pg)
     expect(slider).to_have_value("3", timeout=30_000)

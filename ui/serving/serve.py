@@ -23,8 +23,8 @@ they fail with "400 session invalid").  What this module owns, and why each choi
   Health checks ask ``/_stcore/health``; websockets pass through with an 8-hour tunnel timeout.
 - **The proxy compresses text** (``compression algo gzip``) for a browser that accepts it.
   Streamlit leaves its static files uncompressed on purpose, expecting a proxy in front to do it:
-  what a fresh Learn BPE tab fetches shrinks from 4.0 MB to 1.9 MB on the venue's network, for
-  40-50 ms of the proxy's CPU (its app process spends about 460 ms on the same tab).
+  a new attendee's first load of Learn BPE shrinks from 3.5 MB to 1.9 MB on the venue's network,
+  for about 60 ms more server CPU a tab, the proxy's included (``bench/bench_first_load.py``).
 - **Every process runs the same app the same way**: the repository as working directory (its
   ``.streamlit/config.toml`` and ``secrets.toml``), the same environment (the instructor key and
   the caps, ``BPE_EXPLORER_*``; one runs folder, so one queue under ``core.gpt``'s file locks), one
@@ -69,9 +69,9 @@ from core.atomic import atomic_write
 ROOT = Path(__file__).resolve().parents[2]  # the repository: streamlit_app.py, .streamlit/
 COOKIE = "bpe_explorer_process"
 BACKEND = "app"
-# What the proxy compresses for a browser that accepts gzip: Streamlit's frontend (3.1 MB a fresh tab
-# fetches, 2.5 MB of it scripts and styles) leaves its own process uncompressed, by design, for a
-# proxy in front to compress.  Fonts and images come compressed already.
+# What the proxy compresses for a browser that accepts gzip: Streamlit's frontend, most of what a new
+# tab fetches, leaves its own process uncompressed, by design, for a proxy in front to compress.
+# Fonts and images come compressed already.
 COMPRESSED_TYPES = ("text/html", "text/css", "text/plain", "text/javascript", "application/javascript",
                     "application/json", "image/svg+xml")
 HAPROXY_PLACES = ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy", "/opt/homebrew/sbin/haproxy")

@@ -644,7 +644,7 @@ function listen(v) {
     if (!v.playing) saveToUrl(v, true);
   });
   on(v.el.slider, "input", () => go(v, Number(v.el.slider.value)));
-  on(v.el.slider, "change", () => saveToUrl(v, true));  // let go of
+  on(v.el.slider, "change", () => saveToUrl(v, true));  // the slider let go of: its step at once
   on(v.el.speed, "change", () => setSpeed(v, Number(v.el.speed.value)));
   on(v.root, "keydown", (event) => {
     if (event.target.tagName === "SELECT" || v.playing) return;
