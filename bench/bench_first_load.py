@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "app"), str(ROOT / "tests")]
 
 from bench_page_cpu import cpu_s  # noqa: E402
-from bench_room import Server, machine  # noqa: E402
+from bench_room import Server  # noqa: E402
+from bench_server import machine  # noqa: E402
 from test_browser import ARGS, CHROMIUM  # noqa: E402
 
 SHOWN_MS = 120_000  # a first load on a busy 2-core machine, far above any measured here

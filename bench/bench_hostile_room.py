@@ -46,7 +46,6 @@ import asyncio
 import json
 import math
 import os
-import platform
 import random
 import signal
 import socket
@@ -65,6 +64,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_room import CLICK_AND_WAIT, VIEW as STEP_VIEW  # noqa: E402  (a step timed in the page)
+from bench_server import machine, uptime  # noqa: E402
 from streamlit_client import Session  # noqa: E402
 
 sys.path.insert(0, str(ROOT))
@@ -645,20 +645,6 @@ async def measure(args: argparse.Namespace, texts: list) -> None:
                 print(report(processes, tally, rss, server.tracebacks()), flush=True)
         if browser:
             await browser.close()
-
-
-def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
-    import streamlit
-
-    memory_gib = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
-    return (f"{cpu}, nproc {os.cpu_count()}, {memory_gib:.0f} GiB; Python {platform.python_version()}, "
-            f"Streamlit {streamlit.__version__}")
-
-
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
 
 def main() -> None:

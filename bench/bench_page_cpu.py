@@ -19,13 +19,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import platform
 import tempfile
 import time
 from pathlib import Path
 from urllib.parse import quote
 
-from bench_server import start_server
+from bench_server import machine, start_server
 from streamlit_client import Session
 
 CORPUS = "sample:English: Python docs (built in)"
@@ -79,8 +78,8 @@ def main() -> None:
     parser.add_argument("--pages", nargs="+", default=["learn_bpe"], help="the app's pages, by URL path")
     parser.add_argument("--runs", type=int, default=150)
     args = parser.parse_args()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; load average "
-          f"{os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M')}\n")
+    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}; "
+          f"{time.strftime('%Y-%m-%d %H:%M')}\n")
     print("| page | run | messages | wall p50 ms | event loop CPU ms | script threads CPU ms "
           "| total CPU ms |")
     print("|---|---|---|---|---|---|---|")

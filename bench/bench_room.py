@@ -35,7 +35,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import random
 import re
 import socket
@@ -51,8 +50,7 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "app"), str(ROOT / "tests")]
 
-import streamlit  # noqa: E402
-from bench_server import TTL_S, Sampler, rss_mb, settle, start_server  # noqa: E402
+from bench_server import TTL_S, Sampler, machine, rss_mb, settle, start_server, uptime  # noqa: E402
 from streamlit_client import Session  # noqa: E402
 from test_browser import ARGS, CHROMIUM  # noqa: E402
 from core.samples import PYTHON_DOCS, python_docs_corpus  # noqa: E402
@@ -294,18 +292,6 @@ class Server:
     def __exit__(self, *exc) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=60)
-
-
-def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
-    mem = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
-    return (f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB; Python {platform.python_version()}, "
-            f"Streamlit {streamlit.__version__}")
-
-
-def uptime() -> str:
-    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
 
 
 async def warm(url: str, processes: int, args: argparse.Namespace) -> None:

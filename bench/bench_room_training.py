@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import re
 import statistics
 import tempfile
@@ -37,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's core, not an installed copy
 
-from bench_server import PASTE_LABEL, owner_id, start_server  # noqa: E402
+from bench_server import PASTE_LABEL, machine, owner_id, start_server  # noqa: E402
 from streamlit_client import Session  # noqa: E402
 from core.room.runs import list_runs, run_info  # noqa: E402
 from core.samples import python_docs_corpus  # noqa: E402
@@ -203,7 +202,7 @@ def main() -> None:
     first_click = min(r["clicked"] for r in results)
     done = [r["clicked"] + r["finished_s"] - first_click for r in results if r["finished_s"] is not None]
     trained = {r.path for r in runs}
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores; load "
+    print(f"machine: {machine()}; load "
           f"average {load_before[0]:.1f} before, {load_after[0]:.1f} after ({load_after[1]:.1f} over 5 min)")
     print(f"{args.attendees} attendees ({args.own} with a 40 KB corpus of their own), clicks spread "
           f"over {args.spread:.0f} s: {len(trained)} distinct runs trained")

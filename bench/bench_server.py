@@ -78,6 +78,23 @@ class Sampler(threading.Thread):
         return self.peak
 
 
+def machine() -> str:
+    """The machine a benchmark ran on, for its report: CPU model, cores, memory, Python, Streamlit."""
+    import platform
+
+    import streamlit
+
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    mem = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
+    return (f"{cpu}, {os.cpu_count()} cores, {mem:.0f} GiB; Python {platform.python_version()}, "
+            f"Streamlit {streamlit.__version__}")
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+
+
 def start_server(runs_dir: Path, env: dict, script: str = "streamlit_app.py") -> tuple[subprocess.Popen, str]:
     """``streamlit run script`` from the checkout (so with the app's ``.streamlit/config.toml``)."""
     with socket.socket() as s:
