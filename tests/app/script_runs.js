@@ -8,7 +8,7 @@
 // requests the server merges into one run, a run interrupted by the next request and a run that
 // calls st.rerun() all end in exactly one such finish.
 (() => {
-  const runs = { pending: false, started: false, asked: 0, finished: 0 };
+  const runs = { pending: false, started: false };
   window.__scriptRuns = runs;
 
   function bytesOf(data) {
@@ -46,7 +46,6 @@
   Native.prototype.send = function (data) {
     const bytes = bytesOf(data);
     if (bytes && topFields(bytes).some(([field]) => field === 11)) {
-      runs.asked += 1;
       runs.pending = true;
       runs.started = false;
     }
@@ -61,10 +60,7 @@
         if (!bytes) return;
         for (const [field, value] of topFields(bytes)) {
           if (field === 4 && runs.pending) runs.started = true;
-          if (field === 6 && value !== 2) {
-            runs.finished += 1;
-            if (runs.started) runs.pending = false;
-          }
+          if (field === 6 && value !== 2 && runs.started) runs.pending = false;
         }
       });
     }

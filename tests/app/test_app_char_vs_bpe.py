@@ -73,7 +73,7 @@ def test_compression_curves_one_per_variant():
         assert f'"{variant}"' in text
 
 
-def test_compression_curves_are_cores_and_the_dot_is_at_the_chosen_merges_on_every_run():
+def test_compression_curves_are_core_s_and_the_dot_is_at_the_chosen_merges_on_every_run():
     """The chart's data, as the browser gets it: each variant's curve equals core's, the red dot
     sits on the chosen variant at its merges; the same on a rerun (the spec is shared, cached)."""
     at = page()

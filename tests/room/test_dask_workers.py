@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -34,18 +33,15 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
-def _listening(address: str, scheduler: subprocess.Popen, bound_s: float = 60.0) -> None:
-    """Until the scheduler accepts connections at ``address`` (its workers are started then)."""
+def _listening(address: str, scheduler: subprocess.Popen) -> bool:
+    """Whether the scheduler accepts connections at ``address`` (its workers are started then)."""
+    assert scheduler.poll() is None, f"the Dask scheduler exited ({scheduler.returncode})"
     host, port = address.removeprefix("tcp://").rsplit(":", 1)
-    deadline = time.monotonic() + bound_s
-    while True:
-        try:
-            socket.create_connection((host, int(port)), timeout=1).close()
-            return
-        except OSError:
-            assert scheduler.poll() is None, f"the Dask scheduler exited ({scheduler.returncode})"
-            assert time.monotonic() < deadline, f"no Dask scheduler at {address} after {bound_s:.0f} s"
-            time.sleep(0.1)
+    try:
+        socket.create_connection((host, int(port)), timeout=1).close()
+        return True
+    except OSError:
+        return False
 
 
 @pytest.fixture
@@ -57,11 +53,12 @@ def cluster():
     quiet = dict(cwd=ROOT, env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host",
                                "127.0.0.1", "--port", address.rsplit(":", 1)[1], *common], **quiet)]
-    _listening(address, procs[0])
-    workers = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
-                                 "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1", *common], **quiet)
-               for _ in range(2)]
-    try:
+    workers: list[subprocess.Popen] = []
+    try:  # a scheduler that never listens is stopped too
+        wait_for(lambda: _listening(address, procs[0]), timeout=60, interval=0.1)
+        workers += [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
+                                      "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1", *common],
+                                     **quiet) for _ in range(2)]
         yield address, workers
     finally:
         for proc in workers + procs:
