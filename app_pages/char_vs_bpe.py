@@ -172,9 +172,12 @@ def show_gpt2() -> None:
 
 
 def show_downloads() -> None:
+    """Ours built on click, as Learn BPE's (a pasted alphabet's is MBs: not on every rerun); Hugging
+    Face's at each run, since whether it can be made at all is shown up front."""
     n = len(tok.merge_triples)
     d = st.columns(2)
-    d[0].download_button("Download our tokenizer (JSON)", json.dumps(tok.to_dict(), ensure_ascii=False),
+    d[0].download_button("Download our tokenizer (JSON)",
+                         lambda: json.dumps(tok.to_dict(), ensure_ascii=False),
                          file_name=f"bpe-{tok.variant}-{n}.json", mime="application/json")
     if tok.variant_rules.has_alphabet:
         d[1].caption("Hugging Face tokenizer.json export is for the byte variant.")

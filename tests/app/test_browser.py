@@ -169,10 +169,10 @@ def idle(pg) -> None:
         " && [...document.querySelectorAll('.bpe-step[data-step]')].every(view =>"
         f" (new URL(location.href).searchParams.get('{STEP_PARAM}') ?? '0') === view.dataset.step)",
         timeout=60_000)
-    drawn(pg)
+    two_frames(pg)
 
 
-def drawn(pg) -> None:
+def two_frames(pg) -> None:
     """Two animation frames: whatever the page changed before them has been laid out and painted."""
     pg.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
@@ -184,7 +184,7 @@ def charts_drawn(pg) -> None:
         " [...chart.querySelectorAll('canvas.marks, svg.marks')]"
         " .some(marks => marks.getBoundingClientRect().width > 0))",
         timeout=60_000)
-    drawn(pg)
+    two_frames(pg)
 
 
 def wait_for_progress(progress, done: str, stall_s: float = 300.0) -> None:
@@ -275,6 +275,30 @@ def test_screenshot_every_page(app_page, shots_dir):
     idle(pg)
     assert pg.locator("img[src='x']").count() == 0
     pg.screenshot(path=str(shots_dir / "char_vs_bpe.png"))
+    assert pg.dialogs == []
+
+
+def test_char_vs_bpe_downloads_the_tokenizer_it_trained_on_the_pasted_text(server, new_context):
+    """What arrives (its JSON made only when the button is clicked, not at every run) is the
+    page's tokenizer: core loads it back, and it is the one core trains on the same text."""
+    import re
+
+    from playwright.sync_api import expect
+
+    from core import BPETokenizer, loads_tokenizer
+
+    text = "the lowest newer wider tokens were lower than the newest widest ones. " * 20
+    pg = new_context().new_page()
+    pg.goto(f"{server}/char_vs_bpe")
+    expect(pg.get_by_role("heading", name="Char vs BPE")).to_be_visible(timeout=60_000)
+    paste_corpus(pg, text)
+    expect(pg.get_by_text("Pasted text")).to_be_visible(timeout=30_000)
+    idle(pg)
+    with pg.expect_download(timeout=60_000) as download:
+        pg.get_by_role("button", name="Download our tokenizer (JSON)").click()
+    variant, merges = re.fullmatch(r"bpe-(\w+)-(\d+)\.json", download.value.suggested_filename).groups()
+    got = loads_tokenizer(Path(download.value.path()).read_bytes())
+    assert got.to_dict() == BPETokenizer.from_text(text, int(merges), variant=variant).to_dict()
     assert pg.dialogs == []
 
 
