@@ -1,12 +1,13 @@
 """What gives the server's memory back when a room leaves (``ui.serving.memory``,
-``ui.plumbing.bounded_cache``):
-idle cache entries go, expired sessions are closed on a real Streamlit runtime (through the private
-attributes this Streamlit keeps them in: an upgrade that moves them fails here), and memory is
-trimmed when sessions end.  The RSS figures are in bench/bench_server.py, not here."""
+``ui.plumbing.bounded_cache``): idle cache entries go, expired sessions are closed on a real
+Streamlit runtime (through the private attributes this Streamlit keeps them in: an upgrade that
+moves them fails here), and memory is trimmed when sessions end; full collections, which pause
+every session, come rarely.  The RSS figures are in bench/bench_server.py, not here."""
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
 
@@ -17,6 +18,7 @@ from streamlit.runtime.memory_session_storage import MemorySessionStorage
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 
+from app_helpers import open_page
 from ui.serving import memory
 from ui.plumbing.bounded_cache import BoundedCache
 
@@ -167,3 +169,8 @@ def test_what_was_made_for_a_corpus_nobody_has_goes(runtime, monkeypatch):
     memory.tidy(1)
     assert len(payloads) == 0
     assert memory._holders == {sample: "sample-hash"}
+
+
+def test_an_app_process_collects_young_objects_less_often_than_python_s_default():
+    open_page("start_here")  # any page run starts the process's housekeeping
+    assert gc.get_threshold()[0] == memory.YOUNG_COLLECTION_EVERY > 700

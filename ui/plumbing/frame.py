@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.serving import memory, serve
+from ui.serving import memory, serve, turns
 
 from ui.plumbing import heavy_jobs, state, theme
 from ui.plumbing.controls import restore_settings, sync_settings_url
@@ -21,6 +21,12 @@ from ui.plumbing.identity import owner_id
 
 
 def run_app() -> None:
+    """Run the page the URL names in its frame, in this process's turn (``ui.serving.turns``)."""
+    with turns.page_turn():
+        _run_page()
+
+
+def _run_page() -> None:
     """Set up the page, the navigation and the corpus sidebar, then run the page the URL names."""
     memory.start()  # once per process: the malloc arena cap, the housekeeper (``ui.serving.memory``)
     st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")

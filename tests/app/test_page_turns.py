@@ -1,0 +1,75 @@
+"""A process's page runs take turns (``ui.serving.turns``): a run waits while another holds the turn,
+but not for a long holder past ``LONG_S``; and every run gives the turn back however it ends: a
+turn kept would make every later run of every attendee in the process wait."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from app_helpers import open_page, step_view
+from ui.serving import turns
+
+
+def test_a_page_run_waits_for_the_turn_but_goes_on_beside_a_long_holder():
+    at = open_page("learn_bpe")
+    began = time.monotonic()
+    with turns.page_turn() as had:  # another attendee's long run holds the turn throughout
+        assert had
+        at.run()
+        waited = time.monotonic() - began
+    assert not at.exception, [e.message for e in at.exception]
+    assert step_view(at)[2]["n"] > 0  # the page ran to its result beside the holder
+    assert waited >= turns.LONG_S  # and not before the holder had held the turn that long
+    assert not turns._process.held
+
+
+def test_runs_take_the_turn_one_after_another_in_the_order_they_asked():
+    line, order = turns.Turns(long_s=60), []
+    first_in, let_go = threading.Event(), threading.Event()
+
+    def run(name: str, hold: threading.Event | None = None) -> None:
+        with line.turn() as had:
+            assert had
+            order.append(name)
+            if hold is not None:
+                first_in.set()
+                assert hold.wait(30)
+
+    first = threading.Thread(target=run, args=("first", let_go))
+    first.start()
+    assert first_in.wait(30)
+    waiting = []
+    for name in ("second", "third"):
+        waiting.append(threading.Thread(target=run, args=(name,)))
+        waiting[-1].start()
+        deadline = time.monotonic() + 30
+        while line.waiting < len(waiting) and time.monotonic() < deadline:
+            time.sleep(0.01)  # until it waits in the line
+    assert order == ["first"]  # nobody ran while the first held the turn
+    let_go.set()
+    for thread in (first, *waiting):
+        thread.join(30)
+    assert order == ["first", "second", "third"]
+    assert not line.held
+
+
+def test_a_run_beside_a_long_holder_leaves_the_holder_s_turn_alone():
+    line = turns.Turns(long_s=0.01)
+    with line.turn() as had:
+        assert had
+        with line.turn() as beside:
+            assert not beside
+        assert line.held  # still the holder's
+    assert not line.held
+
+
+def test_every_page_run_gives_the_turn_back_however_it_ends():
+    at = open_page("learn_bpe")  # ended with its result
+    assert not turns._process.held
+    at.text_area(key="corpus_paste").set_value(" ").run()  # ended early: nothing to learn from
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.info and not turns._process.held
+    at.switch_page("app_pages/char_vs_bpe.py").run()  # ended by a page switch, then run again
+    assert not at.exception, [e.message for e in at.exception]
+    assert not turns._process.held

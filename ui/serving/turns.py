@@ -1,0 +1,73 @@
+"""Page runs take turns in an app process.
+
+Streamlit runs each session's page run on a thread of its own, and the GIL lets one thread run
+Python at a time: twenty runs begun together all finish late, sharing the interpreter in 5 ms
+slices, where one after another the first would finish at once.  The event loop thread, which
+sends every run's messages (about 35 for Learn BPE), also waits for the GIL up to a slice each
+time a run's thread holds it, so the more runs run at once, the longer each finished run's
+messages take to leave.  In ``bench/bench_room.py``'s room of 300 on one process (docs/benchmarks.md,
+seventh pass), page runs' p95 went from 152-911 ms to 104-146 ms with turns; with rarer full
+collections too (``ui.serving.memory.collect_less_often``), 99-100 ms with turns, 161 without.
+
+A run that holds the turn longer than ``LONG_S`` (a large text's page, a first training) is a long
+one: the runs waiting stop waiting for it and go on beside it, as every run did before turns.  So
+one attendee's long run delays the others by ``LONG_S`` at most, never by its whole length, while
+a burst of short runs still goes one after another, however long the queue.  Fragment runs (a
+token picked in a tree, a progress bar's poll) do not take turns: they are small.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+
+LONG_S = 0.2
+
+
+class Turns:
+    """One turn at a time, given in the order asked (a newcomer may slip in as the turn passes)."""
+
+    def __init__(self, long_s: float = LONG_S):
+        self.long_s = long_s
+        self._changed = threading.Condition()
+        self._taken_at: float | None = None  # when the holder took the turn; None: nobody holds it
+        self.waiting = 0  # runs in line
+
+    @property
+    def held(self) -> bool:
+        return self._taken_at is not None
+
+    @contextmanager
+    def turn(self) -> Iterator[bool]:
+        """Hold the turn for one run, once it is free or its holder has held it ``long_s``; yields
+        whether the turn was had (False: the run goes on beside a long holder)."""
+        with self._changed:
+            while self._taken_at is not None:
+                left = self._taken_at + self.long_s - time.monotonic()
+                if left <= 0:
+                    break
+                self.waiting += 1
+                try:
+                    self._changed.wait(left)
+                finally:
+                    self.waiting -= 1
+            had = self._taken_at is None
+            if had:
+                self._taken_at = time.monotonic()
+        try:
+            yield had
+        finally:
+            if had:
+                with self._changed:
+                    self._taken_at = None
+                    self._changed.notify()
+
+
+_process = Turns()
+
+
+def page_turn() -> AbstractContextManager[bool]:
+    """This process's turn, for one page run (``ui.plumbing.frame.run_app``)."""
+    return _process.turn()
