@@ -83,13 +83,13 @@ def limit_arenas(arenas: int = ARENAS) -> bool:
 
 
 def collect_less_often() -> None:
-    """A full collection stops every thread while it runs: 0.2-0.5 s with a room of 300 sessions in
-    one process.  A page run allocates tens of thousands of objects that live until its messages
+    """A full collection stops every thread while it runs: up to 0.5 s with a room of 300 sessions
+    in one process.  A page run allocates tens of thousands of objects that live until its messages
     are sent; collected every 700 allocations, most of them were found alive, promoted, and so
     brought the next full collection closer: 17 ran over ``bench/bench_room.py``'s room of 300
     (about 4 minutes), each holding up every page run under way.  Collected every
     ``YOUNG_COLLECTION_EVERY`` allocations, most die young first: 5 ran.  The garbage waits a
-    little longer for its collection (the room's peak RSS +10 %)."""
+    little longer for its collection: the room's peak RSS was 630-658 MB, against 548-579."""
     gc.set_threshold(YOUNG_COLLECTION_EVERY, 20, 10)
 
 
