@@ -7,7 +7,7 @@ sends every run's messages (about 35 for Learn BPE), also waits for the GIL up t
 time a run's thread holds it, so the more runs run at once, the longer each finished run's
 messages take to leave.  In ``bench/bench_room.py``'s room of 300 on one process (docs/benchmarks.md,
 seventh pass), page runs' p95 went from 152-911 ms to 104-146 ms with turns; with rarer full
-collections too (``ui.serving.memory.collect_less_often``), 86-100 ms with turns, 161 without.
+collections too (``ui.serving.memory.collect_less_often``), 86-115 ms with turns, 161 without.
 
 A run that holds the turn longer than ``LONG_S`` (a large text's page, a first training) is a long
 one: the runs waiting stop waiting for it and go on beside it, as every run did before turns.  So
