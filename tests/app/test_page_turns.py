@@ -8,6 +8,7 @@ import threading
 import time
 
 from app_helpers import open_page, step_view
+from tests.room.test_runs import wait_for
 from ui.serving import turns
 
 
@@ -43,9 +44,7 @@ def test_runs_take_the_turn_one_after_another_in_the_order_they_asked():
     for name in ("second", "third"):
         waiting.append(threading.Thread(target=run, args=(name,)))
         waiting[-1].start()
-        deadline = time.monotonic() + 30
-        while line.waiting < len(waiting) and time.monotonic() < deadline:
-            time.sleep(0.01)  # until it waits in the line
+        wait_for(lambda: line.waiting == len(waiting), timeout=30, interval=0.01)  # it waits in line
     assert order == ["first"]  # nobody ran while the first held the turn
     let_go.set()
     for thread in (first, *waiting):
