@@ -1,9 +1,14 @@
 """Streamlit's own cost of a page like Learn BPE, for ``bench_page_cpu.py``: the same kinds of
 elements in about the same number (26 messages a run against Learn BPE's 37), nothing computed and
 no component.  What a rerun of this page costs the server is the floor that no change to the app's
-own code can go below."""
+own code can go below.  Its sockets send at once, as the app's do (``ui.serving.sockets``): else
+its wall time is Nagle's 40 ms wait, not Streamlit's work."""
 
 import streamlit as st
+
+from ui.serving import sockets
+
+sockets.start()
 
 with st.sidebar:
     st.header("Corpus")

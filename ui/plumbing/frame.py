@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.serving import memory, serve, turns
+from ui.serving import memory, serve, sockets, turns
 
 from ui.plumbing import heavy_jobs, state, theme
 from ui.plumbing.controls import restore_settings, sync_settings_url
@@ -29,6 +29,7 @@ def run_app() -> None:
 def _run_page() -> None:
     """Set up the page, the navigation and the corpus sidebar, then run the page the URL names."""
     memory.start()  # once per process: the malloc arena cap, the housekeeper (``ui.serving.memory``)
+    sockets.start()  # once per process: a run's messages leave at once (``ui.serving.sockets``)
     st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")
     theme.apply()  # contrast where Streamlit's theme falls short (``ui.plumbing.theme``)
     page = st.navigation([
