@@ -27,7 +27,6 @@ import threading
 
 _FDS = "/proc/self/fd"
 _done = threading.Event()
-_lock = threading.Lock()
 
 
 def _tcp_socket(fd: int) -> socket.socket | None:
@@ -36,8 +35,13 @@ def _tcp_socket(fd: int) -> socket.socket | None:
     try:
         if not stat.S_ISSOCK(os.fstat(fd).st_mode):
             return None
-        sock = socket.socket(fileno=os.dup(fd))
-    except OSError:  # closed meanwhile, or not a socket Python can wrap
+        duplicate = os.dup(fd)
+    except OSError:  # closed meanwhile
+        return None
+    try:
+        sock = socket.socket(fileno=duplicate)
+    except OSError:  # not a socket Python can wrap: the duplicate is ours to close
+        os.close(duplicate)
         return None
     if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
         return sock
@@ -66,10 +70,8 @@ def send_at_once() -> int:
 
 
 def start() -> None:
-    """:func:`send_at_once`, once per process: the first page run's, before its messages go."""
-    if _done.is_set():
-        return
-    with _lock:
-        if not _done.is_set():
-            send_at_once()
-            _done.set()
+    """:func:`send_at_once`, once per process: the first page run's, before its messages go (two
+    first runs at once may both do it, which sets the same option twice)."""
+    if not _done.is_set():
+        send_at_once()
+        _done.set()
