@@ -4,6 +4,7 @@ committed."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from core.corpus import read_corpus, sample_corpora
@@ -46,7 +47,11 @@ def label(name: str) -> str:
     return SAMPLE_LABELS.get(name, name)
 
 
+@functools.lru_cache(maxsize=None)  # bounded: callers pass only the names ``sample_names`` lists
 def load_sample(name: str) -> str:
+    """A sample's text, read once per process, so every session holding it shares one string: a
+    room of 300 on the Python docs held 300 copies of 200 KB, and each reload (which restores the
+    corpus from the URL) built the text again."""
     if name == PYTHON_DOCS:
         return python_docs_corpus()
     path: Path = sample_corpora()[name]

@@ -61,3 +61,21 @@ def test_another_owner_or_a_bad_link_gets_a_plain_message(tmp_path):
     assert "could not be restored" in bob.error[0].value
     odd = open_app(tmp_path / "runs", {"u": OWNER, "corpus": "text:../../etc/passwd", "merges": "x9"})
     assert not odd.exception and "does not name a saved corpus" in odd.error[0].value
+
+
+def test_sessions_on_a_sample_share_one_copy_of_its_text(tmp_path):
+    """A room reloading the Python docs held one 200 KB copy per session; now every session that
+    opens a sample, from the URL or by default, holds the same string, hashed once."""
+    from core.samples import PYTHON_DOCS, python_docs_corpus
+    from ui.plumbing.state import text_digest
+
+    tabs = [open_app(tmp_path / "runs", {"u": f"{OWNER}-{i}", "corpus": "sample:" + PYTHON_DOCS})
+            for i in range(2)]
+    fresh = [open_app(tmp_path / "runs", {"u": f"{OWNER}-f{i}"}) for i in range(2)]
+    for group in (tabs, fresh):
+        assert not any(at.exception for at in group)
+        first, second = (at.session_state["corpus_text"] for at in group)
+        assert first is second
+        assert all(at.session_state["corpus_digest"] == text_digest(first) for at in group)
+    assert tabs[0].session_state["corpus_text"] == python_docs_corpus()
+    assert fresh[0].session_state["corpus_name"].startswith("Sennrich")

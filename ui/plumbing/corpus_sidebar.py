@@ -52,12 +52,18 @@ def _sync_paste_box() -> None:
     state.put(CORPUS_PASTE, text if len(text) <= EDIT_LIMIT else "")
 
 
-def _load(name: str, text: str, from_samples: bool = False, source: str | None = None) -> None:
-    state.set_corpus(name, text, source)
+def _load(name: str, text: str, from_samples: bool = False, source: str | None = None,
+          digest: str | None = None) -> None:
+    state.set_corpus(name, text, source, digest)
     state.put(CORPUS_ERROR, None)
     _sync_paste_box()
     if not from_samples:  # the sample box shows no sample, so any sample is one pick away
         state.put(CORPUS_SAMPLE, None)
+
+
+def _load_sample(name: str) -> None:
+    _load(samples.label(name), samples.load_sample(name), from_samples=True, source="sample:" + name,
+          digest=state.sample_digest(name))
 
 
 def _failed(message: str) -> None:
@@ -69,8 +75,7 @@ def _failed(message: str) -> None:
 def _on_sample() -> None:
     name = state.get(CORPUS_SAMPLE)
     if name is not None:
-        text = samples.load_sample(name)
-        _load(samples.label(name), text, from_samples=True, source="sample:" + name)
+        _load_sample(name)
 
 
 def _utf8_size(text: str) -> int:
@@ -213,7 +218,7 @@ def _load_source(source: str) -> None:
     kind, _, value = source.partition(":")
     try:
         if kind == "sample" and value in samples.sample_names():
-            _load(samples.label(value), samples.load_sample(value), from_samples=True, source=source)
+            _load_sample(value)
             state.put(CORPUS_SAMPLE, value)
         elif kind == "text":
             _load(*_stored(value), source=source)

@@ -19,6 +19,7 @@ here, follow the same ``<area>_<name>`` style in their page.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ CORPUS_ERROR = "corpus_error"
 CORPUS_UPLOADS = "corpus_uploads"
 CORPUS_REPLACEABLE = "corpus_replaceable"  # an upload refused as not UTF-8: its uploader key
 URL_RESTORED = "url_restored"  # the URL's corpus and settings were read, once a session
+STATE_READY = "state_ready"  # :func:`init_state` has filled in this session's defaults
 # Learn BPE
 LEARN_STEP = "learn_step"  # the step the page opens at (the browser steps from there)
 LEARN_EPOCH = "learn_epoch"  # how many times the step was reset (a new corpus or new settings)
@@ -108,14 +110,19 @@ class TokenizerSettings:
 
 
 def init_state() -> None:
-    """Load the default sample on first open and fill in the kept values' defaults."""
+    """Load the default sample on first open and fill in the kept values' defaults, once a session
+    (``STATE_READY`` says it was done: a page run asks several times, and each look-up in
+    Streamlit's session state costs microseconds a room pays twenty times a second)."""
     ss = st.session_state
+    if STATE_READY in ss:
+        return
     if CORPUS_TEXT not in ss:
-        set_corpus(label(DEFAULT_SAMPLE), load_sample(DEFAULT_SAMPLE))
+        set_corpus(label(DEFAULT_SAMPLE), load_sample(DEFAULT_SAMPLE), digest=sample_digest(DEFAULT_SAMPLE))
     for name, value in KEPT_DEFAULTS.items():
         ss.setdefault("kept_" + name, value)
     ss.setdefault(LEARN_STEP, 0)
     ss.setdefault(LEARN_EPOCH, 0)
+    ss[STATE_READY] = True
 
 
 def get(key: str, default=None):
@@ -142,14 +149,21 @@ def text_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def set_corpus(name: str, text: str, source: str | None = None) -> None:
+@functools.lru_cache(maxsize=None)  # bounded, as ``load_sample`` is
+def sample_digest(name: str) -> str:
+    """A built-in sample's hash, once per process: its text is shared (``core.samples.load_sample``)."""
+    return text_digest(load_sample(name))
+
+
+def set_corpus(name: str, text: str, source: str | None = None, digest: str | None = None) -> None:
     """Make ``text`` the shared corpus; the step resets and merges get a default that fits.
-    ``source`` (see ``ui.plumbing.corpus_sidebar``) is what the URL keeps so that a reload finds it again."""
+    ``source`` (see ``ui.plumbing.corpus_sidebar``) is what the URL keeps so that a reload finds it
+    again; ``digest``, the text's hash where it is known already (a sample's)."""
     ss = st.session_state
     ss[CORPUS_NAME] = name
     ss[CORPUS_TEXT] = text
     ss[CORPUS_SOURCE] = source
-    ss[CORPUS_DIGEST] = text_digest(text)
+    ss[CORPUS_DIGEST] = digest or text_digest(text)
     ss[CORPUS_DIGEST_OF] = text
     ss["kept_num_merges"] = default_merges(text)
     reset_learn_step()
