@@ -6,6 +6,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from conftest import shared_path
+
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "streamlit_app.py"
 OWNER = "alice-0123456789"
@@ -79,3 +81,12 @@ def test_sessions_on_a_sample_share_one_copy_of_its_text(tmp_path):
         assert all(at.session_state["corpus_digest"] == text_digest(first) for at in group)
     assert tabs[0].session_state["corpus_text"] == python_docs_corpus()
     assert fresh[0].session_state["corpus_name"].startswith("Sennrich")
+
+
+def test_sessions_on_tiny_shakespeare_share_one_copy_of_it(tmp_path):
+    shared_path("corpora", "tinyshakespeare.txt")  # where the server finds it offline
+    tabs = [open_app(tmp_path / "runs", {"u": f"{OWNER}-{i}", "corpus": "shakespeare"}) for i in range(2)]
+    assert not any(at.exception for at in tabs)
+    first, second = (at.session_state["corpus_text"] for at in tabs)
+    assert len(first) == 1_115_394 and first is second
+    assert tabs[1].session_state["corpus_name"] == "Tiny Shakespeare"

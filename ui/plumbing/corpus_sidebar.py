@@ -9,6 +9,7 @@ bytes are handed back to Streamlit once decoded.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -143,9 +144,20 @@ def load_tiny_shakespeare() -> None:
     :func:`corpus_error_banner`, and the corpus stays what it was)."""
     try:
         path = download_tiny_shakespeare(CACHE_DIR)
-        _load("Tiny Shakespeare", read_corpus(path), source="shakespeare")
+        stat = path.stat()
+        text, digest = _read_shared(path, stat.st_mtime_ns, stat.st_size)
+        _load("Tiny Shakespeare", text, source="shakespeare", digest=digest)
     except CorpusError as exc:
         _failed(str(exc))
+
+
+@functools.lru_cache(maxsize=2)
+def _read_shared(path: Path, mtime_ns: int, size: int) -> tuple[str, str]:
+    """The text and hash of a file any session may load (Tiny Shakespeare), read once while the file
+    stays as it was: a room that loads it then holds one copy of its 1 MB, not one per session, and
+    a reload (which loads it again from the URL) neither reads nor hashes it."""
+    text = read_corpus(path)
+    return text, state.text_digest(text)
 
 
 def start_trainable() -> None:
