@@ -66,7 +66,7 @@ def test_another_owner_or_a_bad_link_gets_a_plain_message(tmp_path):
 
 
 def test_sessions_on_a_sample_share_one_copy_of_its_text(tmp_path):
-    """A room reloading the Python docs held one 200 KB copy per session; now every session that
+    """A room reloading the Python docs held one copy (a 400 KB string) per session; now every session that
     opens a sample, from the URL or by default, holds the same string, hashed once."""
     from core.samples import PYTHON_DOCS, python_docs_corpus
     from ui.plumbing.state import text_digest

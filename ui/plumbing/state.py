@@ -112,7 +112,9 @@ class TokenizerSettings:
 def init_state() -> None:
     """Load the default sample on first open and fill in the kept values' defaults, once a session
     (``STATE_READY`` says it was done: a page run asks several times, and each look-up in
-    Streamlit's session state costs microseconds a room pays twenty times a second)."""
+    Streamlit's session state costs microseconds a room pays twenty times a second; filling the
+    defaults in at every read of a kept value was 5 % of the server's GIL time in the hostile
+    room, py-spy)."""
     ss = st.session_state
     if STATE_READY in ss:
         return
@@ -186,10 +188,8 @@ def corpus_digest() -> str:
 
 # -- values kept across pages ----------------------------------------------------------------------
 def kept(name: str):
-    ss, key = st.session_state, "kept_" + name
-    if key not in ss:  # a session's first read: every default at once (filling them in at every
-        init_state()    # read was 5 % of the server's GIL time in the hostile room, py-spy)
-    return ss.get(key, KEPT_DEFAULTS.get(name))
+    init_state()  # a session's first read fills in every default at once; later ones return at once
+    return st.session_state.get("kept_" + name, KEPT_DEFAULTS.get(name))
 
 
 def keep(name: str, on_change=None, max_chars: int | None = None) -> dict:
