@@ -34,7 +34,7 @@ def main() -> None:
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=120)
     at.switch_page("app_pages/learn_bpe.py").run()
     start = time.perf_counter()
-    at.text_area(key="corpus_paste").set_value(python_docs_corpus(args.chars)).run()
+    next(t for t in at.sidebar.text_area if t.label == "Or paste your own text").set_value(python_docs_corpus(args.chars)).run()
     at.radio(key="w_variant").set_value(args.variant).run()
     at.number_input(key="w_num_merges").set_value(args.merges).run()
     print(f"paste, training, payload and first render: {time.perf_counter() - start:.2f} s")

@@ -15,9 +15,16 @@ def open_page(page: str, key: str | None = None, text: str | None = None,
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=timeout).run()
     at.switch_page(f"app_pages/{page}.py").run()
     if text is not None:
-        at.text_area(key=key).set_value(text).run()
+        box = paste_box(at) if key == "corpus_paste" else at.text_area(key=key)
+        box.set_value(text).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
+
+
+def paste_box(at: AppTest):
+    """The sidebar's paste box (its key changes each time the server rewrites it)."""
+    [box] = [t for t in at.sidebar.text_area if (t.key or "").startswith("corpus_paste_")]
+    return box
 
 
 def step_view(at: AppTest) -> tuple[int, int, dict]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import poll_until_done, progress_texts, step_view
+from app_helpers import poll_until_done, progress_texts, step_view, paste_box
 from core.room.jobs import JobState
 from core.settings import ServerSettings
 from tests.room import job_functions
@@ -59,7 +59,7 @@ def learn_page() -> AppTest:
 @pytest.mark.slow
 def test_a_large_corpus_shows_progress_then_the_result_and_a_change_cancels_its_job(one_worker):
     heavy = learn_page()
-    heavy.text_area(key="corpus_paste").set_value(big_corpus()).run()
+    paste_box(heavy).set_value(big_corpus()).run()
     assert not heavy.exception, [e.message for e in heavy.exception]
     texts = progress_texts(heavy)
     assert "Training char BPE: waiting for a free worker… (0 s)" in texts, texts
@@ -89,7 +89,7 @@ def test_a_training_over_the_time_bound_says_what_happened_and_what_to_do(varian
     try:
         at = learn_page()
         at.radio(key="w_variant").set_value(variant).run()
-        at.text_area(key="corpus_paste").set_value(big_corpus()).run()
+        paste_box(at).set_value(big_corpus()).run()
         poll_until_done(at)
         assert not at.exception, [e.message for e in at.exception]
         [error] = [e.value for e in at.error]
@@ -107,7 +107,7 @@ def test_the_other_bpe_pages_end_with_their_result_on_a_large_corpus(page_name):
     fresh_engine(ServerSettings())  # nothing kept from another test: the first run waits
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=WAIT_S).run()
     at.switch_page(f"app_pages/{page_name}.py").run()
-    at.text_area(key="corpus_paste").set_value(big_corpus()).run()
+    paste_box(at).set_value(big_corpus()).run()
     assert progress_texts(at)  # the statistics at least, in a worker
     if page_name == "compare_tokenizers":
         at.selectbox(key="tokenizers_pick").set_value("__corpus__").run()

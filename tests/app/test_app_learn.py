@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import step_view
+from app_helpers import step_view, paste_box
 from core import BPETokenizer
 from core.bpe.explain import quoted, segment
 from ui.views import step_view as view
@@ -35,7 +35,7 @@ def merges_of(tok: BPETokenizer) -> list[list[int]]:
 
 
 def paste(at: AppTest, text: str) -> AppTest:
-    at.text_area(key="corpus_paste").set_value(text).run()
+    paste_box(at).set_value(text).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
 
@@ -97,9 +97,18 @@ def test_custom_regex_error_is_a_message():
     assert any("not a valid regular expression" in e.value for e in at.error)
 
 
-def test_empty_corpus_is_a_friendly_message():
-    at = paste(app(), "")
+def test_a_blank_corpus_is_a_friendly_message():
+    at = paste(app(), " \n\t ")
     assert any("corpus is empty" in i.value for i in at.info)
+
+
+def test_an_emptied_paste_box_keeps_the_corpus():
+    """Emptying the box is not a paste: the corpus stays (the browser sends the box emptied by the
+    server too, after a large paste)."""
+    text = "the cat sat on the mat the cat ran"
+    at = paste(paste(app(), text), "")
+    assert at.session_state["corpus_text"] == text
+    assert not at.info and step_view(at)[2]["merges"]
 
 
 def test_pasted_corpus_and_merges_setting_are_used():

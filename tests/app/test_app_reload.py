@@ -6,6 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import paste_box
 from conftest import shared_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +26,7 @@ def open_app(runs_dir: Path, params: dict) -> AppTest:
 
 def test_reload_restores_pasted_corpus_and_settings(tmp_path):
     at = open_app(tmp_path / "runs", {"u": OWNER})
-    at.sidebar.text_area(key="corpus_paste").input(TEXT).run()
+    paste_box(at).input(TEXT).run()
     at.radio(key="w_variant").set_value("word").run()
     at.number_input(key="w_num_merges").set_value(30).run()
     assert not at.exception
@@ -56,7 +57,7 @@ def test_reload_restores_a_sample_by_name(tmp_path):
 
 def test_another_owner_or_a_bad_link_gets_a_plain_message(tmp_path):
     at = open_app(tmp_path / "runs", {"u": OWNER})
-    at.sidebar.text_area(key="corpus_paste").input(TEXT).run()
+    paste_box(at).input(TEXT).run()
     url = dict(at.query_params)
     bob = open_app(tmp_path / "runs", {**url, "u": "bob-0123456789ab"})
     assert bob.session_state["corpus_text"] != TEXT  # Bob's store holds no Alice corpus

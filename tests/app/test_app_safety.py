@@ -13,6 +13,7 @@ import core.corpus
 import core.bpe.pretokenize
 from core import BPETokenizer
 from core.bpe.gpt2 import bytes_to_unicode
+from app_helpers import paste_box
 from ui.plumbing import cache
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,16 +127,16 @@ def test_an_upload_over_the_limit_is_refused_before_reading(server_env):
 def test_a_paste_over_the_limit_is_refused(server_env):
     server_env.setenv("BPE_EXPLORER_MAX_CORPUS_BYTES", "100")
     at = app()
-    at.text_area(key="corpus_paste").set_value("é" * 60).run()  # 60 characters, 120 bytes
+    paste_box(at).set_value("é" * 60).run()  # 60 characters, 120 bytes
     assert any("The pasted text is 0.0 MB; the limit" in e.value for e in at.error)
     assert at.session_state["corpus_text"] == SENNRICH
-    assert at.text_area(key="corpus_paste").value == SENNRICH
+    assert paste_box(at).value == SENNRICH
 
 
 def test_a_paste_refused_on_start_here_says_so_there(server_env):
     server_env.setenv("BPE_EXPLORER_MAX_CORPUS_BYTES", "100")
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()  # Start here
-    at.text_area(key="corpus_paste").set_value("é" * 60).run()
+    paste_box(at).set_value("é" * 60).run()
     assert any("The pasted text is 0.0 MB; the limit" in e.value for e in at.error)
     assert at.session_state["corpus_text"] == SENNRICH
 
@@ -152,9 +153,9 @@ def test_a_large_paste_leaves_the_box_once_taken():
     process the room shares), so once taken the box empties, and the sidebar says why."""
     text = "the cat sat on the mat. " * 5_000  # 120,000 characters, over the box's edit limit
     at = app()
-    at.text_area(key="corpus_paste").set_value(text).run()
+    paste_box(at).set_value(text).run()
     assert at.session_state["corpus_text"] == text
-    assert at.text_area(key="corpus_paste").value == ""
+    assert paste_box(at).value == ""
     assert any("not copied into the text box" in c.value for c in at.sidebar.caption)
 
 
@@ -258,7 +259,7 @@ def test_a_loaded_tokenizer_whose_pattern_backtracks_is_a_message(server_env):
 def test_a_custom_pattern_that_backtracks_on_the_corpus_is_a_message(server_env):
     server_env.setenv("BPE_EXPLORER_REGEX_TIMEOUT_S", "0.2")
     at = app()
-    at.text_area(key="corpus_paste").set_value("a" * 5000 + "b").run()
+    paste_box(at).set_value("a" * 5000 + "b").run()
     at.radio(key="w_variant").set_value("byte").run()
     at.radio(key="w_pattern_choice").set_value("custom").run()
     at.text_input(key="w_custom_pattern").set_value(r"(a+)+$").run()
@@ -269,7 +270,7 @@ def test_a_custom_pattern_that_backtracks_on_the_corpus_is_a_message(server_env)
 def test_a_corpus_over_the_training_memory_limit_is_a_message(server_env):
     server_env.setenv("BPE_EXPLORER_MAX_TRAIN_MEMORY", str(2**20))
     at = app()
-    at.text_area(key="corpus_paste").set_value("the cat sat on the mat").run()
+    paste_box(at).set_value("the cat sat on the mat").run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.error and "this server allows 1 MB" in at.error[0].value
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 import time
 
-from app_helpers import open_page, step_view
+from app_helpers import open_page, step_view, paste_box
 from tests.room.test_runs import wait_for
 from ui.serving import turns
 
@@ -66,7 +66,7 @@ def test_a_run_beside_a_long_holder_leaves_the_holder_s_turn_alone():
 def test_every_page_run_gives_the_turn_back_however_it_ends():
     at = open_page("learn_bpe")  # ended with its result
     assert not turns._process.held
-    at.text_area(key="corpus_paste").set_value(" ").run()  # ended early: nothing to learn from
+    paste_box(at).set_value(" ").run()  # ended early: nothing to learn from
     assert not at.exception, [e.message for e in at.exception]
     assert at.info and not turns._process.held
     at.switch_page("app_pages/char_vs_bpe.py").run()  # ended by a page switch, then run again

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import step_view
+from app_helpers import step_view, paste_box
 from core import BPETokenizer
 from core.bpe.explain import merge_dag
 from core.samples import python_docs_corpus
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def learn(corpus: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
     at.switch_page("app_pages/learn_bpe.py").run()  # the root opens Start here
-    at.text_area(key="corpus_paste").set_value(corpus).run()
+    paste_box(at).set_value(corpus).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
 

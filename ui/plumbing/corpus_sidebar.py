@@ -29,8 +29,8 @@ from ui.plumbing.heavy_jobs import TooHeavyError
 from ui.plumbing.identity import owner_id
 from ui.plumbing.render import md_safe
 from ui.plumbing.state import runs_dir
-from ui.plumbing.state import (CORPUS_ERROR, CORPUS_PASTE, CORPUS_PATH, CORPUS_REPLACEABLE, CORPUS_SAMPLE,
-                    CORPUS_UPLOADS)
+from ui.plumbing.state import (CORPUS_ERROR, CORPUS_PASTE, CORPUS_PASTES, CORPUS_PATH, CORPUS_REPLACEABLE,
+                               CORPUS_SAMPLE, CORPUS_UPLOADS)
 
 EDIT_LIMIT = 100_000  # larger corpora are not copied into the text box
 STORE_FOLDER = ".corpora"  # in the runs folder, never taken for an owner's folder of runs
@@ -48,9 +48,24 @@ def settings(report: bool = False) -> ServerSettings:
     return found
 
 
+def _paste_key() -> str:
+    """The paste box's key, new each time the server rewrites the box (:func:`_sync_paste_box`)."""
+    return f"{CORPUS_PASTE}_{state.get(CORPUS_PASTES, 0)}"
+
+
 def _sync_paste_box() -> None:
+    """Show the corpus in a new paste box (empty for a large corpus, which the browser would
+    otherwise send back at every click).
+
+    A new box, not a new value in the old one: the browser applies a value the server sets only
+    when it draws the page, and a fragment polling a job (the corpus being counted) can send the
+    page's widgets before that.  An 8 MB paste was then sent back once more, and then the box as
+    the server had emptied it, which read as a second paste of nothing and emptied the corpus.  A
+    message about the old box now names a widget this session no longer has, and changes
+    nothing."""
     _, text = state.corpus()
-    state.put(CORPUS_PASTE, text if len(text) <= EDIT_LIMIT else "")
+    state.put(CORPUS_PASTES, state.get(CORPUS_PASTES, 0) + 1)
+    state.put(_paste_key(), text if len(text) <= EDIT_LIMIT else "")
 
 
 def _load(name: str, text: str, from_samples: bool = False, source: str | None = None,
@@ -84,8 +99,8 @@ def _utf8_size(text: str) -> int:
 
 
 def _on_paste() -> None:
-    text = state.get(CORPUS_PASTE)
-    if text == state.corpus()[1]:
+    text = state.get(_paste_key())
+    if not text or text == state.corpus()[1]:  # an emptied box is not a corpus to learn from
         return
     try:
         check_corpus_size(_utf8_size(text), "The pasted text", settings().max_corpus_bytes)
@@ -96,7 +111,7 @@ def _on_paste() -> None:
     state.set_corpus("Pasted text", text, _store("Pasted text", text))
     state.put(CORPUS_ERROR, None)
     state.put(CORPUS_SAMPLE, None)
-    _sync_paste_box()  # a large paste leaves the box: else the browser sends it back at every click
+    _sync_paste_box()
 
 
 def _upload_key() -> str:
@@ -253,7 +268,7 @@ def restore_corpus(params: dict) -> None:
 
 def corpus_sidebar() -> None:
     state.init_state()
-    if state.get(CORPUS_PASTE) is None:
+    if state.get(_paste_key()) is None:
         _sync_paste_box()
     with st.sidebar:
         st.header("Corpus")
@@ -265,7 +280,7 @@ def corpus_sidebar() -> None:
                      help="Choosing a sample replaces the corpus.")
         # no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice), not characters;
         # the size is checked in UTF-8 bytes when the text is used, and the summary counts characters
-        st.text_area("Or paste your own text", key=CORPUS_PASTE, height=150, on_change=_on_paste,
+        st.text_area("Or paste your own text", key=_paste_key(), height=150, on_change=_on_paste,
                      help=f"Press Ctrl+Enter (or click outside the box) to use it. Up to {megabytes} MB.")
         st.file_uploader(f"Or upload a UTF-8 .txt file (up to {megabytes} MB)", type=["txt"],
                          key=_upload_key(), on_change=_on_upload, max_upload_size=megabytes)
