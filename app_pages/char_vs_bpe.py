@@ -25,7 +25,7 @@ from ui.plumbing.render import md_safe, show_error, show_tokens, string_tokens_h
 from ui.views.token_view import show_clicked_tree
 
 MAX_TEST_CHARS = 20_000
-MAX_TOKENIZER_FILE_BYTES = 16 * 2**20  # a 5,000-merge tokenizer file is ~0.3 MB
+MAX_TOKENIZER_FILE_BYTES = 16 * 2**20  # far above a 5,000-merge tokenizer's file
 
 st.title("⚖️ Char vs BPE")
 st.caption("A character tokenizer spends one token per character. BPE spends fewer on text like its "

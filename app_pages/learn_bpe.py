@@ -114,7 +114,7 @@ def tree_section() -> None:
         st.caption(f"Below the new tokens are {label}'s own merges (recovered from its vocabulary): they "
                    f"say “merged”, as {label}'s training counts are not published.")
     # built only when opened: a closed expander's code block would still make every fresh tab
-    # download Streamlit's 1.5 MB syntax highlighter (a third of the page's scripts)
+    # download Streamlit's syntax highlighter (why: docs/benchmarks.md, "A new attendee's first page load")
     text_view = st.expander("The same tree as text", key="learn_tree_text", on_change="rerun")
     if text_view.open:
         text_view.code(tree_text(tok, token_id), language=None)

@@ -8,9 +8,9 @@ repository); the 20 MB corpus is its first 20,000,000 characters cut at the last
 Each row runs in a fresh subprocess, so its peak memory (VmHWM; for ours also the largest worker's)
 is its own, and its time includes starting worker processes.  rustbpe and tokenizers use every
 core (their threads); ours counts with ``count_chunks``' default, one process below 512 MB (a
-worker process costs about 2 s to start, more than it saves at these sizes; ``--workers`` asks
-for more).  Ours is timed as ``count_chunks`` (counting) plus ``from_chunk_counts`` and the
-merges (merging), shown apart.
+worker process costs more to start than it saves at these sizes: docs/benchmarks.md, "Byte BPE at
+scale"; ``--workers`` asks for more).  Ours is timed as ``count_chunks`` (counting) plus
+``from_chunk_counts`` and the merges (merging), shown apart.
 """
 
 from __future__ import annotations

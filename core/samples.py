@@ -50,8 +50,9 @@ def label(name: str) -> str:
 @functools.lru_cache(maxsize=None)  # bounded: callers pass only the names ``sample_names`` lists
 def load_sample(name: str) -> str:
     """A sample's text, read once per process, so every session holding it shares one string: a
-    room of 300 on the Python docs held 300 copies of its 400 KB string, and each reload (which
-    restores the corpus from the URL) built the text again."""
+    room on the Python docs held a copy per session, and each reload (which restores the corpus
+    from the URL) built the text again (why: docs/benchmarks.md, "What one page run costs the
+    server")."""
     if name == PYTHON_DOCS:
         return python_docs_corpus()
     path: Path = sample_corpora()[name]

@@ -1,7 +1,8 @@
 """Compiled-kernel modules loaded on first use, so that ``import core`` stays light.
 
-Importing numba costs about 0.3 s and loading a module's compiled kernels from numba's cache
-as much again: a script that encodes "hello world" must not pay that (it runs in plain Python,
+Importing numba and loading a module's compiled kernels from numba's cache cost a fresh process
+more than a short text's whole encoding (why: docs/benchmarks.md, "Encoding real tokenizers"):
+a script that encodes "hello world" must not pay that (it runs in plain Python,
 ``core.bpe.encoding``), only one that trains or encodes a long text.  :func:`defer` registers a
 package's kernel modules with the standard library's ``importlib.util.LazyLoader``: every
 ``from .kernels import train`` in the package stays a plain import (and an edge of the import

@@ -20,11 +20,11 @@ never straddles a safe cut.
 Why it is fast.  The scanner finds equal pieces as it cuts (a hash table of byte ranges), so
 Python touches each distinct piece of a slice once, to decode it, never each occurrence.
 
-When to use what (figures in docs/benchmarks.md, "Byte BPE at scale"): ``BPETrainer(text)`` for a
+When to use what (why: docs/benchmarks.md, "Byte BPE at scale"): ``BPETrainer(text)`` for a
 corpus that fits comfortably in memory as one ``str`` (up to a few tens of MB); ``count_chunks``
-for a file or a stream of texts, in this process (about 35 MB/s on one core of the development
-machine: 100 MB in under 3 s); worker processes only for corpora of several hundred MB, as each
-first pays about 2 s to load numba and the kernels (the default asks for them from
+for a file or a stream of texts, in this process; worker processes only for corpora of several
+hundred MB, as each first pays to load numba and the kernels what one process counts tens of MB
+in (the default asks for them from
 ``PARALLEL_FROM_BYTES`` of file on).  Memory is ``2 * workers`` slices plus the distinct chunks,
 whatever the corpus length; ``core.bpe.dask_counting`` when the corpus lives on several machines
 or exceeds one machine's disk.  A custom split pattern (or none) cannot be cut provably, so it
@@ -151,7 +151,7 @@ def _count_parallel(slices: Iterator[bytes], pattern: str, specials, workers: in
 
 
 def _default_workers(corpus) -> int:
-    """One per core for a large file, else 1: a worker costs ~2 s to start, a slice ~0.25 s."""
+    """One per core for a large file, else 1: a worker costs several slices' time to start."""
     large = isinstance(corpus, (str, os.PathLike)) and os.path.isfile(corpus) \
         and os.path.getsize(corpus) >= PARALLEL_FROM_BYTES
     return (os.cpu_count() or 1) if large else 1

@@ -176,7 +176,7 @@ class RankEncoder(ChunkEncoder):
 
     def _vocab_index(self):
         """The ordinary tokens' bytes in a compiled hash table: ``(ids, bytes, starts, ends,
-        slots, hashes)``, built on first use (~50 ms for 200,000 tokens)."""
+        slots, hashes)``, built on first use."""
         if self._index is None:
             token_ids = self.token_ids()
             data = np.frombuffer(b"".join(token_ids), dtype=np.uint8)

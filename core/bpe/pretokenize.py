@@ -14,7 +14,7 @@ A split pattern typed by a user may backtrack for ever (``(a+)+$`` on "aaaa...ab
 pattern that is not one of the built-in ones runs with a timeout (:func:`regex_timeout`) and a
 slow one raises :class:`PatternTimeoutError` instead of holding a server thread.  The GPT-2 and
 GPT-4 patterns run without one: they match in linear time, and the ``regex`` module's timeout
-check makes matching about 3x slower (measured: 0.10 s -> 0.30 s per MB with ``findall``).
+check makes matching several times slower with ``findall``.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ _WORD = regex.compile(r"[^\s\x1c-\x1f]+")  # str.split(): \s plus the separators
 _BUILT_IN = frozenset(NAMED_PATTERNS.values())
 
 # Seconds a custom pattern may take per started million characters of text: 2 s for anything up
-# to 1 MB, 20 s for 10 MB (GPT-2's pattern needs about 0.1 s per MB).  Change with
+# to 1 MB, 20 s for 10 MB (many times what GPT-2's pattern needs).  Change with
 # ``set_regex_timeout`` (the app passes ``ServerSettings.regex_timeout_s``), or per call.
 REGEX_TIMEOUT_S = 2.0
 MAX_PATTERN_CHARS = 10_000

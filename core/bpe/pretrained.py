@@ -8,10 +8,11 @@ special tokens, and a cache of what is slow to derive from it.
 - ``gpt2``: GPT-2's ``vocab.bpe`` and ``encoder.json`` — given by the caller, from ``../shared/gpt2``,
   or from tiktoken's download cache — read by ``core.bpe.gpt2`` (GPT-2 ships its merges).
 
-Recovering merges and listing every joinable pair (``core.bpe.ranks``) takes 1-3 s per vocabulary,
-so the result is kept in ``$BPE_EXPLORER_CACHE`` (default ``~/.cache/bpe-explorer``) as one
-``.npz`` per vocabulary, named and checked by the SHA-256 of the vocabulary's files, written to
-a temporary file and renamed into place; a file that does not load or does not match is rebuilt.
+Recovering merges and listing every joinable pair (``core.bpe.ranks``) takes seconds per vocabulary
+(docs/benchmarks.md, "Encoding real tokenizers"), so the result is kept in ``$BPE_EXPLORER_CACHE``
+(default ``~/.cache/bpe-explorer``) as one ``.npz`` per vocabulary, named and checked by the SHA-256
+of the vocabulary's files, written to a temporary file and renamed into place; a file that does not
+load or does not match is rebuilt.
 
 Leaves out: the tokenizer class (``BPETokenizer.from_pretrained`` builds it from
 :func:`ranked_fields`).

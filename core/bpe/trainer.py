@@ -43,23 +43,22 @@ from .pretokenize import resolve_pattern
 from .variants import variant_rules
 
 Progress = Callable[[int, int], None]
-# Characters (or chunks) converted at a time: a block's temporaries (~20 bytes a character) stay
-# in glibc's heap once freed, so 1 M at a time kept 10.4x a 10 MB corpus at the peak, not 8.5x.
+# Characters (or chunks) converted at a time: a block's temporaries stay in glibc's heap once
+# freed, so a million at a time raised the peak (why: docs/benchmarks.md, "Peak memory").
 _BLOCK = 1 << 16
 
 # Peak memory of training, in bytes per unit of corpus (characters for char/word, UTF-8 bytes for
-# byte), from VmHWM growth over 300 merges (bench/bench_bpe.py --memory, docs/benchmarks.md): at
-# most 11.4x (char), 28x (word: one 10 MB word, its frequencies laid out per position) and 30x
-# (byte: 10 MB of random CJK, or of distinct random words, whose chunks barely repeat).  Extending
-# a real tokenizer holds each distinct chunk's encoding as a tuple first: 63x ('a' x 10 MB, or the
-# distinct words).  Plus the pair table, heap and small arrays (tests/bpe/test_hostile_inputs.py).
+# byte), above the worst case measured per variant (why: docs/benchmarks.md, "Peak memory"): word's
+# is one giant word, its frequencies laid out per position; byte's random CJK or distinct random
+# words, whose chunks barely repeat.  Extending a real tokenizer holds each distinct chunk's
+# encoding as a tuple first.  Plus the pair table, heap and small arrays (tests/bpe/test_hostile_inputs.py).
 _BYTES_PER_UNIT = {"char": 16, "word": 40, "byte": 40}
 _BYTES_PER_EXTENDED_BYTE = 80
 _FIXED_BYTES = 64 * 2**20
 # And per distinct pair: up to four table slots of 20 bytes (kept under half full, and the old table
-# still there while it doubles) and a heap entry.  English has a few thousand pairs; 2 MB of random
-# Unicode has one per character, 550 k, and grew 84 MB.  At most a pair per unit, and at most the
-# alphabet's size squared.
+# still there while it doubles) and a heap entry.  English has a few thousand pairs; random Unicode
+# about one per character (why: docs/benchmarks.md, "Peak memory").  At most a pair per unit, and at
+# most the alphabet's size squared.
 _BYTES_PER_PAIR = 160
 
 

@@ -12,13 +12,13 @@ from dataclasses import asdict, dataclass, fields
 
 from .model import GPTConfig
 
-# quick: what a room trains on a CPU, the page's default there: about 30 s alone on one core of a
-# 2-core machine (33.5 s in one process, 37.4 s from launch), and far apart in bits per character
-# with characters and with BPE tokens at every evaluation (the page's built-in English sample,
-# BPE with 300 merges: 3.01 vs 2.42 at step 300; docs/benchmarks.md).  tiny: a CPU
-# learns something in minutes.  small: nanoGPT's shakespeare_char shape, the default on a CUDA GPU;
-# its cosine schedule ends at 2,000 steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss
-# is lowest near step 1,750 and only rises after (measured on an H100, docs/benchmarks.md).
+# quick: what a room trains on a CPU, the page's default there: well under a minute alone on one
+# core of a 2-core machine, and far apart in bits per character with characters and with BPE
+# tokens at every evaluation (the page's built-in English sample, BPE with 300 merges; why:
+# docs/benchmarks.md, "Time-per-step estimate").  tiny: a CPU learns something in minutes.  small:
+# nanoGPT's shakespeare_char shape, the default on a CUDA GPU; its cosine schedule ends at 2,000
+# steps, not nanoGPT's 5,000: on Tiny Shakespeare validation loss is lowest before then and only
+# rises after (why: docs/benchmarks.md, "GPT training to a target loss").
 PRESETS: dict[str, dict] = {
     "quick": dict(n_layer=3, n_head=4, n_embd=96, block_size=64, batch_size=32, dropout=0.0,
                   lr=3e-3, min_lr=3e-4, max_steps=300, warmup_steps=30, eval_interval=50,
@@ -54,7 +54,8 @@ class Measured:
 # engineers shared the machine): tiny on 2026-11-23 with 2 torch threads, quick (--full) on
 # 2026-11-24 with 1, what the page gives a run there now (one worker per core);
 # "gpu": one H100 80GB lent on 2026-11-22, bench/bench_gpt_step.py (CUDA graphs) and
-# bench/bench_gpt.py --target 0.  The tables are in docs/benchmarks.md.  Empty: not measured.
+# bench/bench_gpt.py --target 0.  The tables: docs/benchmarks.md, "Time-per-step estimate" and
+# "One optimizer step by mode".  Empty: not measured.
 MEASURED: dict[str, dict[str, tuple[Measured, ...]]] = {
     "quick": {"a 2-core CPU": (Measured(99, run_s=37.4, load=1.1),), "one GPU": ()},
     "tiny": {"a 2-core CPU": (Measured(114, load=0.7), Measured(367, run_s=432, load=4)),
@@ -78,8 +79,8 @@ def _speed(m: Measured, steps: int) -> str:
 
 def preset_help(name: str) -> str:
     """The preset's shape and measured speeds, for the Model size help, e.g. "tiny: 4 layers ×
-    128 wide, context 64, batch 32 · a 2-core CPU: ~114 ms a step idle; ... · one GPU: not
-    measured" (from :data:`MEASURED`)."""
+    128 wide, context 64, batch 32 · a 2-core CPU: ... · one GPU: not measured" (from
+    :data:`MEASURED`)."""
     p = PRESETS[name]
     speeds = " · ".join(
         f"{machine}: " + ("; ".join(_speed(m, p["max_steps"]) for m in rows) or "not measured")

@@ -65,8 +65,8 @@ def autocast(device: str, cache_enabled: bool = True):
 
 def should_compile(device: str, requested: bool | None = None) -> bool:
     """``torch.compile`` on CUDA when asked for (``requested=True``).  Off by default: on the
-    small preset it costs ~20 s of compiling before the first step, which the CUDA-graph step's
-    speed-up wins back only on long runs (docs/benchmarks.md)."""
+    small preset its compiling before the first step is won back over the CUDA-graph step only on
+    long runs (why: docs/benchmarks.md, "One optimizer step by mode")."""
     return device.startswith("cuda") and requested is True
 
 

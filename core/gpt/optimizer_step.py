@@ -5,9 +5,8 @@ step view it is one merge (``MergeStep``).
 :class:`EagerOptimizerStep` is plain PyTorch and runs everywhere; read it first.
 :class:`GraphOptimizerStep` does the very same work on CUDA, recorded once as a CUDA graph and
 then replayed.  A small model on a fast GPU waits on Python launching a few hundred tiny kernels
-per step (measured on an H100 with the small preset: 14.5 ms per eager step, 8.6 ms replayed); a
-replay launches them all at once, and unlike ``torch.compile`` recording costs milliseconds, not
-tens of seconds.
+per step; a replay launches them all at once, and unlike ``torch.compile`` recording is nearly free
+(why: docs/benchmarks.md, "One optimizer step by mode").
 ``tests/gpt/test_optimizer_step.py`` checks on a GPU that both give the same losses.
 
 Also here: the learning-rate schedule a step runs at, and the optimizer and step runner a run

@@ -76,8 +76,8 @@ class DaskWorkers:
         return future
 
     def wait(self, futures, timeout: float) -> None:
-        """Until one of ``futures`` is done, or ``timeout`` seconds (looked at every 50 ms: the
-        turns last seconds)."""
+        """Until one of ``futures`` is done, or ``timeout`` seconds (looked at twenty times a
+        second: the turns last seconds)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and not any(f.done() for f in futures):
             time.sleep(0.05)

@@ -26,9 +26,9 @@ the server only reads results.
 
 Small work should not come here (:data:`INLINE_BELOW`): a job costs copying its input and its
 result between processes, and a page that polls for it (every half second) before the result
-shows, while a corpus of 200 KB trains 300 merges in 0.1-0.2 s on the page's own thread and is
-counted in 0.06 s (measured on a 2-core machine at a load of 16), with no progress bar flashing by.
-So callers run small work inline and only large work here.
+shows, while a small corpus trains its merges on the page's own thread in less, with no progress
+bar flashing by (why: docs/benchmarks.md, "A room that does not behave").  So callers run small
+work inline and only large work here.
 
 Torch-free and Streamlit-free: workers are started with the ``forkserver`` method (``spawn``
 where there is none), never by forking the threaded server, which can deadlock the child on a

@@ -2,13 +2,13 @@
 runs train at the same moment, and how long each one's turn lasts.
 
 Widgets' maxima are a convenience; :func:`check_config` is the rule, applied by
-``core.room.runs.launch_run`` whatever the caller sent.  Measured on a 2-core CPU shared with other
-work, one torch thread (``core.room.probe``): the tiny preset (4 × 128, 2,048 tokens a step) takes
-0.23 s a step; the largest model the CPU bound allows (6 layers × 256, context 256, 4,096 tokens
-a step, ~5 M parameters) 2.5 s, a few hundred MB.  A 24 × 1024, context 1024, batch 512 model
-(8 GB, 12 s a step) is refused.  On a CUDA GPU the bound allows GPT-2-small shapes
-(12 × 768, context 1024, 65,536 tokens a step); nanoGPT's small preset (6 × 384, 16,384 tokens a
-step) runs 2,000 steps in ~25 s on an H100 (docs/benchmarks.md).  MPS sits between.
+``core.room.runs.launch_run`` whatever the caller sent.  On a 2-core CPU, one torch thread
+(``core.room.probe``), the largest model the CPU bound allows (6 layers × 256, context 256, 4,096
+tokens a step, ~5 M parameters) takes seconds a step and a few hundred MB; a 24 × 1024, context
+1024, batch 512 model is refused.  On a CUDA GPU the bound allows GPT-2-small shapes (12 × 768,
+context 1024, 65,536 tokens a step); nanoGPT's small preset (6 × 384, 16,384 tokens a step) trains
+in well under a minute on an H100.  MPS sits between.  Why: docs/benchmarks.md, "Time-per-step
+estimate" and "GPT training to a target loss".
 """
 
 from __future__ import annotations
@@ -21,17 +21,17 @@ from dataclasses import dataclass
 
 # Torch's CPU threads (OpenMP) spin while they wait for each other, so on cores shared with anything
 # else (the web server, another run, anyone's work) a thread whose core was taken keeps the others
-# spinning.  Measured on a 2-core machine beside one busy process, the tiny preset with 2 threads
-# (bench/bench_estimate.py, docs/benchmarks.md): 0.5-5 s a step instead of ~0.14 s, and a step
-# time nobody could estimate; with passive waiting ~0.23 s, steadily.  Every process started by
+# spinning: beside one busy process a step took many times its time, and a time nobody could
+# estimate; with passive waiting it is steady (why: docs/benchmarks.md, "Time-per-step
+# estimate").  Every process started by
 # core.room.spawn (workers, probes) gets this environment, unless the server's own sets it.
 CPU_SHARING_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 
 # Workers and probes run below the web server's CPU priority, so a server kept busy by a whole
 # room serves its pages before training steps; a run gives way only while the server works (on
-# idle cores niceness changes nothing).  Measured with two runs on 2 cores, pages opened in
-# 0.4-0.5 s niced or not, the kernel already favouring a server that sleeps between requests
-# (bench/bench_busy_server.py, docs/benchmarks.md): insurance, not a measured gain.
+# idle cores niceness changes nothing).  With two runs on 2 cores pages opened as fast niced or
+# not, the kernel already favouring a server that sleeps between requests: insurance, not a
+# measured gain (why: docs/benchmarks.md, "Pages while runs fill the cores").
 BACKGROUND_NICENESS = 10
 
 
@@ -49,11 +49,9 @@ def run_only_when_idle() -> None:
     :func:`yield_cpu_to_server`): for the room's heavy jobs, which an attendee waits for with a
     progress bar, while the room's pages and the browsers beside them must not wait at all.
 
-    Measured in the hostile room (``bench/bench_hostile_room.py``, 30 calm attendees, 3 pasting 1-8
-    MB, fresh Chromium tabs; 2 cores, docs/benchmarks.md): niced by 10, calm page runs p95 1.8-2.1 s
-    and fresh tabs p95 13.6-14.6 s in three runs; idle-only, 0.78-2.4 s and 6.8-15.5 s (the runs
-    vary with how the tabs' loads overlap the heavy work).  On a machine the room keeps
-    busy a job waits: its time bound (``core.room.jobs``) then ends it with a message."""
+    In the hostile room, calm page runs and fresh tabs did better beside idle-only jobs than beside
+    jobs niced by 10 (why: docs/benchmarks.md, "A room that does not behave").  On a machine the
+    room keeps busy a job waits: its time bound (``core.room.jobs``) then ends it with a message."""
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
@@ -154,10 +152,9 @@ CORES_PER_CPU_TRAINER = 1
 
 # A run's turn: the seconds a worker gives it before the next run (core.room.turns).  Changing runs
 # inside a worker costs a checkpoint written and, when the next run was last trained elsewhere,
-# one read: 0.02-0.04 s for the quick preset on a 2-core CPU (1 % of a turn), where starting a
-# process for each turn would cost 2.3-5 s (python, torch and core.gpt imported; measured on the
-# same machine).  Short enough that a run launched into a room of 11 on 2 workers logs its first
-# steps within 30 s.
+# one read: a small share of a turn, where starting a process for each turn (python, torch and
+# core.gpt imported) would cost more than the turn (why: docs/benchmarks.md, "Training in a room").
+# Short enough that a run launched into a room of 11 on 2 workers logs its first steps within 30 s.
 TURN_S = 3.0
 
 

@@ -8,13 +8,14 @@ process would stall every visitor's page (a big one takes several GB); here it c
 process, killed at ``timeout`` seconds, whose address space is capped (on CPU: CUDA maps far
 more virtual memory than it uses, so there the model bounds of ``core.room.limits`` are the guard).
 
-Why the estimate is timed the way it is: on a machine shared with other busy processes a step
-takes anywhere from 1x to 20x its time from one second to the next (torch threads that spin while
-they wait: ``core.room.limits.CPU_SHARING_ENV``), so no single moment, nor a figure cached from
-one, may decide.  The child starts like a worker (same environment, threads and device), runs the
-loop's own iteration (``get_batch``, ``get_lr``, ``make_optimizer_step``) past its warm-up, and reports the
-median of several blocks of steps, each ended by reading the loss as the loop does when it logs:
-the figure the run's metrics will show (``tokens_per_s``), measured now, never cached.
+Why the estimate is timed the way it is: on a machine shared with other busy processes a step takes
+anywhere from its time to many times it from one second to the next (torch threads that spin while
+they wait: ``core.room.limits.CPU_SHARING_ENV``; why: docs/benchmarks.md, "Time-per-step estimate"),
+so no single moment, nor a figure cached from one, may decide.  The child starts like a worker (same
+environment, threads and device), runs the loop's own iteration (``get_batch``, ``get_lr``,
+``make_optimizer_step``) past its warm-up, and reports the median of several blocks of steps, each
+ended by reading the loss as the loop does when it logs: the figure the run's metrics will show
+(``tokens_per_s``), measured now, never cached.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from ..gpt.model import GPT
 from .spawn import PROBE, ROOT, child_env, module_command
 from ..gpt.optimizer_step import get_lr, make_optimizer, make_optimizer_step
 
-DEFAULT_MEMORY = 4 * 2**30   # bytes of address space; importing torch alone maps ~1.5 GB
+DEFAULT_MEMORY = 4 * 2**30   # bytes of address space; importing torch alone maps a good part of it
 BLOCK_S = 0.25               # a timed block of steps lasts at least this long
 BLOCKS = 9                   # the estimate is the median of this many blocks,
 BUDGET_S = 8.0               # or of fewer (3 at least) where their steps would take longer

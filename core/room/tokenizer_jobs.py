@@ -39,7 +39,7 @@ def extend(start: str, text: str, num_merges: int, max_memory: int) -> BPETokeni
 
 @functools.lru_cache(maxsize=2)
 def _pretrained(name: str) -> BPETokenizer:
-    """A real tokenizer, loaded once per worker (GPT-4's takes a few seconds and ~60 MB)."""
+    """A real tokenizer, loaded once per worker (GPT-4's takes seconds and tens of MB)."""
     return BPETokenizer.from_pretrained(name)
 
 

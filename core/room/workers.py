@@ -2,13 +2,13 @@
 process that trains one run's turn at a time (``core.room.turn_runner.run_turn``).
 
 Why long-lived processes: a worker imports torch once and keeps the runs it trained in memory, so
-changing runs between turns costs a checkpoint (0.02-0.04 s for the quick preset); a process per
-turn would cost 2.3-5 s of start and imports each time on a 2-core machine
-(``core.room.limits.TURN_S``).  Each worker is a ``ProcessPoolExecutor`` of one process: the
-standard library starts, feeds and watches it, and a worker that dies (killed, out of memory)
-breaks only its own pool, so no other worker's turn is lost with it.  Workers run at background
-priority, with ``cores / max_running`` torch threads each and, on a machine with GPUs, a GPU of
-their own or shared with ``runs_per_gpu - 1`` others (``gpu_for``).
+changing runs between turns costs a checkpoint; a process per turn would cost more in start and
+imports than the turn (``core.room.limits.TURN_S``; why: docs/benchmarks.md, "Training in a room").
+Each worker is a ``ProcessPoolExecutor`` of one process: the standard library starts, feeds and
+watches it, and a worker that dies (killed, out of memory) breaks only its own pool, so no other
+worker's turn is lost with it.  Workers run at background priority, with ``cores / max_running``
+torch threads each and, on a machine with GPUs, a GPU of their own or shared with
+``runs_per_gpu - 1`` others (``gpu_for``).
 
 Torch-free itself: torch is imported in the worker processes only.  The Dask counterpart, with the
 same three verbs (``submit``, ``wait``, ``close``), is ``core.room.dask_workers``.

@@ -91,8 +91,8 @@ def chromium_context():
         def new_context():
             context = browser.new_context(viewport={"width": 1400, "height": 2200})
             context.add_init_script(path=str(SCRIPT_RUNS_JS))  # what idle() waits on
-            # a first load has no progress to wait on, only a bound: 4.6 s here with two runs
-            # training, 28.6 s with two CPU hogs beside them (test_browser_room, 2 cores)
+            # a first load has no progress to wait on, only a bound, wide for two CPU hogs beside
+            # two runs (why: docs/benchmarks.md, "Pages while runs fill the cores")
             context.set_default_navigation_timeout(NAVIGATION_MS)
             context.on("page", _record_dialogs)
             return context

@@ -18,7 +18,7 @@ def test_learn_bpe_from_gpt4_in_a_browser(tmp_path, shots_dir):
         more = BPETokenizer.from_pretrained("cl100k_base").extended(TEXT, MERGES)
     except (ImportError, OSError) as exc:
         pytest.skip(f"GPT-4's vocabulary is not available here: {exc}")
-    # bounds: a cold server compiles its kernels (~15 s measured, x3 with both cores busy)
+    # bounds: a cold server compiles its kernels, several times slower with both cores busy
     with serve(tmp_path) as url, chromium_context() as new_context:
         pg = new_context().new_page()
         pg.goto(f"{url}/learn_bpe")

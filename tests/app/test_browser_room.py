@@ -5,7 +5,8 @@ shares it, and then only read-only (no Stop); the instructor, with the key the s
 with, sees and stops both.  Every locator is scoped to the app's main block or its sidebar and
 names the app's own labels exactly: Streamlit shows a "Stop" button of its own in the header
 while a script runs.  Two runs share the cores with the server, Chromium and this test, so a
-page's rerun gets 60 s (measured: under 30 s with two CPU hogs beside everything).
+page's rerun gets 60 s, twice what it took with two CPU hogs beside everything (why:
+docs/benchmarks.md, "Pages while runs fill the cores").
 """
 
 import re

@@ -44,17 +44,17 @@ from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
 
 _log = logging.getLogger(__name__)
 
-# Shared caches, bounded: a 5,000-merge tokenizer is ~10 MB, GPT-2's ~35 MB once it has encoded.
+# Shared caches, bounded: a large tokenizer, GPT-2's once it has encoded, holds tens of MB.
 # Entries: a room of 50 attendees, each with a corpus of their own (at 16, thirty of them evicted
-# each other's tokenizers and every page run trained again: bench/bench_server.py, 30 sessions);
-# the bytes bound the memory.
+# each other's tokenizers and every page run trained again; why: docs/benchmarks.md, "A page run
+# in AppTest"); the bytes bound the memory.
 STORE_ENTRIES = 64
 STORE_BYTES = 96 * 2**20
 PREFIX_ENTRIES = 64
-PREFIX_BYTES = 64 * 2**20  # a prefix rebuilds its base: 23 MB for 184,371 characters
+PREFIX_BYTES = 64 * 2**20  # a prefix rebuilds its base: tens of MB for a pasted alphabet
 GPT2_ENTRIES = 3
-# An extended real tokenizer holds its own copy of the real one's 100k-200k tokens: measured 61 MB
-# for GPT-4's (tracemalloc), ~600 bytes a token.
+# An extended real tokenizer holds its own copy of the real one's 100k-200k tokens, a little under
+# EXTENDED_TOKEN_BYTES each (tracemalloc, GPT-4's).
 EXTENDED_ENTRIES = 4
 EXTENDED_BYTES = 400 * 2**20
 EXTENDED_TOKEN_BYTES = 640
@@ -124,11 +124,11 @@ def _settings_for(env: tuple, secrets: tuple) -> ServerSettings:
 
 # -- bounded caches (``ui.plumbing.bounded_cache``) ---------------------------------------------------------
 def tokenizer_bytes(tok: BPETokenizer) -> int:
-    """Estimated memory of a trained tokenizer (tracemalloc): ~1.5 KB per merge (its trace record
-    with the competing pairs, its vocabulary entry), rounded up to 2 KB, and ~200 bytes per base
-    symbol (its string, its bytes), rounded up to 256.  At 2 KB for every token, a paste of random
-    Unicode (184,371 characters, 37 MB held) counted 361 MB: over the whole store's bound, so
-    storing it evicted every other attendee's tokenizer, and theirs evicted it, in turn."""
+    """Estimated memory of a trained tokenizer, rounded up from tracemalloc: 2 KB per merge (its
+    trace record with the competing pairs, its vocabulary entry) and 256 bytes per base symbol (its
+    string, its bytes).  At 2 KB for every token, a paste of random Unicode counted many times what
+    it held, over the whole store's bound, so storing it evicted every other attendee's tokenizer,
+    and theirs evicted it, in turn (why: docs/benchmarks.md, "A room that does not behave")."""
     merges = tok.vocab_size - tok.base_size
     return 2048 * (merges + 1) + 256 * tok.base_size
 
@@ -257,7 +257,8 @@ def gpt2_tokenizer(vocab_bpe: bytes, encoder_json: bytes, vocab_name: str = "voc
 
 def gpt2_from_files(vocab: Path, encoder: Path) -> BPETokenizer:
     """GPT-2's tokenizer from its files on this machine, found by their paths, sizes and times:
-    reading and hashing their 1.5 MB at every page run was 6 % of Char vs BPE's server time."""
+    reading and hashing them at every page run was a visible share of Char vs BPE's server time
+    (why: docs/benchmarks.md, "What one page run costs the server")."""
     stats = [(p, p.stat()) for p in (vocab, encoder)]
     return _gpt2_files(tuple((str(p), s.st_size, s.st_mtime_ns) for p, s in stats))
 

@@ -95,7 +95,7 @@ def curves_spec(tok: BPETokenizer, characters: int) -> dict[str, dict]:
     rows = [{"merges": p.merges, "vocabulary size": p.vocab_size, "corpus tokens": p.tokens}
             for p in points]
     dots = len(points) < 60
-    # the data go in beside a template: Altair checks a spec's inline data row by row (1 s here)
+    # the data go in beside a template: Altair checks a spec's inline data row by row, slowly
     return {measure: {**_curve_template(measure, dots), "datasets": {"curve": rows}} for measure in CURVES}
 
 
@@ -126,8 +126,8 @@ def _as_arrow(datasets: dict) -> dict:
 
 @st.cache_resource(show_spinner=False)
 def _variant_specs() -> BoundedCache:
-    """Char vs BPE's curves by the tokenizers' content, costed at their Arrow bytes (~85 KB for
-    three variants at 5,000 merges)."""
+    """Char vs BPE's curves by the tokenizers' content, costed at their Arrow bytes (tens of KB
+    for three variants at 5,000 merges)."""
     return BoundedCache(32, 16 * 2**20, cost=lambda spec: len(spec["datasets"]["curves"]))
 
 

@@ -46,7 +46,7 @@ class TooHeavyError(RuntimeError):
 
 def training_advice(variant: str) -> str:
     """What to do when training ``variant`` hit a bound: the byte variant, split by GPT-2's
-    pattern, trains 8 MB of docs in half the char variant's time (``docs/benchmarks.md``, "Texts
+    pattern, trains a large text faster than the char variant (why: docs/benchmarks.md, "Texts
     that tie")."""
     if variant == "byte":
         return "Ask for fewer merges, or use a smaller text."

@@ -114,8 +114,8 @@ def init_state() -> None:
     """Load the default sample on first open and fill in the kept values' defaults, once a session
     (``STATE_READY`` says it was done: a page run asks several times, and each look-up in
     Streamlit's session state costs microseconds a room pays twenty times a second; filling the
-    defaults in at every read of a kept value was 5 % of the server's GIL time in the hostile
-    room, py-spy)."""
+    defaults in at every read of a kept value showed in py-spy's profile of the hostile room;
+    why: docs/benchmarks.md, "A room that does not behave")."""
     ss = st.session_state
     if STATE_READY in ss:
         return

@@ -1,7 +1,7 @@
 """Giving the server's memory back when a room leaves.
 
-Measured with ``bench/bench_server.py`` (docs/benchmarks.md, "A workshop room"), three things kept
-a room's memory after it had gone:
+Measured with ``bench/bench_server.py`` (why: docs/benchmarks.md, "A workshop room against one
+server"), three things kept a room's memory after it had gone:
 
 - **malloc arenas.**  glibc gives threads that allocate at the same time arenas of their own (up to
   8 per core), and Streamlit runs every script run on a fresh thread: what a room freed lay
@@ -45,8 +45,9 @@ from ui.plumbing.bounded_cache import BoundedCache
 
 ARENAS = 2
 PERIOD_S = 5.0
-# A full collection of a room's objects holds the GIL for ~0.2 s (py-spy, in the hostile room
-# whose fresh tabs end every few seconds): at most one per COLLECT_EVERY_S, owed until then.
+# A full collection of a room's objects holds the GIL for a long moment, and the hostile room's
+# fresh tabs end every few seconds: at most one per COLLECT_EVERY_S, owed until then (why:
+# docs/benchmarks.md, "A room that does not behave").
 COLLECT_EVERY_S = 30.0
 # Python collects young objects every 700 allocations (its default): see :func:`collect_less_often`
 YOUNG_COLLECTION_EVERY = 50_000
@@ -83,13 +84,13 @@ def limit_arenas(arenas: int = ARENAS) -> bool:
 
 
 def collect_less_often() -> None:
-    """A full collection stops every thread while it runs: up to 0.5 s with a room of 300 sessions
-    in one process.  A page run allocates tens of thousands of objects that live until its messages
-    are sent; collected every 700 allocations, most of them were found alive, promoted, and so
-    brought the next full collection closer: 17 ran over ``bench/bench_room.py``'s room of 300
-    (about 4 minutes), each holding up every page run under way.  Collected every
-    ``YOUNG_COLLECTION_EVERY`` allocations, most die young first: 5 ran.  The garbage waits a
-    little longer for its collection: the room's peak RSS was 630-658 MB, against 548-579."""
+    """A full collection stops every thread while it runs, long with a room of 300 sessions in one
+    process.  A page run allocates tens of thousands of objects that live until its messages are
+    sent; collected every 700 allocations (Python's default), most of them were found alive,
+    promoted, and so brought the next full collection closer, each holding up every page run under
+    way.  Collected every ``YOUNG_COLLECTION_EVERY`` allocations, most die young first, and full
+    collections are rarer.  The garbage waits a little longer for its collection, so the room's
+    peak RSS is higher (why: docs/benchmarks.md, "A room on Learn BPE")."""
     gc.set_threshold(YOUNG_COLLECTION_EVERY, 20, 10)
 
 
@@ -161,8 +162,8 @@ def hold_corpus(digest: str) -> None:
 def orphaned_corpora() -> set[str]:
     """The corpora whose sessions have all ended (closed by :func:`close_expired_sessions`),
     forgetting those sessions.  A pasted corpus cannot be asked for again once its sessions end
-    (nothing else holds its text), so its tokenizers and payloads are dead weight: 2 MB of
-    random Unicode left ~80 MB in the caches (a tokenizer and a prefix view) for 10 idle minutes."""
+    (nothing else holds its text), so its tokenizers and payloads are dead weight: a pasted text
+    left many times its size in the caches (a tokenizer and a prefix view) for ``CACHE_IDLE_S``."""
     parts = _sessions()
     if parts is None:
         return set()

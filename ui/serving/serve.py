@@ -23,8 +23,8 @@ they fail with "400 session invalid").  What this module owns, and why each choi
   Health checks ask ``/_stcore/health``; websockets pass through with an 8-hour tunnel timeout.
 - **The proxy compresses text** (``compression algo gzip``) for a browser that accepts it.
   Streamlit leaves its static files uncompressed on purpose, expecting a proxy in front to do it:
-  a new attendee's first load of Learn BPE shrinks from 3.5 MB to 1.9 MB on the venue's network,
-  for about 60 ms more server CPU a tab, the proxy's included (``bench/bench_first_load.py``).
+  a new attendee's first load of Learn BPE shrinks by nearly half on the venue's network, for a
+  little more server CPU a tab (why: docs/benchmarks.md, "A new attendee's first page load").
 - **Every process runs the same app the same way**: the repository as working directory (its
   ``.streamlit/config.toml`` and ``secrets.toml``), the same environment (the instructor key and
   the caps, ``BPE_EXPLORER_*``; one runs folder, so one queue under ``core.gpt``'s file locks), one

@@ -1,16 +1,16 @@
-"""Sending a page run's messages the moment they are written, not 40 ms later.
+"""Sending a page run's messages the moment they are written, not a delayed ACK later.
 
 A page run sends its browser about 35 small websocket messages.  Streamlit (1.67, on uvicorn)
 binds its listening socket itself, as ``socket.socket(family)``, so the connections it accepts
 report protocol 0, and asyncio turns Nagle's algorithm off (``TCP_NODELAY``) only on sockets
 that report TCP (``asyncio.base_events._set_nodelay``; uvicorn's issue #3149 is the same trap).
 With Nagle on, the first message goes out and the rest wait in the kernel for its
-acknowledgement, which the browser's side delays by up to 40 ms on Linux (200 ms on Windows),
-having nothing to send back.  Traced with ``strace`` on a bare page: the server wrote every
-message within 6 ms of the request, and the client received the first at 5 ms, the other 25 at
-48 ms, every run: bench/bench_page_cpu.py's wall p50 was 48 ms for pages costing the server 7-18
-ms of CPU.  A Chromium tab gains less (p50 61.5 to 54.3 ms, docs/benchmarks.md), as it is busy
-redrawing for most of that wait; a tab idle when the messages come waits all of it.
+acknowledgement, which the browser's side delays (its delayed-ACK timer), having nothing to send
+back.  Traced with ``strace`` on a bare page: the server wrote every message at once, and the
+client received the first at once and the others only when the timer fired, every run, whatever
+the page cost the server.  A Chromium tab gains less, as it is busy redrawing for most of that
+wait; a tab idle when the messages come waits all of it (why: docs/benchmarks.md, "What one page
+run costs the server").
 
 :func:`send_at_once` sets ``TCP_NODELAY`` on every TCP socket the process has open: the
 listening socket, whose options Linux copies to each connection it accepts from then on, and

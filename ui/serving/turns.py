@@ -1,13 +1,13 @@
 """Page runs take turns in an app process.
 
 Streamlit runs each session's page run on a thread of its own, and the GIL lets one thread run
-Python at a time: twenty runs begun together all finish late, sharing the interpreter in 5 ms
-slices, where one after another the first would finish at once.  The event loop thread, which
-sends every run's messages (about 35 for Learn BPE), also waits for the GIL up to a slice each
-time a run's thread holds it, so the more runs run at once, the longer each finished run's
-messages take to leave.  In ``bench/bench_room.py``'s room of 300 on one process (docs/benchmarks.md,
-seventh pass), page runs' p95 went from 152-911 ms to 104-146 ms with turns; with rarer full
-collections too (``ui.serving.memory.collect_less_often``), 86-115 ms with turns, 161 without.
+Python at a time: twenty runs begun together all finish late, sharing the interpreter in slices
+of ``sys.getswitchinterval()``, where one after another the first would finish at once.  The event
+loop thread, which sends every run's messages (about 35 for Learn BPE), also waits for the GIL up
+to a slice each time a run's thread holds it, so the more runs run at once, the longer each
+finished run's messages take to leave.  In ``bench/bench_room.py``'s room of 300 on one process,
+turns and rarer full collections (``ui.serving.memory.collect_less_often``) together brought the
+page runs' p95 to its target; neither alone did (why: docs/benchmarks.md, "A room on Learn BPE").
 
 A run that holds the turn longer than ``LONG_S`` (a large text's page, a first training) is a long
 one: the runs waiting stop waiting for it and go on beside it, as every run did before turns.  So

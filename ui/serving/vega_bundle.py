@@ -3,7 +3,7 @@ route (``server.enableStaticServing`` in ``.streamlit/config.toml``) from ``stat
 
 The bundle is the one the Vega team publishes for offline pages (``vl_convert.javascript_bundle``,
 the same that Altair inlines into a saved chart): a workshop's server may have no internet, so
-no CDN.  It is written once per installation, on the first page that needs it (about 2 s), under
+no CDN.  It is written once per installation, on the first page that needs it (a second or two), under
 a name that carries its versions, so a browser may cache it and an upgrade is a new file.  It is
 fetched by the browser once per page load, never sent through the websocket.
 """

@@ -51,7 +51,7 @@ DEFAULT_SPEED = 5
 NAME_CHARS = 32  # a token named only in the table, the chart or a heading is cut to this
 HEIGHT = 320  # the text box's height in pixels
 # A payload of this many merges or more is built by the room's job engine: its tokens' names and
-# faces grow with the merges (measured 1-4 s for 500-5,000 merges on a busy 2-core machine).
+# faces grow with the merges, to seconds of work on a busy 2-core machine.
 INLINE_MERGES = 1000
 
 
@@ -134,7 +134,8 @@ VIEW_KEY = "learn_step_view"
 @st.cache_resource(show_spinner=False)
 def _payloads() -> BoundedCache:
     """Encoded payloads by tokenizer and window (as many as the tokenizers: ``ui.plumbing.cache``); a
-    300-merge payload is ~130 KB, a 5,000-merge one ~1.2 MB."""
+    5,000-merge payload is about ten times a 300-merge one (docs/benchmarks.md, "Learn BPE's step
+    view in Chromium")."""
     return BoundedCache(64, 96 * 2**20, cost=lambda entry: len(entry[1]))
 
 

@@ -129,8 +129,8 @@ def show_merge_graph(tok: BPETokenizer, token_id: int) -> None:
 
 @st.cache_resource(show_spinner=False)
 def _drawn() -> BoundedCache:
-    """Drawn merge graphs by tokenizer and token: laying out a 500-merge token takes ~0.3 s, and
-    a page that shows one draws it again at every rerun."""
+    """Drawn merge graphs by tokenizer and token: laying out a large token's graph takes a
+    noticeable part of a page run, and a page that shows one draws it again at every rerun."""
     return BoundedCache(64, 16 * 2**20, cost=lambda entry: len(entry[1]))
 
 

@@ -36,8 +36,9 @@ SHORT = 48  # symbols: a chunk up to this long is merged by scanning (``_merge_s
 @njit(cache=True)
 def build_table(keys, values):
     """Pair key -> value, as two arrays probed linearly (``_find``; ``-1``: empty), under half
-    full; of two equal keys the later value wins.  A lookup costs a few nanoseconds, ~10x less
-    than numba's typed dict, and the kernels below look one up for every pair they see."""
+    full; of two equal keys the later value wins.  A lookup costs far less than numba's typed
+    dict's, and the kernels below look one up for every pair they see (why: docs/benchmarks.md,
+    "Encoding real tokenizers")."""
     size = 16
     while size < 2 * len(keys):
         size *= 2

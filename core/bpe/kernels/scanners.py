@@ -21,7 +21,8 @@ Equal pieces are found as they are cut, in ``piece_table``' table of byte ranges
 
 The kernels allocate nothing and are compiled without numba's reference counting
 (``_nrt=False``): a call between compiled functions otherwise costs two atomic operations per
-array argument, which makes cutting a text 5x slower (the many small calls per piece);
+array argument, which made cutting a text several times slower (the many small calls per piece;
+why: docs/benchmarks.md, "Encoding real tokenizers");
 :func:`scan` returns when an array is full, and ``known_patterns`` grows it.
 ``function.py_func`` runs the same source uncompiled.  Leaves out: which pattern is which
 scanner, and what is done with the pieces (``known_patterns``, ``core.bpe.encoding``).

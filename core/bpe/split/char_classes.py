@@ -2,8 +2,8 @@
 from the ``regex`` module itself: the compiled scanner (``kernels.scanners``) then agrees with
 ``regex.findall`` on every character, whatever Unicode version ``regex`` ships.
 
-Each class is read by running its own regex over a string of all 1,114,112 code points (about
-0.15 s, once per process): ``\\p{L}``, ``\\p{N}``, ``\\s``, o200k's two case classes, and the
+Each class is read by running its own regex over a string of all 1,114,112 code points (once per
+process): ``\\p{L}``, ``\\p{N}``, ``\\s``, o200k's two case classes, and the
 characters a contraction's letters match case-insensitively (``(?i:s)`` also matches U+017F,
 LATIN SMALL LETTER LONG S).  Leaves out: the patterns themselves (``core.bpe.pretokenize``) and
 scanning (``kernels.scanners``).

@@ -4,13 +4,14 @@ A long text, with a known split pattern (``known_patterns``), is encoded in comp
 over the whole of it (:func:`byte_ids`): cut, equal pieces found once (``kernels.scanners``), each
 distinct piece encoded at once (the tokenizer's ``encoder.encode_ranges``), the ids of every
 piece gathered (``kernels.piece_table``).  Python touches no piece, which is what makes it as fast as
-tiktoken: with ``regex`` and a dictionary lookup per piece, the split alone took 3-4x
-tiktoken's whole encode.  Special tokens are cut out first and put back between the segments.
+tiktoken: with ``regex`` and a dictionary lookup per piece, the split alone took longer than
+tiktoken's whole encode (why: docs/benchmarks.md, "Encoding real tokenizers").  Special tokens
+are cut out first and put back between the segments.
 
 A short text goes through ``regex`` and plain Python instead (``core.bpe.encoding``), new chunks
-merged by :func:`lowest_first`: a fresh process pays about 1 s to import numba and load the
-kernels (numba's first load also imports scipy), which plain Python spends on 1-2 million
-characters (docs/benchmarks.md, "Encoding real tokenizers"), so ``python -c "...encode('hello
+merged by :func:`lowest_first`: importing numba and loading the kernels in a fresh process
+(numba's first load also imports scipy) costs what plain Python spends on a million characters or
+more (why: docs/benchmarks.md, "Encoding real tokenizers"), so ``python -c "...encode('hello
 world')"`` never loads numba.  Once the kernels are loaded (``warm``), they win from a few
 thousand characters on.  Merging by scanning costs the square of a chunk's length, so plain
 Python takes new chunks only while the sum of their squared lengths stays small.
@@ -24,8 +25,8 @@ from ..kernels import piece_table
 from . import known_patterns
 from ..pretokenize import special_split
 
-# Characters from which the compiled kernels pay: before they are loaded (loading them costs a
-# fresh process about 1 s), and after.
+# Characters from which the compiled kernels pay: before they are loaded (loading them is a fresh
+# process's largest cost), and after (why: docs/benchmarks.md, "Encoding real tokenizers").
 _COLD_FROM_CHARS = 1_000_000
 _WARM_FROM_CHARS = 4_000
 # The most new chunks' summed squared lengths that plain Python merges sooner than a kernel.
