@@ -37,6 +37,7 @@ OWN = "__own__"  # the pick the box says once the attendee typed or pasted their
 PICK = "tokenizers_pick"
 PICK_LABELS = {CORPUS: "The corpus in the sidebar", OWN: "Your own text (typed or pasted)"}
 TEXT = "tokenizers_text"
+SEEN_CORPUS = "tokenizers_seen_corpus"  # the sidebar corpus's hash when the pick last followed it
 PANEL_WIDTH = 290  # a tokenizer's panel: three fit beside the sidebar at 1400 px, one at 800 px
 
 
@@ -75,11 +76,23 @@ st.title("🔍 Compare tokenizers")
 st.caption("The same text under the tokenizers real models use, and yours. Every vocabulary ships "
            "with the app: nothing is downloaded.")
 
+def follow_the_corpus(first: str) -> None:
+    """Open on the attendee's newest corpus: the sidebar's once they loaded one (a paste, an upload,
+    a sample, a station's), else ``first``; a corpus loaded later is picked when the page shows
+    again, as the other pages use it."""
+    digest = state.corpus_digest()
+    if state.get(SEEN_CORPUS) != digest:
+        chosen = state.get(state.CORPUS_SOURCE) is not None or state.get(SEEN_CORPUS) is not None
+        state.put(PICK, CORPUS if chosen else first)
+        state.put(SEEN_CORPUS, digest)
+    if state.get(TEXT) is None or state.get(PICK) == CORPUS:  # the sidebar's corpus may have changed
+        state.put(TEXT, picked_text(state.get(PICK)))
+
+
 labels, missing = choices()
 picks = [n for n in sample_names() if n != FIRST_TEXT]
 picks = [FIRST_TEXT, *picks, CORPUS, OWN] if FIRST_TEXT in sample_names() else [*picks, CORPUS, OWN]
-if state.get(TEXT) is None or state.get(PICK) == CORPUS:  # the sidebar's corpus may have changed
-    state.put(TEXT, picked_text(state.get(PICK) or picks[0]))
+follow_the_corpus(picks[0])
 st.selectbox("Pick a text", picks, key=PICK, format_func=pick_label, on_change=on_pick)
 # no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice); the caption counts characters
 text = st.text_area(

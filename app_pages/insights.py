@@ -7,7 +7,7 @@ import streamlit as st
 from core import PRETRAINED_NAMES
 from core.bpe.display import visible
 from core.insights import HELD_OUT
-from core.insights.sweep import launch_sweep, sweep_points
+from core.insights.sweep import SweepTooShortError, launch_sweep, surely_too_short, sweep_points, window_tokens
 from core.insights.embeddings import RARE
 from core.room import list_runs
 from core.room.status import ACTIVE
@@ -19,7 +19,7 @@ from ui.plumbing.identity import viewer
 from ui.plumbing.render import md_safe, show_error
 from ui.views.insights_view import (curve, curve_chart, curve_frame, embedding_chart, embedding_frame,
                                    findings, language_frame, parallel_texts, premium_chart, residue_frame,
-                                   sweep_chart, token_facts, unreachable_frame)
+                                   sweep_chart, sweep_rows, token_facts, unreachable_frame)
 from ui.views.token_view import show_merge_graph
 
 YOURS = "session"
@@ -88,41 +88,47 @@ def sweep_section() -> None:
                            max_selections=5, key="insights_sweep_sizes")
     who = viewer()
     runs_dir = state.runs_dir()
+    too_short = surely_too_short(text)
+    if too_short:
+        st.info(f"{md_safe(name)} is too short to train a GPT on: each part of it (the training part and "
+                f"the held-out tenth) must hold a window of {window_tokens()} tokens. Paste a longer text, "
+                f"or load Tiny Shakespeare (More corpora, in the sidebar).", icon="📏")
+    refused = {}
     if st.button("Train small GPTs at these sizes", key="insights_sweep_launch",
-                 disabled=not 3 <= len(sizes) <= 5):
+                 disabled=too_short or not 3 <= len(sizes) <= 5):
         try:
             launch_sweep(text, sizes, who.owner, runs_dir, settings=server_settings())
+        except SweepTooShortError as exc:
+            show_error(exc, "Not launched: ")
+            refused = exc.short
         except (ValueError, OSError) as exc:  # a cap reached, a model over the device's bounds
             show_error(exc, "Not launched: ")
-    sweep_progress(sizes, who.owner, runs_dir)
+    sweep_progress(sizes, who.owner, runs_dir, refused)
 
 
-def sweep_progress(sizes, owner, runs_dir) -> None:
+def sweep_progress(sizes, owner, runs_dir, refused: dict[int, int]) -> None:
     """The sweep's runs as they stand; redrawn every few seconds while any of them trains."""
     points = sweep_points(text, sizes, owner, runs_dir)
     if any(p.status in ACTIVE for p in points):
         live_sweep(sizes, owner, runs_dir)
-    elif points:
-        draw_sweep(points)
+    elif points or refused:
+        draw_sweep(sizes, points, refused)
 
 
 @st.fragment(run_every=SWEEP_EVERY_S)
 def live_sweep(sizes, owner, runs_dir) -> None:
     points = sweep_points(text, sizes, owner, runs_dir)
-    draw_sweep(points)
+    draw_sweep(sizes, points, {})
     if not any(p.status in ACTIVE for p in points):
         st.rerun()  # all ended: the page draws them once more, and stops polling
 
 
-def draw_sweep(points) -> None:
+def draw_sweep(sizes, points, refused: dict[int, int]) -> None:
+    """The chart of the runs that evaluated, and a row for every size asked, whatever its state."""
     chart = sweep_chart(points)
     if chart is not None:
         st.vega_lite_chart(chart.to_dict(), width="stretch")
-    st.dataframe([{"vocabulary": p.vocab_size, "status": p.status, "step": f"{p.step:,} / {p.max_steps:,}",
-                   "val bits/char": None if p.val_bpc is None else round(p.val_bpc, 3),
-                   "parameters": p.n_params,
-                   "embedding share": None if p.embedding_share is None else f"{p.embedding_share:.0%}"}
-                  for p in points], hide_index=True, width="stretch")
+    st.dataframe(sweep_rows(sizes, points, refused), hide_index=True, width="stretch")
     st.caption("Embedding share: the token embedding (tied to the output layer) as a part of the model's "
                "parameters: a larger vocabulary spends more of a small model on it.")
 

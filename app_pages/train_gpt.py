@@ -162,6 +162,7 @@ if not runs:
 
 
 active_state = {(r.owner, r.name, r.status) for r in runs if r.active}
+state.open_runs({run_view.run_label(r, who): (r.owner, r.name) for r in runs})  # a station's button
 
 
 # -- one run, live -------------------------------------------------------------------------------
@@ -242,11 +243,16 @@ def live_run() -> None:
     if not current or {(r.owner, r.name, r.status) for r in current if r.active} != active_state:
         st.rerun()  # a run queued, started, ended or was deleted: the whole page follows
     all_runs = {run_view.run_label(r, who): r for r in current}
-    if state.selected_run() not in all_runs:  # the attendee's own run first, never the room's over it
+    if state.selected_run() not in all_runs:  # the attendee's own run first, never another's
         state.select_run(run_view.own_run_first(all_runs, who))
     # plain labels: Streamlit keeps showing the label a selected option had when it was picked
-    chosen = st.selectbox("Run", list(all_runs), key=state.GPT_SELECTED_RUN)
+    chosen = st.selectbox("Run", list(all_runs), key=state.GPT_SELECTED_RUN,
+                          placeholder="Pick a run shared with the room…")
     state.url_put(state.RUN_PARAM, chosen)  # a reload shows this run again
+    if chosen is None:
+        st.info("You have no runs yet: launch one above. Runs others share with the room are in the "
+                "list: pick one to watch it.")
+        return
     run = all_runs[chosen]
     st.caption(run_view.describe_run(run))
     metrics = read_metrics(run.path)
@@ -278,7 +284,7 @@ def bpc_chart_section() -> None:
     while runs train."""
     st.subheader("Compare runs: validation bits per character")
     current = {run_view.run_label(r, who): r for r in list_runs(runs_dir, who)}
-    state.sync_bpc_runs(list(current))
+    state.sync_bpc_runs(list(current), run_view.opens_on(current, who))
     chosen = st.multiselect("Runs", list(current), key=state.GPT_BPC_RUNS)
     charts = run_view.bpc_charts({label: current[label] for label in chosen}, state.corpus_digest())
     if not charts:
@@ -303,7 +309,11 @@ if not ready:
 if state.get(GEN_RUN) not in ready:  # the attendee's own run first, never the room's over it
     state.put(GEN_RUN, run_view.own_run_first(ready, who, state.selected_run()))
 # the run on a row of its own: a run's name with its owner ("… · the room (shared)") is cut in a column
-gen_label = st.selectbox("Checkpoint of run", list(ready), key=GEN_RUN)
+gen_label = st.selectbox("Checkpoint of run", list(ready), key=GEN_RUN, placeholder="Pick a finished run…")
+if gen_label is None:
+    st.caption("Your runs can be sampled once they have finished or been stopped; pick one the room "
+               "shares to sample it.")
+    st.stop()
 g2, g3, g4 = st.columns(3)
 temperature = g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")
 top_k = g3.number_input("Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")

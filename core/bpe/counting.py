@@ -42,7 +42,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from .kernels import count as kernels
-from .errors import ArgumentError, check_count, check_text
+from .errors import ArgumentError, EmptyCorpusError, check_count, check_text
 from .pretokenize import GPT2_PATTERN, GPT4_PATTERN, resolve_pattern
 from .split import known_patterns
 from .variants import variant_rules
@@ -83,7 +83,7 @@ def checked_chunk_counts(counts) -> list[tuple[str, int]]:
         raise ArgumentError(f"Chunk counts must be a mapping {{chunk: count}}, not {type(counts).__name__}.")
     chunks = list(counts.items())
     if not chunks:
-        raise ValueError("The corpus is empty: there are no chunks to learn from.")
+        raise EmptyCorpusError("The corpus is empty: there are no chunks to learn from.")
     for chunk, count in chunks:
         if not isinstance(chunk, str) or not chunk:
             raise ArgumentError(f"Each chunk must be non-empty text, not {chunk!r}.")

@@ -1,7 +1,7 @@
 """What every layer of the tokenizer library checks its arguments against: the shared errors, the
 argument checks (token lengths added up from merges included), and the limits on ids.
 
-Owns: :class:`ArgumentError`, :class:`UnknownCharacterError`, :class:`VocabularyTooLargeError`,
+Owns: :class:`ArgumentError`, :class:`EmptyCorpusError`, :class:`UnknownCharacterError`, :class:`VocabularyTooLargeError`,
 ``check_count`` / ``check_text`` / ``check_id`` / ``token_lengths`` and the id limits.
 Leaves out: the errors of one module (``PatternError`` in ``pretokenize``, ``CorpusTooLargeError``
 in ``trainer``, ``TokenizerFileError`` in ``files``, ``GPT2FileError`` in ``gpt2``, ``ExportError``
@@ -22,6 +22,13 @@ MAX_SPECIAL_CHARS = 256
 
 class ArgumentError(ValueError):
     """An argument of the wrong type or out of range (the message names it and what is allowed)."""
+
+
+class EmptyCorpusError(ValueError):
+    """A training asked of an empty text: a page says so as a message, never as a failure."""
+
+    def __init__(self, message: str = "The corpus is empty: paste or load some text first.") -> None:
+        super().__init__(message)
 
 
 class VocabularyTooLargeError(ValueError):

@@ -32,7 +32,7 @@ import unicodedata
 
 import numpy as np
 
-from .errors import check_text
+from .errors import EmptyCorpusError, check_text
 from .trainer import BPETrainer, refuse_above
 
 
@@ -43,7 +43,7 @@ def extension_trainer(tok, text: str, top_k: int = 10, max_memory: int | None = 
     may take more, before encoding anything."""
     check_text(text, "The corpus")
     if not text:
-        raise ValueError("The corpus is empty: paste or load some text first.")
+        raise EmptyCorpusError()
     if max_memory is not None:
         refuse_above(text, "byte", max_memory, "use a shorter corpus", extending=True)
     sequences = chunk_encodings(tok, text)

@@ -25,7 +25,8 @@ from ..atomic import write_json
 from . import extend, files, gpt2, pretrained
 from .alphabet import UNSEEN
 from .encoding import ChunkEncoder, RankEncoder, Token
-from .errors import ArgumentError, UnknownCharacterError, check_count, check_id_list, check_text
+from .errors import (ArgumentError, EmptyCorpusError, UnknownCharacterError, check_count, check_id_list,
+                     check_text)
 from .pretokenize import check_pattern
 from .ranks import merge_triples
 from .trainer import BPETrainer, MergeStep, Progress
@@ -407,5 +408,5 @@ class CharTokenizer(BPETokenizer):
     @classmethod
     def from_text(cls, text: str, *args, **kwargs) -> CharTokenizer:
         if not text:
-            raise ValueError("The corpus is empty: paste or load some text first.")
+            raise EmptyCorpusError()
         return cls(sorted(set(text)))

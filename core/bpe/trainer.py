@@ -38,7 +38,7 @@ import numpy as np
 from .kernels import train as kernels
 from .alphabet import characters
 from .counting import checked_chunk_counts
-from .errors import MAX_ID, ArgumentError, check_count, check_text
+from .errors import MAX_ID, ArgumentError, EmptyCorpusError, check_count, check_text
 from .pretokenize import resolve_pattern
 from .variants import variant_rules
 
@@ -136,7 +136,7 @@ class BPETrainer:
     ) -> None:
         check_text(text, "The corpus")
         if not text:
-            raise ValueError("The corpus is empty: paste or load some text first.")
+            raise EmptyCorpusError()
         self._configure(variant, end_of_word, pattern, special_tokens, top_k, regex_timeout, max_memory)
         if max_memory is not None:
             refuse_above(text, self.variant, max_memory, "use a shorter corpus")

@@ -44,18 +44,63 @@ def run_name(text: str, size: int, preset: str) -> str:
     return f"vocab-{size}-{preset}-{digest}"
 
 
+class SweepTooShortError(ValueError):
+    """A corpus too short for the preset's window at some of the sizes asked: ``short`` says, per
+    size, how many tokens the shorter part holds.  Nothing was launched."""
+
+    def __init__(self, short: dict[int, int], block_size: int, preset: str) -> None:
+        self.short = short
+        sizes = ", ".join(f"{size:,}" for size in sorted(short))
+        fewest = min(short.values())
+        super().__init__(
+            f"This corpus is too short for the {preset} preset at {sizes} tokens: each part of it (the "
+            f"training part and the held-out tenth) must hold a window of {block_size + 1} tokens, and "
+            f"the shorter holds {fewest:,}. Paste a longer text, or load Tiny Shakespeare (More corpora, "
+            f"in the sidebar), then train again.")
+
+
+def window_tokens(preset: str = "quick") -> int:
+    """How many tokens each part of the corpus must hold for the preset: one window (block + 1)."""
+    from ..gpt.config import PRESETS  # torch: the model's settings
+
+    return PRESETS[preset]["block_size"] + 1
+
+
+def surely_too_short(text: str, preset: str = "quick") -> bool:
+    """Whether the corpus is too short at every size, known without training: a byte-level token
+    holds at least one byte, so a part of fewer bytes than a window holds fewer tokens."""
+    train, held_out = split_held_out(text)
+    shorter = min(len(train.encode("utf-8", "surrogatepass")), len(held_out.encode("utf-8", "surrogatepass")))
+    return shorter < window_tokens(preset)
+
+
+def _shortfall(text: str, tokenizers: dict[int, BPETokenizer], window: int) -> dict[int, int]:
+    """The sizes at which a part of ``text`` holds fewer than ``window`` tokens, with that count."""
+    parts = split_held_out(text)
+    short = {}
+    for size, tok in tokenizers.items():
+        fewest = min(len(tok.encode(part)) for part in parts)
+        if fewest < window:
+            short[size] = fewest
+    return short
+
+
 def launch_sweep(text: str, sizes, owner: str, runs_dir=None, preset: str = "quick",
                  settings: ServerSettings | None = None) -> dict[int, RunInfo]:
     """Queue (or join) one run per vocabulary size for ``owner``; returns at once.  The runs are the
     room's, so the owner's cap on runs is raised to the sweep's size for them, as for a station's
-    runs (``core.lessons.room_runs``)."""
+    runs (``core.lessons.room_runs``).  A corpus too short at any size is refused before anything is
+    launched (:class:`SweepTooShortError`): a run that can only fail would be the room's."""
     from ..gpt.config import make_config  # torch: only when launching
     from ..room.runs import launch_run
 
     tokenizers = sweep_tokenizers(text, sizes)
+    config = make_config(preset, seed=SEED)
+    short = _shortfall(text, tokenizers, config.block_size + 1)
+    if short:
+        raise SweepTooShortError(short, config.block_size, preset)
     settings = settings or ServerSettings.from_env()
     settings = replace(settings, max_runs_per_owner=max(len(tokenizers), settings.max_runs_per_owner))
-    config = make_config(preset, seed=SEED)
     launched = {}
     for size, tok in tokenizers.items():
         launched[size] = launch_run(config, run_name(text, size, preset), runs_dir, owner=owner, text=text,

@@ -33,6 +33,7 @@ from ..bpe.compare import script_costs
 from ..bpe.display import visible
 from ..bpe.variants import variant_rules
 from ..corpus import CACHE_DIR, download_tiny_shakespeare, read_corpus, sample_corpora
+from ..insights.vocab_curve import split_held_out
 from .errors import LessonError
 
 SPLITS = {"none": None, "gpt2": "gpt2", "gpt4": "gpt4"}  # the URL's ?split= values: the pattern
@@ -64,16 +65,24 @@ class StationData:
         merges = self.merges if merges is None else merges
         return _trained(self.corpus, self.variant, merges, self.marker, self.split, self.start)
 
+    def training_part_tokenizer(self) -> BPETokenizer:
+        """The same tokenizer trained on the training part alone (the first 90 %, the cut a GPT run
+        makes): a model scored on the held-out tenth gets a tokenizer that never saw it."""
+        return _trained(self.corpus, self.variant, self.merges, self.marker, self.split, self.start,
+                        training_part=True)
+
     def arg(self, name: str):
         return self.args.get(name, COMPUTATION_DEFAULTS.get(name))
 
 
 @lru_cache(maxsize=8)
 def _trained(corpus: str | None, variant: str, merges: int, marker: str, split: str,
-             start: str) -> BPETokenizer:
+             start: str, training_part: bool = False) -> BPETokenizer:
     """One training per corpus and settings (a station's answer and the facts about its tool
     read the same tokenizer; Tiny Shakespeare's 512 merges take seconds)."""
     text = load_corpus(corpus)
+    if training_part:
+        text = split_held_out(text)[0]
     if start != "chars":
         return BPETokenizer.from_pretrained(start).extended(text, merges)
     pattern = variant_rules(variant).split_pattern(SPLITS[split])

@@ -79,7 +79,8 @@ def start_room_runs(data: StationData, settings: ServerSettings | None = None) -
         if is_run(path):
             launched[kind] = run_info(path)
             continue
-        tokenizer = data.tokenizer() if kind == "bpe" else None  # None: launch_run's characters
+        # None: launch_run's characters; BPE learned from the training part only, as the model is
+        tokenizer = data.training_part_tokenizer() if kind == "bpe" else None
         try:
             info = launch_run(config, path.name, runs_dir, owner=ROOM_OWNER, text=text, tokenizer=tokenizer,
                               settings=settings)

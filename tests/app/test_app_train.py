@@ -238,6 +238,9 @@ def test_owners_see_their_own_runs_shared_ones_read_only_and_the_instructor_all(
     bob.run()
     [label] = _labels(bob)
     assert label.startswith("alices-run · attendee ") and ALICE not in label
+    # another attendee's run is listed, never what Bob's page opens on: he picks it
+    assert bob.selectbox(key="gpt_selected_run").value is None and "no runs yet" in bob.info[-1].value
+    bob.selectbox(key="gpt_selected_run").select(label).run()
     assert not any(b.key in ("gpt_stop", "gpt_resume", "gpt_delete") for b in bob.button)
     assert "read-only" in " ".join(c.value for c in bob.caption)
     assert private.is_dir()
@@ -250,6 +253,7 @@ def test_owners_see_their_own_runs_shared_ones_read_only_and_the_instructor_all(
     _stopped_run(tmp_path, BOB, "bobs-run", seed=2)
     teacher.sidebar.text_input(key="instructor_key_input").input(KEY).run()
     assert sorted(label.split(" · ")[0] for label in _labels(teacher)) == ["alices-run", "bobs-run"]
+    teacher.selectbox(key="gpt_selected_run").select(_labels(teacher)[0]).run()
     assert not teacher.button(key="gpt_resume").disabled  # the instructor manages any run
     teacher.button(key="gpt_resume").click().run()
     poll(teacher, lambda a: any(b.key == "gpt_stop" for b in a.button), timeout=120)

@@ -32,6 +32,7 @@ import streamlit as st
 from core import PRETRAINED_NAMES, BPETokenizer, BPETrainer
 from core.bpe import (CorpusTooLargeError, GPT2FileError, PatternError, PatternTimeoutError,
                       extension_trainer, load_gpt2_bytes)
+from core.bpe.errors import EmptyCorpusError
 from core.bpe.explain import unseen_words
 from core.bpe.pretokenize import set_regex_timeout
 from core.corpus import CorpusStats, corpus_stats
@@ -67,7 +68,8 @@ PRETRAINED_LABELS = {
 }
 # What training a tokenizer on the session's corpus may refuse with: a bad or too slow split
 # pattern, a corpus over the server's training-memory limit, a training over the server's bounds.
-TRAINING_ERRORS = (PatternError, PatternTimeoutError, CorpusTooLargeError, heavy_jobs.TooHeavyError)
+TRAINING_ERRORS = (EmptyCorpusError, PatternError, PatternTimeoutError, CorpusTooLargeError,
+                   heavy_jobs.TooHeavyError)
 # What loading a real tokenizer may fail with: GPT-2's files or the quicktok package missing.
 PRETRAINED_ERRORS = (GPT2FileError, ImportError, OSError)
 START_ERRORS = TRAINING_ERRORS + PRETRAINED_ERRORS

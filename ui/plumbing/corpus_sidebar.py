@@ -59,10 +59,9 @@ def _sync_paste_box() -> None:
 
     A new box, not a new value in the old one: the browser applies a value the server sets only
     when it draws the page, and a fragment polling a job (the corpus being counted) can send the
-    page's widgets before that.  An 8 MB paste was then sent back once more, and then the box as
-    the server had emptied it, which read as a second paste of nothing and emptied the corpus.  A
-    message about the old box now names a widget this session no longer has, and changes
-    nothing."""
+    page's widgets before that (``state.echoed``).  A large paste was then sent back once more, and
+    then the box as the server had emptied it, which read as a second paste of nothing and emptied
+    the corpus.  A message about the old box names a widget this session no longer has."""
     _, text = state.corpus()
     state.put(CORPUS_PASTES, state.get(CORPUS_PASTES, 0) + 1)
     state.put(_paste_key(), text if len(text) <= EDIT_LIMIT else "")
@@ -90,7 +89,7 @@ def _failed(message: str) -> None:
 
 def _on_sample() -> None:
     name = state.get(CORPUS_SAMPLE)
-    if name is not None:
+    if name is not None and not state.echoed():
         _load_sample(name)
 
 
@@ -100,7 +99,7 @@ def _utf8_size(text: str) -> int:
 
 def _on_paste() -> None:
     text = state.get(_paste_key())
-    if not text or text == state.corpus()[1]:  # an emptied box is not a corpus to learn from
+    if not text or text == state.corpus()[1] or state.echoed():  # an emptied box is no corpus
         return
     try:
         check_corpus_size(_utf8_size(text), "The pasted text", settings().max_corpus_bytes)
@@ -134,6 +133,9 @@ def _on_upload() -> None:
         replaceable = "not UTF-8" in str(exc)
         _failed(str(exc))  # names the first byte that is not UTF-8, and where it is
         state.put(CORPUS_REPLACEABLE, _upload_key() if replaceable else None)
+        return
+    if not text.strip():
+        _failed(f"{source} holds no text.")
         return
     _load(upload.name, text, source=_store(upload.name, text))
     _release(upload)
@@ -189,7 +191,7 @@ def start_trainable() -> None:
 def _on_server_path() -> None:
     folder = settings().corpus_dir
     raw = state.get(CORPUS_PATH, "").strip()
-    if folder is None or not raw:
+    if folder is None or not raw or state.echoed():
         return
     try:
         name, text = read_corpus_under(folder, raw, settings().max_corpus_bytes)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.bpe.variants import variant_rules
 
@@ -60,6 +61,7 @@ GPT_RUN_NAME = "gpt_run_name"
 GPT_SUGGESTED_NAME = "gpt_suggested_run_name"
 GPT_BPC_RUNS = "gpt_bpc_runs"  # the runs on the bits-per-character chart
 GPT_BPC_SEEN = "gpt_bpc_seen"  # the runs that chart has offered already
+GPT_OPEN_RUNS = "gpt_open_runs"  # (owner, name) of the runs a station's button opens the page on
 GPT_TOKENIZER = "gpt_tokenizer"
 GPT_PROMPT = "gpt_prompt"
 # Start here (``ui.views.lesson_view``)
@@ -126,6 +128,16 @@ def init_state() -> None:
     ss.setdefault(LEARN_STEP, 0)
     ss.setdefault(LEARN_EPOCH, 0)
     ss[STATE_READY] = True
+
+
+def echoed() -> bool:
+    """Whether a change a callback sees is an echo: this run reruns fragments only, and no widget
+    drawn outside a fragment changes in such a run by a person's hand (a change there asks for a
+    whole run).  The browser sends every widget with a fragment's rerun, as it holds it then, which
+    can be a value from before the server last set it (a sample box the server emptied when a paste
+    was loaded): a callback of such a widget ignores the change."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def get(key: str, default=None):
@@ -201,6 +213,9 @@ def keep(name: str, on_change=None, max_chars: int | None = None) -> dict:
     st.session_state["w_" + name] = value[:max_chars] if max_chars else value
 
     def copy() -> None:
+        if echoed():  # the box as the browser held it before the server set it: keep the server's
+            st.session_state["w_" + name] = kept(name)
+            return
         value = st.session_state["w_" + name]
         st.session_state["kept_" + name] = value[:max_chars] if max_chars else value
         if on_change is not None:
@@ -308,16 +323,31 @@ def suggest_run_name(name: str) -> None:
     ss[GPT_SUGGESTED_NAME] = name
 
 
-def sync_bpc_runs(names: list[str]) -> None:
-    """Keep the comparison's selection in step with the runs folder: a run launched (here or
-    elsewhere) joins the chart, a deleted one leaves it, and runs the person removed stay out."""
+def sync_bpc_runs(names: list[str], first: list[str]) -> None:
+    """Keep the comparison's selection in step with the runs folder: it opens on ``first`` (the
+    attendee's own runs and the room's), a run launched later (here or elsewhere) joins the chart,
+    a deleted one leaves it, and runs the person removed stay out."""
     ss = st.session_state
     if GPT_BPC_RUNS not in ss:
-        ss[GPT_BPC_RUNS] = names[:BPC_RUNS_AT_FIRST]
+        ss[GPT_BPC_RUNS] = first[:BPC_RUNS_AT_FIRST]
     else:
         seen = ss.get(GPT_BPC_SEEN, set())
-        ss[GPT_BPC_RUNS] = [n for n in ss[GPT_BPC_RUNS] if n in names] + [n for n in names if n not in seen]
+        ss[GPT_BPC_RUNS] = [n for n in ss[GPT_BPC_RUNS] if n in names] + [n for n in first if n not in seen]
     ss[GPT_BPC_SEEN] = set(names)
+
+
+def open_runs(labels: dict[str, tuple[str, str]]) -> None:
+    """Apply a station's button (``GPT_OPEN_RUNS``, set by ``ui.views.lesson_view``): the picker on
+    its last run and the comparison on its runs alone; ``labels``: label -> (owner, name) of the
+    runs listed."""
+    wanted = st.session_state.pop(GPT_OPEN_RUNS, None)
+    if not wanted:
+        return
+    chosen = [label for label, key in labels.items() if list(key) in [list(w) for w in wanted]]
+    if chosen:
+        select_run(chosen[-1])
+        st.session_state[GPT_BPC_RUNS] = chosen
+        st.session_state[GPT_BPC_SEEN] = set(labels)
 
 
 # -- identity ---------------------------------------------------------------------------------------

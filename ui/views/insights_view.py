@@ -10,7 +10,8 @@ and their charts.
   count against its embedding's norm (the under-trained signature);
 - ``language_frame(keys)``: tokens and premium per language of the parallel corpus, per
   tokenizer (each counted once); ``premium_chart(frame)``: the grouped bars.
-- ``sweep_chart(points)``: a sweep's validation bits per character against vocabulary size.
+- ``sweep_chart(points)``: a sweep's validation bits per character against vocabulary size;
+  ``sweep_rows``: a row for every size asked, launched or not.
 
 Leaves out: the answers themselves (``core.insights``), the page layout (``app_pages/insights.py``).
 """
@@ -77,6 +78,26 @@ def curve_chart(frame: pd.DataFrame) -> alt.Chart:
         color=alt.Color("part:N", sort=list(PARTS), legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["vocabulary size", "part", "characters per token"],
     ).properties(height=320)
+
+
+def sweep_rows(sizes, points: list[SweepPoint], refused: dict[int, int]) -> list[dict]:
+    """One row per vocabulary size asked, in order: its run as it stands, or why there is none
+    (``refused``: the sizes a launch refused as too short, with the tokens the shorter part holds)."""
+    found = {p.vocab_size: p for p in points}
+    rows = []
+    for size in sorted({int(s) for s in sizes}):
+        p = found.get(size)
+        if p is None:
+            status = (f"not launched: {refused[size]:,} tokens in the shorter part" if size in refused
+                      else "not launched")
+            rows.append({"vocabulary": size, "status": status, "step": None, "val bits/char": None,
+                         "parameters": None, "embedding share": None})
+            continue
+        rows.append({"vocabulary": size, "status": p.status, "step": f"{p.step:,} / {p.max_steps:,}",
+                     "val bits/char": None if p.val_bpc is None else round(p.val_bpc, 3),
+                     "parameters": p.n_params,
+                     "embedding share": None if p.embedding_share is None else f"{p.embedding_share:.0%}"})
+    return rows
 
 
 def sweep_chart(points: list[SweepPoint]) -> alt.Chart | None:

@@ -25,6 +25,7 @@ from core.lessons import (Answer, AnswerNotReady, Given, LessonError, LessonPath
                           StationProgress, answer_station, compute_answer, default_lessons_dir, explanation,
                           hint, load_path, progress_line, read_given, room_runs, start_room_runs)
 from core.lessons.content import PATH_FILE, station_files
+from core.lessons.room_runs import run_paths
 from core.lessons.words import Words, station_facts, station_words
 
 from ui.plumbing import state
@@ -231,6 +232,9 @@ def set_up_tool(station: Station) -> None:
     state.url_put(state.STATION_PARAM, None)  # the station is Start here's, not the tool page's
     restore_corpus(station.tool.params)
     restore_settings(station.tool.params)
+    if station.question.compute == "room_bpc":  # open on the station's runs, not the newest
+        paths = run_paths(station.data(runs_dir()))
+        state.put(state.GPT_OPEN_RUNS, [(path.parent.name, path.name) for path in paths.values()])
     state.put(state.LESSON_OPENING, station.tool.page)
 
 

@@ -214,7 +214,7 @@ def loss_chart(metrics: list[dict]) -> alt.Chart | None:
 
 
 # a run's name in a legend is never cut (Vega-Lite cuts at 160 px: "07_char_vs_bpe_gpt-bp…")
-RUN_LEGEND = alt.Legend(orient="bottom", direction="vertical", columns=1, labelLimit=0, title=None)
+RUN_LEGEND = alt.Legend(orient="bottom", direction="vertical", columns=2, labelLimit=320, title=None)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -265,20 +265,29 @@ def bpc_charts(runs: dict[str, RunInfo], current_digest: str | None = None) -> l
 def _bpc_chart(rows: list[dict]) -> alt.Chart:
     return (alt.Chart(pd.DataFrame(rows)).mark_line(point=True)
             .encode(x=alt.X("step:Q", axis=STEP_AXIS),
-                    y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False)),
+                    y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False),
+                            axis=alt.Axis(title="bits / char", titleLimit=0)),
                     color=alt.Color("run:N", legend=RUN_LEGEND),
                     tooltip=["run", "step", "bits per character", "elapsed s"])
             .properties(height=300))
 
 
-def own_run_first(labels: dict[str, RunInfo], viewer: Viewer, selected: str | None = None) -> str:
-    """The run a picker opens on: ``selected`` where it is the viewer's, else the viewer's newest
-    (``labels`` come newest first, as ``list_runs`` gives them), else the first; never the room's
-    or another attendee's while the viewer has one of their own."""
-    own = [label for label, run in labels.items() if viewer.owner in (run.owner, run.joined_by)]
-    if selected in own:
+def own_run_first(labels: dict[str, RunInfo], viewer: Viewer, selected: str | None = None) -> str | None:
+    """The run a picker opens on: ``selected`` where it is the viewer's or the room's, else the
+    viewer's newest (``labels`` come newest first, as ``list_runs`` gives them), else the room's
+    newest (a station's runs); ``None`` rather than a run another attendee shared: what one
+    attendee launched is never what another's page opens on."""
+    opened = opens_on(labels, viewer)
+    if selected in opened:
         return selected
-    return own[0] if own else next(iter(labels))
+    return opened[0] if opened else None
+
+
+def opens_on(labels: dict[str, RunInfo], viewer: Viewer) -> list[str]:
+    """The runs a page may show the viewer unasked, in order: their own (launched or joined), then
+    the room's (the stations' runs, trained once for everyone)."""
+    own = [label for label, run in labels.items() if viewer.owner in (run.owner, run.joined_by)]
+    return own + [label for label, run in labels.items() if run.owner == ROOM_OWNER and label not in own]
 
 
 def describe_run(run: RunInfo) -> str:
