@@ -10,7 +10,7 @@ from core.insights import HELD_OUT
 from core.insights.sweep import launch_sweep, sweep_points
 from core.insights.embeddings import RARE
 from core.room import list_runs
-from core.room.status import ACTIVE
+from core.runfolder.status import ACTIVE
 from ui.plumbing import state
 from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ERRORS, pretrained,
                                server_settings, session_tokenizer)

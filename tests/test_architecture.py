@@ -2,7 +2,7 @@
 
 - ``core.bpe`` (the tokenizer library) never imports ``core.gpt``, torch or streamlit; ``core.room``
   (the room's runs and queue) loads no torch; only ``ui`` and the pages import streamlit.
-- A run's status values are spelled in one module, ``core.room.status``.
+- A run's status values are spelled in one module, ``core.runfolder.status``.
 - The import graph of ``core``, ``ui`` and ``app_pages`` has no circle, counting imports inside
   functions too (a function-level import that dodges a circle is still a circle).
 
@@ -149,4 +149,4 @@ def _status_literals(path: Path) -> list[str]:
 def test_a_run_status_is_spelled_in_one_module():
     spelled = {path.relative_to(ROOT).as_posix(): found for path in MODULES.values()
                if (found := _status_literals(path))}
-    assert list(spelled) == ["core/room/status.py"], spelled
+    assert list(spelled) == ["core/runfolder/status.py"], spelled

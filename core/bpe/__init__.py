@@ -10,7 +10,7 @@ and regex; never torch, Streamlit or ``core.gpt``).
 New here?  Read ``_educational`` first: BPE as the textbook writes it, in plain Python; the
 fast engine is checked against it.
 
-Layers, bottom to top (a module imports only those below it): ``errors``, ``alphabet``,
+Layers, bottom to top (a module imports only those below it): ``checks``, ``alphabet``,
 ``pretokenize``; ``kernels``, every compiled loop (numba),
 loaded on first use (``_lazy``) so that ``import core`` loads no numba;
 ``split`` (the known split patterns cut by the compiled scanners, and a split text encoded in
@@ -25,7 +25,7 @@ The functions below are the package's verbs for files; each is one call on :clas
 
 
 from .counting import count_chunks
-from .errors import ArgumentError, UnknownCharacterError
+from .checks import ArgumentError, UnknownCharacterError
 from .extend import extension_trainer
 from .files import TokenizerFileError
 from .gpt2 import GPT2FileError

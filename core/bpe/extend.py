@@ -32,7 +32,7 @@ import unicodedata
 
 import numpy as np
 
-from .errors import check_text
+from .checks import check_text
 from .trainer import BPETrainer, refuse_above
 
 

@@ -4,7 +4,7 @@ calls :func:`main`), a thin argparse front over ``core.gpt.loop.train``.
 Owns the flags, where the corpus and the tokenizer come from (``--corpus``, ``--tokenizer``,
 ``--merges``, ``--tokenizer-file``), the progress lines, and turning SIGTERM / Ctrl+C into a clean
 stop.  Started under ``torchrun``, every rank runs it and rank 0 alone prints.  The page's runs
-do not come through here: its workers call the loop directly (``core.room.turn_runner``).
+do not come through here: its GPT workers call the loop directly (``core.room.turn_runner``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ beside the norm of its embedding row.  A token the model rarely or never saw kee
 random start (Land & Bartolo 2024, "Fishing for Magikarp": the under-trained signature), whatever
 the rest of the vocabulary learned.
 
-Reads a run folder of the room (``core.room.rundir``: its corpus and latest checkpoint); the
+Reads a run folder of the room (``core.runfolder.layout``: its corpus and latest checkpoint); the
 training part is the one ``core.gpt.data.split_text`` gives the run.  Torch: loads the checkpoint.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bpe import BPETokenizer
-from ..room.rundir import CORPUS_FILE
+from ..runfolder.layout import CORPUS_FILE
 
 RARE = 10  # seen fewer times than this in the training part: rare
 
