@@ -19,7 +19,8 @@ or an iterator, in worker processes; ``dask_counting`` on a Dask cluster); ``tra
 steps); ``files``,
 ``gpt2``, ``ranks`` and ``pretrained`` (plain fields; the real models' vocabularies, offline);
 ``vocab``; ``extend`` (more merges for a tokenizer, learned from a text); ``tokenizer`` (the
-value class); ``explain``, ``tree_layout`` (where a merge tree's boxes go) and ``interop``.
+value class); ``explain``, ``tree_layout`` (where a merge tree's boxes go), ``markup`` and
+``step_data`` (a token as escaped HTML; the data Learn BPE's step view replays) and ``interop``.
 The functions below are the package's verbs for files; each is one call on :class:`BPETokenizer`.
 """
 

@@ -40,7 +40,7 @@ from core.room.jobs import INLINE_BELOW
 from core.settings import PREFIX, SETTING_NAMES, ServerSettings
 
 from ui.plumbing import heavy_jobs, state
-from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
+from ui.serving.bounded_cache import BoundedCache, KeyLocks
 
 _log = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ def _settings_for(env: tuple, secrets: tuple) -> ServerSettings:
     return settings
 
 
-# -- bounded caches (``ui.plumbing.bounded_cache``) ---------------------------------------------------------
+# -- bounded caches (``ui.serving.bounded_cache``) ---------------------------------------------------------
 def tokenizer_bytes(tok: BPETokenizer) -> int:
     """Estimated memory of a trained tokenizer (tracemalloc): ~1.5 KB per merge (its trace record
     with the competing pairs, its vocabulary entry), rounded up to 2 KB, and ~200 bytes per base

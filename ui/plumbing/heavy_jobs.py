@@ -33,7 +33,7 @@ ABANDON_S = 30.0
 # training may take (the server's ``max_train_memory``, refused up front by ``core.bpe``'s estimate):
 # a job worker above both is killed.
 WORKER_BASE_BYTES = 512 * 2**20
-PRELOAD = ("core.room.tokenizer_jobs", "ui.views.step_view")  # what the job workers run, imported once
+PRELOAD = ("core.room.tokenizer_jobs", "core.bpe.step_data")  # what the job workers run, imported once
 _MINE = "heavy_jobs_epoch"  # session state: the corpus-and-settings epoch of this session's jobs
 _engine: list[JobEngine] = []  # the server process's engine, made at the first heavy job
 _making = threading.Lock()

@@ -31,7 +31,7 @@ from core.insights import (UDHR_DIR, Unreachable, language_index, read_parallel,
 from core.insights.embeddings import RARE, embedding_use
 from core.insights.sweep import SweepPoint
 
-from ..plumbing.bounded_cache import BoundedCache
+from ..serving.bounded_cache import BoundedCache
 from ..plumbing.cache import tokenizer_bytes
 from ..plumbing.render import md_safe
 
