@@ -21,6 +21,7 @@ checked by ruff's C901 with the style (``tests/test_style.py``).
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -167,16 +168,35 @@ def _preloaded() -> tuple[str, ...]:
     return ast.literal_eval(value)
 
 
+# As ``streamlit run`` does: the app's script is ``__main__``, which multiprocessing has each job
+# worker import too; then a job worker reports what it loaded.
+JOB_WORKER_CHECK = """
+import sys, time, types
+main = types.ModuleType("__main__")
+main.__file__ = {app!r}
+sys.modules["__main__"] = main
+from core.room.jobs import JobEngine
+import job_functions
+engine = JobEngine(workers=1, preload={preload!r})
+job = engine.submit("a session", "loaded", job_functions.loaded, (("streamlit", "torch"),))
+while not job.done:
+    time.sleep(0.05)
+print(",".join(job.result()))
+engine.close()
+"""
+
+
 def test_job_workers_import_no_streamlit():
-    """A job worker imports the modules of the jobs it runs (``PRELOAD``), and no more: a page's
-    view would bring Streamlit and its whole runtime into every job worker."""
+    """A job worker imports the app's script and the modules of the jobs it runs (``PRELOAD``),
+    and no more: a page's view, or the script's own imports, would bring Streamlit and its whole
+    runtime into every job worker."""
     names = _preloaded()
     assert names and all(name in MODULES and name.startswith("core.") for name in names), names
-    code = (f"import importlib, sys; [importlib.import_module(m) for m in {names!r}]; "
-            f"print(','.join(m for m in ('streamlit', 'torch') if m in sys.modules))")
+    code = JOB_WORKER_CHECK.format(app=str(ROOT / "streamlit_app.py"), preload=names)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "room")])}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "", f"a job worker importing {names} loaded {out}"
+                         env=env, timeout=120, check=True).stdout.strip()
+    assert out == "", f"a job worker (preloading {names}) loaded {out}"
 
 
 NAMES_OF_THEIR_OWN = {"__init__.py", "__main__.py", "conftest.py"}
