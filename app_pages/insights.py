@@ -178,8 +178,8 @@ def trained_here() -> None:
     """A GPT trained here: each token's training count against its embedding's norm."""
     who = viewer()
     runs = [r for r in list_runs(state.runs_dir(), who) if r.has_checkpoint]
-    st.markdown("**In a GPT trained here**, a token it rarely saw keeps an embedding close to where it "
-                "started: the under-trained signature.")
+    st.markdown("**In a GPT trained here**, each token's count in the training text beside its "
+                "embedding's norm: do the tokens it rarely saw stand apart?")
     if not runs:
         st.caption("Train a GPT (on *Train a GPT*, or the sweep above) to see its tokens here.")
         return

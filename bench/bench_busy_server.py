@@ -27,6 +27,7 @@ from bench_server import PASTE_LABEL, owner_id, start_server
 from streamlit_client import Session
 from core.gpt.config import make_config
 from core.room.runs import SERVER, launch_run, list_runs, stop_run
+from core.runfolder.status import RunStatus
 from core.settings import ServerSettings
 from core.samples import python_docs_corpus
 
@@ -71,7 +72,7 @@ def start_runs(runs_dir: Path, n: int) -> list[int]:
     while time.monotonic() < deadline:
         runs = list_runs(runs_dir)
         gpt_workers |= {r.pid for r in runs if r.pid}
-        if sum(r.status == "running" and r.step > 0 for r in runs) == n and len(gpt_workers) >= n:
+        if sum(r.status == RunStatus.RUNNING and r.step > 0 for r in runs) == n and len(gpt_workers) >= n:
             return sorted(gpt_workers)
         time.sleep(0.5)
     raise SystemExit("the runs did not start training")

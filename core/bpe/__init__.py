@@ -15,7 +15,7 @@ Layers, bottom to top (a module imports only those below it): ``checks``, ``alph
 loaded on first use (``_lazy``) so that ``import core`` loads no numba;
 ``split`` (the known split patterns cut by the compiled scanners, and a split text encoded in
 kernels or in plain Python); ``encoding``; ``variants``; ``counting`` (the chunk counts of a file
-or an iterator, in worker processes; ``dask_counting`` on a Dask cluster); ``trainer`` (merge
+or an iterator, in counting processes; ``dask_counting`` on a Dask cluster); ``trainer`` (merge
 steps); ``files``,
 ``gpt2``, ``ranks`` and ``pretrained`` (plain fields; the real models' vocabularies, offline);
 ``vocab``; ``extend`` (more merges for a tokenizer, learned from a text); ``tokenizer`` (the

@@ -96,7 +96,7 @@ def format_record(record: dict, max_steps: int) -> str:
 
 def stop_on_signals() -> Callable[[], bool]:
     """Turn SIGTERM and Ctrl+C into a request to stop, answered by the returned function: the
-    loop then saves a final checkpoint and ends with status "stopped"."""
+    loop then saves a final checkpoint and ends ``RunStatus.STOPPED``."""
     stop = {"flag": False}
 
     def request_stop(signum, frame):

@@ -53,7 +53,7 @@ class RunLockedError(ValueError):
 class Hooks:
     """How a caller follows and ends a run: ``on_step(record)`` gets every logged metrics record;
     ``should_stop()`` is asked before each step and, when True, ends the run cleanly (final
-    checkpoint, status "stopped")."""
+    checkpoint, ``RunStatus.STOPPED``)."""
 
     on_step: Callable[[dict], None] | None = None
     should_stop: Callable[[], bool] | None = None
@@ -61,7 +61,7 @@ class Hooks:
 
 @dataclass
 class TrainResult:
-    status: str            # "finished" or "stopped"
+    status: TurnOutcome    # FINISHED or STOPPED (a RunStatus too)
     step: int
     val_loss: float | None
     val_bpc: float | None
@@ -193,7 +193,7 @@ class Training:
                             extra={"elapsed_s": elapsed, **self.data.stats(self.config.block_size)})
             self.saved_step = self.step
 
-    def result(self, status: str) -> TrainResult:
+    def result(self, status: TurnOutcome) -> TrainResult:
         checkpoint = self.ckpt_file if self.dist.master else None
         return TrainResult(status, self.step, self.last_val, self.last_bpc, checkpoint, self.records)
 
@@ -202,9 +202,9 @@ class Training:
         asked = hooks.should_stop is not None and self.dist.master and bool(hooks.should_stop())
         return self.dist.any(asked)
 
-    def advance(self, hooks: Hooks | None = None, until: float | None = None) -> str:
-        """Train on from ``step``: to ``max_steps`` ("finished"), to a stop asked for by
-        ``hooks.should_stop`` ("stopped"), or until ``time.monotonic()`` passes ``until`` ("paused",
+    def advance(self, hooks: Hooks | None = None, until: float | None = None) -> TurnOutcome:
+        """Train on from ``step``: to ``max_steps`` (``TurnOutcome.FINISHED``), to a stop asked for
+        by ``hooks.should_stop`` (``STOPPED``), or until ``time.monotonic()`` passes ``until`` (``PAUSED``,
         single process only: ranks would not agree on the moment)."""
         hooks = hooks or Hooks()
         config = self.config

@@ -10,7 +10,7 @@ names are ``core.runfolder.layout``'s.
 Who may do what is decided here, not by which buttons a page shows: every operation takes a
 :class:`Viewer`; anything not allowed raises :class:`RunAccessError`.
 
-Launching never starts a process here: the run is written as ``queued`` and the scheduler
+Launching never starts a process here: the run is written as ``RunStatus.QUEUED`` and the scheduler
 (``core.room.scheduler``, one process per runs folder, started on demand) gives it turns of a few
 seconds on its GPT workers, in turn with every other run, fair between owners (``core.room.turns``).
 A launch identical to a run that is finished, queued or training (the same corpus bytes,
@@ -327,7 +327,7 @@ def _stop_process(info: RunInfo, timeout: float) -> RunInfo:
             pass
         _wait(lambda: not pid_alive(info.pid), 5.0)
     status = read_status(info.path).get("status")
-    # "failed" is how a reader sees a process that ended without a word: here, killed
+    # FAILED is how a reader sees a process that ended without a word: here, killed
     if status in (None, *TRAINING) or (killed and status == RunStatus.FAILED):
         write_status(info.path, RunStatus.STOPPED, pid=info.pid, ended=now(), error=None)
     return run_info(info.path)

@@ -63,9 +63,10 @@ _memory = threading.Lock()  # a Dask worker may run turns of different runs in t
 def run_turn(run_dir, turn_id: str, seconds: float) -> dict:
     """Train the run in ``run_dir`` for up to ``seconds`` if turn ``turn_id`` is still its turn
     (``core.room.turns``), then checkpoint it.  Returns ``{"outcome": ..., "step": ...,
-    "seconds": ...}``: ``paused`` (its time is up), ``finished``, ``stopped`` (asked to, by
-    ``core.room.runs.stop_run``), ``failed`` (with ``error``: a setting, corpus or checkpoint
-    that cannot be trained), ``busy`` (another process trains this folder) or ``revoked``."""
+    "seconds": ...}``, the outcome a ``TurnOutcome``: ``PAUSED`` (its time is up), ``FINISHED``,
+    ``STOPPED`` (asked to, by ``core.room.runs.stop_run``), ``FAILED`` (with ``error``: a setting,
+    corpus or checkpoint that cannot be trained), ``BUSY`` (another process trains this folder) or
+    ``REVOKED``."""
     run_dir = Path(run_dir).absolute()
     lock = FileLock(run_dir / TRAIN_LOCK_FILE)
     if not lock.acquire():

@@ -129,8 +129,8 @@ def claim_turn(run_dir, turn_id: str, pid: int, host: str, gpu: str | None = Non
 
 def end_turn(runs_dir, turn: Turn, outcome: dict) -> None:
     """Record a turn its GPT worker finished (``core.room.turn_runner.run_turn``'s ``outcome``): the run
-    trains on (``paused``), or ended (``finished``, ``stopped``, ``failed``); a turn the GPT worker
-    could not take (``busy``: another process trains the folder; ``revoked``) changes nothing."""
+    trains on (``TurnOutcome.PAUSED``), or ended (``FINISHED``, ``STOPPED``, ``FAILED``); a turn the
+    GPT worker could not take (``BUSY``: another process trains the folder; ``REVOKED``) changes nothing."""
     runs_dir = Path(runs_dir)
     with locked(runs_dir / QUEUE_LOCK):
         status = read_status(turn.run_dir)
