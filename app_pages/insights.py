@@ -7,10 +7,11 @@ import streamlit as st
 from core import PRETRAINED_NAMES
 from core.bpe.display import visible
 from core.insights import HELD_OUT
-from core.insights.sweep import SweepTooShortError, launch_sweep, surely_too_short, sweep_points, window_tokens
+from core.insights.sweep import (SweepTooShortError, launch_sweep, surely_too_short, sweep_points,
+                                 window_tokens)
 from core.insights.embeddings import RARE
 from core.room import list_runs
-from core.room.status import ACTIVE
+from core.runfolder.status import ACTIVE
 from ui.plumbing import state
 from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ERRORS, pretrained,
                                server_settings, session_tokenizer)
@@ -184,8 +185,8 @@ def trained_here() -> None:
     """A GPT trained here: each token's training count against its embedding's norm."""
     who = viewer()
     runs = [r for r in list_runs(state.runs_dir(), who) if r.has_checkpoint]
-    st.markdown("**In a GPT trained here**, a token it rarely saw keeps an embedding close to where it "
-                "started: the under-trained signature.")
+    st.markdown("**In a GPT trained here**, each token's count in the training text beside its "
+                "embedding's norm: do the tokens it rarely saw stand apart?")
     if not runs:
         st.caption("Train a GPT (on *Train a GPT*, or the sweep above) to see its tokens here.")
         return

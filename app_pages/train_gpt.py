@@ -16,7 +16,7 @@ from core.gpt.config import PRESETS, default_preset, make_config, preset_help
 from core.room.limits import LimitError, check_config
 from core.room.owners import RunAccessError
 from core.room.probe import MAX_PROMPT_CHARS, ProbeError
-from core.room.status import RunStatus
+from core.runfolder.status import RunStatus
 from core.room.runs import (delete_run, launch_run, list_runs, read_metrics, read_samples,
                            resume_run, sample_run, set_shared, stop_run, unique_run_name)
 from ui.views import run_view
@@ -71,8 +71,8 @@ def estimate(config, vocab: int) -> None:
         except ProbeError as exc:
             show_error(exc, "Could not time a step: ")
             return
-    others, trainers = run_view.training_now(runs_dir)
-    state.set_estimate_text(run_view.estimate_text(measured, config, vocab, others, trainers))
+    others, gpt_workers = run_view.training_now(runs_dir)
+    state.set_estimate_text(run_view.estimate_text(measured, config, vocab, others, gpt_workers))
 
 
 def launch(config, kind: str, run_name: str) -> None:
@@ -260,7 +260,7 @@ def live_run() -> None:
     st.progress(fraction, text=f"step {run.step:,} / {run.max_steps or 0:,} · {eta}")
     if run.status == RunStatus.QUEUED:
         st.info(f"Waiting for a first turn: {run_view.queue_text(run)}. Every run takes turns of a "
-                f"few seconds on this server's trainers, so every curve moves.")
+                f"few seconds on this server's GPT workers, so every curve moves.")
     if run.status == RunStatus.FAILED:
         st.error(f"Run failed: {md_safe(run.error or 'no reason recorded')}")
     run_controls(run)

@@ -9,7 +9,7 @@ the built-in sample), pastes a corpus of its own (BPE learns on it in the server
 competes with the runs), then switches to Train a GPT; each time is from the request to the
 server's ``script_finished``.  The runs are the tiny preset launched through ``core.room.runs``
 into the server's own runs folder, as an attendee's Launch does; they train on the scheduler's
-trainer processes, whose priority is what changes.  Putting a niced process back
+GPT workers, whose priority is what changes.  Putting a niced process back
 to priority 0 needs root (or CAP_SYS_NICE); without it that row is left out.
 """
 
@@ -27,6 +27,7 @@ from bench_server import PASTE_LABEL, owner_id, start_server
 from streamlit_client import Session
 from core.gpt.config import make_config
 from core.room.runs import SERVER, launch_run, list_runs, stop_run
+from core.runfolder.status import RunStatus
 from core.settings import ServerSettings
 from core.samples import python_docs_corpus
 
@@ -60,19 +61,19 @@ def measure(url: str, opens: int, tag: int, chars: int, together: int = 1) -> di
 
 def start_runs(runs_dir: Path, n: int) -> list[int]:
     """``n`` long tiny-preset runs, each from its own owner (seeds differ: the same run twice would
-    train once); the pids of the ``n`` trainers that train them, once all are training."""
+    train once); the pids of the ``n`` GPT workers that train them, once all are training."""
     settings = ServerSettings(max_running=n, max_runs_per_owner=1)
     text = python_docs_corpus(50_000)
     for i in range(n):
         launch_run(make_config("tiny", max_steps=20_000, device="cpu", seed=i), f"busy-{i}", runs_dir,
                    owner=owner_id(5000 + i), text=text, settings=settings)
     deadline = time.monotonic() + 600
-    trainers = set()
+    gpt_workers = set()
     while time.monotonic() < deadline:
         runs = list_runs(runs_dir)
-        trainers |= {r.pid for r in runs if r.pid}
-        if sum(r.status == "running" and r.step > 0 for r in runs) == n and len(trainers) >= n:
-            return sorted(trainers)
+        gpt_workers |= {r.pid for r in runs if r.pid}
+        if sum(r.status == RunStatus.RUNNING and r.step > 0 for r in runs) == n and len(gpt_workers) >= n:
+            return sorted(gpt_workers)
         time.sleep(0.5)
     raise SystemExit("the runs did not start training")
 

@@ -65,7 +65,7 @@ def run_mode(config, ids, vocab_size, device, mode, steps):
     step(0)
     sync(device)
     first = time.perf_counter() - t0
-    for i in range(1, run_step.warmup_steps + 2):
+    for i in range(1, run_step.settle_steps + 2):
         step(i)
     per_window, windows = max(1, steps // 5), []
     for w in range(5):

@@ -1,5 +1,5 @@
 """How many small runs one GPU should train at the same moment (``core.room.limits.RUNS_PER_GPU``):
-1, 2, ... N runs at once, each in a process of its own as the scheduler's trainers are, each
+1, 2, ... N runs at once, each in a process of its own as the scheduler's GPT workers are, each
 training the same preset; tokens/s of each and in all, and memory.
 
     python bench/bench_gpu_turns.py [--preset small] [--most 6] [--seconds 20] [--device cuda]
@@ -9,7 +9,7 @@ so several processes can share the GPU and get more done together than one alone
 record is the fewest runs at once whose total reaches 90 % of the best total, memory permitting:
 the script prints it, with the name torch gives the GPU (``RUNS_PER_GPU``'s key).  ``--device
 cpu`` runs the same measurement on the CPU (a check that the script works; on 2 cores the answer
-there is the trainers' count, ``core.room.limits.CORES_PER_CPU_TRAINER``).
+there is the GPT workers' count, ``core.room.limits.CORES_PER_GPT_WORKER``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ SHARE = 0.9  # the fewest runs at once that reach this share of the best total a
 
 def train_for(preset: str, device: str, seconds: float, start_at: float, out) -> None:
     """In a child: train ``preset`` on random tokens for ``seconds`` from ``start_at`` (all runs
-    start together), as a trainer does (the loop's own step); report tokens/s and memory."""
+    start together), as a GPT worker does (the loop's own step); report tokens/s and memory."""
     import torch
 
     from core.gpt.config import make_config
@@ -52,7 +52,7 @@ def train_for(preset: str, device: str, seconds: float, start_at: float, out) ->
         steps[0] += 1
         return loss
 
-    for _ in range(run_step.warmup_steps + 2):  # allocation, kernels, a CUDA graph's recording
+    for _ in range(run_step.settle_steps + 2):  # allocation, kernels, a CUDA graph's recording
         one_step().item()
     time.sleep(max(0.0, start_at - time.time()))
     t0 = time.perf_counter()
@@ -71,7 +71,7 @@ def measure(n: int, preset: str, device: str, seconds: float) -> list[dict]:
     """``n`` runs at once; each one's figures."""
     context = multiprocessing.get_context("spawn")
     out = context.Queue()
-    start_at = time.time() + 30 + 5 * n  # every process imported torch and warmed up by then
+    start_at = time.time() + 30 + 5 * n  # every process imported torch and settled by then
     procs = [context.Process(target=train_for, args=(preset, device, seconds, start_at, out))
              for _ in range(n)]
     for proc in procs:

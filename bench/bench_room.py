@@ -54,7 +54,7 @@ from bench_server import TTL_S, Sampler, machine, rss_mb, settle, start_server, 
 from streamlit_client import Session  # noqa: E402
 from test_browser import ARGS, CHROMIUM  # noqa: E402
 from core.samples import PYTHON_DOCS, python_docs_corpus  # noqa: E402
-from ui.serving.serve import COOKIE  # noqa: E402
+from ui.serving.supervisor import COOKIE  # noqa: E402
 
 ACTION_TIMEOUT_S = 120.0
 SHOWN = re.compile(r"\*\*(?:Merge (\d+):|All (\d+) merges done)")
@@ -250,7 +250,7 @@ async def room(url: str, tabs: int, args: argparse.Namespace, browser) -> Tally:
 
 
 class Server:
-    """A fresh server for one ``--processes`` value: ``streamlit run`` for 1, else ``ui.serving.serve``
+    """A fresh server for one ``--processes`` value: ``streamlit run`` for 1, else ``ui.serving.supervisor``
     (for 1 too when ``proxied``)."""
 
     def __init__(self, processes: int, folder: Path, proxied: bool = False):
@@ -376,7 +376,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tabs", type=int, nargs="+", default=[10], help="websocket tabs per phase")
     parser.add_argument("--processes", type=int, nargs="+", default=[1],
-                        help="app processes per server: 1 is streamlit run, 2 or more ui.serving.serve")
+                        help="app processes per server: 1 is streamlit run, 2 or more ui.serving.supervisor")
     parser.add_argument("--every", type=float, default=3.0, help="seconds between a tab's actions")
     parser.add_argument("--step-share", type=float, default=0.8, help="share of actions that are steps")
     parser.add_argument("--page-runs", type=lambda v: v.split(","), default=["rerun", "reload"],

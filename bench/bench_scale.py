@@ -5,11 +5,11 @@
 
 Decompresses ``../shared/corpora/debian-docs-100mb.txt.xz`` to a temporary folder (never into the
 repository); the 20 MB corpus is its first 20,000,000 characters cut at the last newline before.
-Each row runs in a fresh subprocess, so its peak memory (VmHWM; for ours also the largest worker's)
-is its own, and its time includes starting worker processes.  rustbpe and tokenizers use every
+Each row runs in a fresh subprocess, so its peak memory (VmHWM; for ours also the largest counting process's)
+is its own, and its time includes starting counting processes.  rustbpe and tokenizers use every
 core (their threads); ours counts with ``count_chunks``' default, one process below 512 MB (a
-worker process costs more to start than it saves at these sizes: docs/benchmarks.md, "Byte BPE at
-scale"; ``--workers`` asks for more).  Ours is timed as ``count_chunks`` (counting) plus
+counting process costs more to start than it saves at these sizes: docs/benchmarks.md, "Byte BPE at
+scale"; ``--processes`` asks for more).  Ours is timed as ``count_chunks`` (counting) plus
 ``from_chunk_counts`` and the merges (merging), shown apart.
 """
 
@@ -43,24 +43,24 @@ def lines(path: Path):
         yield from file
 
 
-def train_ours(path: Path, pattern: str, vocab: int, workers: int | None = None) -> dict:
+def train_ours(path: Path, pattern: str, vocab: int, processes: int | None = None) -> dict:
     sys.path.insert(0, str(ROOT))
     from core.bpe import BPETrainer, count_chunks
 
     start = time.perf_counter()
-    counts = count_chunks(path, pattern, workers=workers)
+    counts = count_chunks(path, pattern, processes=processes)
     counted = time.perf_counter()
     trainer = BPETrainer.from_chunk_counts(counts, pattern=pattern)
     steps = sum(1 for _ in trainer.run(vocab - 256))
     assert steps == vocab - 256
     end = time.perf_counter()
-    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    children_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return dict(
         seconds=end - start,
         counting=counted - start,
         merging=end - counted,
         chunks=len(counts),
-        worker_mb=workers,
+        counting_mb=children_mb,
     )
 
 
@@ -112,14 +112,14 @@ TRAINERS = {
 
 def one(args) -> None:
     """The child: train once and print a JSON line with the time and peak memory."""
-    extra = {"workers": args.workers} if args.one == "ours" else {}
+    extra = {"processes": args.processes} if args.one == "ours" else {}
     result = TRAINERS[args.one](Path(args.path), args.pattern, args.vocab, **extra)
     print(json.dumps(dict(result, peak_mb=vm_hwm_mb())))
 
 
-def run_child(name: str, path: Path, pattern: str, vocab: int, workers: int | None) -> dict:
+def run_child(name: str, path: Path, pattern: str, vocab: int, processes: int | None) -> dict:
     cmd = [sys.executable, __file__, "--one", name, "--path", str(path), "--pattern", pattern,
-           "--vocab", str(vocab)] + (["--workers", str(workers)] if workers else [])
+           "--vocab", str(vocab)] + (["--processes", str(processes)] if processes else [])
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -134,8 +134,8 @@ def corpus_files(folder: Path, sizes: list[int]) -> dict[int, Path]:
     return files
 
 
-def best(name, path, pattern, vocab, repeat, workers=None) -> dict:
-    runs = [run_child(name, path, pattern, vocab, workers) for _ in range(repeat)]
+def best(name, path, pattern, vocab, repeat, processes=None) -> dict:
+    runs = [run_child(name, path, pattern, vocab, processes) for _ in range(repeat)]
     return min(runs, key=lambda r: r["seconds"])
 
 
@@ -149,7 +149,9 @@ def main() -> None:
     parser.add_argument("--path")
     parser.add_argument("--pattern")
     parser.add_argument("--vocab", type=int)
-    parser.add_argument("--workers", type=int, help="ours: count_chunks' worker processes (default: its own)")
+    parser.add_argument("--processes", "--workers", type=int,
+                        help="ours: count_chunks' counting processes (default: its own; "
+                             "--workers: its old name)")
     args = parser.parse_args()
     if args.one:
         return one(args)
@@ -160,10 +162,10 @@ def main() -> None:
         print("|---|---|---|---|---|---|---|")
         for mb in args.sizes:
             for pattern in args.patterns if mb == 20 else args.patterns[:1]:
-                ours = best("ours", files[mb], pattern, VOCAB[mb], args.repeat, args.workers)
+                ours = best("ours", files[mb], pattern, VOCAB[mb], args.repeat, args.processes)
                 print(f"| {mb} MB | {pattern} | {VOCAB[mb]} | ours (count {ours['counting']:.2f} s + "
                       f"merge {ours['merging']:.2f} s; {ours['chunks']:,} chunks) | {ours['seconds']:.2f} | "
-                      f"{ours['peak_mb']:.0f} (+ worker {ours['worker_mb']:.0f}) | |", flush=True)
+                      f"{ours['peak_mb']:.0f} (+ counting {ours['counting_mb']:.0f}) | |", flush=True)
                 for peer in args.peers:
                     r = best(peer, files[mb], pattern, VOCAB[mb], args.repeat)
                     print(f"| {mb} MB | {pattern} | {VOCAB[mb]} | {peer} | {r['seconds']:.2f} | "

@@ -162,7 +162,7 @@ async def launch_from(url: str, owner: str, text: str, steps: int) -> Session:
 
 
 def watch_queue(runs_dir: Path, expected: int, timeout: float) -> dict:
-    """Poll every run folder until ``expected`` runs have ended; the most seen on a trainer at once
+    """Poll every run folder until ``expected`` runs have ended; the most seen on a GPT worker at once
     (runs take turns: the cap is on the runs stepping at the same moment)."""
     most, start, statuses = 0, time.monotonic(), {}
     while time.monotonic() - start < timeout:

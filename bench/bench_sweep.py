@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from core.insights.sweep import launch_sweep, sweep_points  # noqa: E402
 from core.samples import python_docs_corpus  # noqa: E402
+from core.runfolder.status import ENDED, RunStatus  # noqa: E402
 
-FINAL = ("finished", "failed", "stopped")
 
 
 def uptime() -> str:
@@ -45,9 +45,9 @@ def wait_for_sweep(text: str, sizes: list[int], owner: str, runs_dir: Path, boun
         if shown != last:
             print(f"  {time.perf_counter() - start:6.1f} s  {shown}", flush=True)
             last = shown
-        if len(points) == len(sizes) and all(p.status in FINAL for p in points):
+        if len(points) == len(sizes) and all(p.status in ENDED for p in points):
             return time.perf_counter() - start
-        if any(p.status == "failed" for p in points):
+        if any(p.status == RunStatus.FAILED for p in points):
             raise RuntimeError(f"a run failed: see {runs_dir / owner}")
         time.sleep(1.0)
     raise TimeoutError(f"the sweep did not end within {bound:.0f} s")

@@ -6,7 +6,7 @@ Speaks Streamlit's protocol (``BackMsg`` / ``ForwardMsg`` protobufs from the ins
 a rerun carries the query string, the page, and the widget triggers; the run is done when the
 server sends ``script_finished``.  Only what the benchmarks need: find a button by its label in
 the elements the server sent, click it, time the rerun; keep the URL the app writes (as the
-browser's address bar does) and reload from it; keep the cookies a proxy sets (``ui.serving.serve`` pins
+browser's address bar does) and reload from it; keep the cookies a proxy sets (``ui.serving.supervisor`` pins
 a tab to its app process by one) and count the exceptions the app showed.
 """
 

@@ -2,7 +2,7 @@
 documented command and flags keep working.  It only calls ``core.gpt.cli.main``; the loop is
 ``core.gpt.loop`` and every flag is described in ``core.gpt.cli``.
 
-Its CPU threads wait without spinning, as the app's workers do (``CPU_SHARING_ENV``): set
+Its CPU threads wait without spinning, as the app's GPT workers do (``CPU_SHARING_ENV``): set
 before torch loads, since OpenMP reads it once, and only where the caller has not chosen."""
 
 import os

@@ -1,10 +1,16 @@
 """The codebase's shape, checked: what a newcomer relies on when finding their way around.
 
 - ``core.bpe`` (the tokenizer library) never imports ``core.gpt``, torch or streamlit; ``core.room``
-  (the room's runs and queue) loads no torch; only ``ui`` and the pages import streamlit.
-- A run's status values are spelled in one module, ``core.room.status``.
+  (the room's runs and queue) loads no torch; only ``ui`` and the pages import streamlit, and the
+  job workers, which import what ``ui.plumbing.heavy_jobs.PRELOAD`` names, load no streamlit.
+- A run's status values are spelled in one module, ``core.runfolder.status``.
 - The import graph of ``core``, ``ui`` and ``app_pages`` has no circle, counting imports inside
-  functions too (a function-level import that dodges a circle is still a circle).
+  functions too (a function-level import that dodges a circle is still a circle) and modules named
+  in strings (a preload list, a lazy loader's names): between modules, and between packages
+  (``core.gpt`` -> ``core.room`` -> ``core.gpt`` is a circle even when no two modules make one).
+- A file name appears once in the tree (``git ls-files``), so a name says which file it is:
+  ``__init__.py``, ``__main__.py`` and ``conftest.py`` aside, whose names are Python's and
+  pytest's.  ``core/train.py`` and ``ui/serve.py`` keep the names of their documented commands.
 
 A module's or a function's length is a judgement, not a test: code is split where a reader would
 name the seam, never squeezed to fit a count (a 60-line function limit once made a tokenizer.json
@@ -15,6 +21,7 @@ checked by ruff's C901 with the style (``tests/test_style.py``).
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -43,11 +50,34 @@ def _is_package(name: str) -> bool:
     return MODULES[name].name == "__init__.py"
 
 
+def _named_for_import(tree: ast.AST) -> list[str]:
+    """Strings that name modules to import: the items of a list, tuple or set of names (a preload
+    list, a lazy loader's names) and ``import_module``'s argument.  A module started as a process
+    of its own (``python -m core.room.scheduler``) imports nothing into this one, so a lone name
+    is not counted."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            found += [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"):
+            found.append(node.args[0].value)
+    return found
+
+
 def _imports(name: str, path: Path) -> set[str]:
-    """The project modules ``name`` imports, anywhere in its body."""
+    """The project modules ``name`` imports, anywhere in its body, or names to import in strings
+    (:func:`_named_for_import`): a module's full name (``"core.bpe.step_data"`` in a preload list),
+    or in a package's ``__init__`` one of its own modules (``defer(__name__, ("training", ...))``)."""
     package = name if _is_package(name) else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     targets = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for text in _named_for_import(tree):
+        if text in MODULES:
+            targets.add(text)
+        elif _is_package(name) and f"{name}.{text}" in MODULES:
+            targets.add(f"{name}.{text}")
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             targets.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -64,14 +94,36 @@ def _imports(name: str, path: Path) -> set[str]:
 GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
 
 
-def _find_cycle() -> list[str] | None:
+def _package(module: str) -> str:
+    """The package a module belongs to, at the level of the libraries: ``core.bpe``, ``core.gpt``,
+    ``core.room``, ``core.runfolder``, ..., ``ui.plumbing``, ``ui.views``, ``ui.serving``,
+    ``app_pages``.  A package inside one (``core.bpe.kernels``) is its library's: how a library is
+    layered inside is the module graph's to check.  ``core`` and ``ui`` hold libraries, not one:
+    a module right under them (``core.atomic``, ``ui.serve``, the ``core`` facade) stands for
+    itself."""
+    parts = module.split(".")
+    if parts[0] in ("core", "ui"):
+        return ".".join(parts[:2])
+    return parts[0]
+
+
+def _package_graph() -> dict[str, set[str]]:
+    """Package -> the packages its modules import (itself left out)."""
+    graph: dict[str, set[str]] = {}
+    for module, targets in GRAPH.items():
+        mine = _package(module)
+        graph.setdefault(mine, set()).update(p for p in map(_package, targets) if p != mine)
+    return graph
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     state: dict[str, int] = {}
     stack: list[str] = []
 
     def visit(node: str) -> list[str] | None:
         state[node] = 1
         stack.append(node)
-        for nxt in sorted(GRAPH[node]):
+        for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
                 return stack[stack.index(nxt):] + [nxt]
             if nxt not in state and (cycle := visit(nxt)):
@@ -80,15 +132,88 @@ def _find_cycle() -> list[str] | None:
         state[node] = 2
         return None
 
-    for module in sorted(GRAPH):
+    for module in sorted(graph):
         if module not in state and (cycle := visit(module)):
             return cycle
     return None
 
 
 def test_the_import_graph_has_no_circle():
-    cycle = _find_cycle()
+    cycle = _find_cycle(GRAPH)
     assert cycle is None, "import circle: " + " -> ".join(cycle)
+
+
+def test_no_package_imports_another_in_a_circle():
+    """A package imports packages below it only: a module of ``core.gpt`` that imported
+    ``core.room`` while ``core.room`` imports ``core.gpt`` would tie the two libraries into one,
+    whichever modules the imports name."""
+    cycle = _find_cycle(_package_graph())
+    assert cycle is None, "package circle: " + " -> ".join(cycle)
+
+
+def test_a_module_named_in_a_string_counts_as_an_import():
+    """What the checks above see: a preload list's names, a lazy loader's, and a package edge."""
+    assert "core.bpe.step_data" in GRAPH["ui.plumbing.heavy_jobs"]
+    assert "core.bpe.kernels.training" in GRAPH["core.bpe.kernels"]
+    assert "core.runfolder" in _package_graph()["core.gpt"]
+    assert "core.gpt" not in _package_graph()["core.runfolder"]
+    assert "core.room" not in _package_graph()["core.gpt"]
+
+
+def _preloaded() -> tuple[str, ...]:
+    """``ui.plumbing.heavy_jobs.PRELOAD``, read without importing Streamlit."""
+    tree = ast.parse(MODULES["ui.plumbing.heavy_jobs"].read_text(encoding="utf-8"))
+    [value] = [node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
+               and any(isinstance(t, ast.Name) and t.id == "PRELOAD" for t in node.targets)]
+    return ast.literal_eval(value)
+
+
+# As ``streamlit run`` does: the app's script is ``__main__``, which multiprocessing has each job
+# worker import too; then a job worker reports what it loaded.
+JOB_WORKER_CHECK = """
+import sys, time, types
+main = types.ModuleType("__main__")
+main.__file__ = {app!r}
+sys.modules["__main__"] = main
+from core.room.jobs import JobEngine
+import job_functions
+engine = JobEngine(workers=1, preload={preload!r})
+job = engine.submit("a session", "loaded", job_functions.loaded, (("streamlit", "torch"),))
+while not job.done:
+    time.sleep(0.05)
+print(",".join(job.result()))
+engine.close()
+"""
+
+
+def test_job_workers_import_no_streamlit():
+    """A job worker imports the app's script and the modules of the jobs it runs (``PRELOAD``),
+    and no more: a page's view, or the script's own imports, would bring Streamlit and its whole
+    runtime into every job worker."""
+    names = _preloaded()
+    assert names and all(name in MODULES and name.startswith("core.") for name in names), names
+    code = JOB_WORKER_CHECK.format(app=str(ROOT / "streamlit_app.py"), preload=names)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "room")])}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         env=env, timeout=120, check=True).stdout.strip()
+    assert out == "", f"a job worker (preloading {names}) loaded {out}"
+
+
+NAMES_OF_THEIR_OWN = {"__init__.py", "__main__.py", "conftest.py"}
+
+
+def test_a_file_name_appears_once_in_the_tree():
+    """Two modules called ``turns.py`` force an alias at every import and leave a reader asking
+    which one a traceback means; the same holds for any two files."""
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    seen: dict[str, list[str]] = {}
+    for path in listed.stdout.splitlines():
+        seen.setdefault(Path(path).name, []).append(path)
+    twice = {name: paths for name, paths in seen.items()
+             if len(paths) > 1 and name not in NAMES_OF_THEIR_OWN}
+    assert twice == {}
 
 
 def test_the_tokenizer_library_never_imports_the_gpt_side():
@@ -149,4 +274,4 @@ def _status_literals(path: Path) -> list[str]:
 def test_a_run_status_is_spelled_in_one_module():
     spelled = {path.relative_to(ROOT).as_posix(): found for path in MODULES.values()
                if (found := _status_literals(path))}
-    assert list(spelled) == ["core/room/status.py"], spelled
+    assert list(spelled) == ["core/runfolder/status.py"], spelled

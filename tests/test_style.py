@@ -1,7 +1,9 @@
 """The style, checked rather than counted: ruff over the code with the rules of pyproject.toml's
 ``[tool.ruff]`` (lines within 110 characters, one statement per line, no unused import, no
-function with more branches than a reader can follow).  A failure shows ruff's own report; run
-``ruff check core ui app_pages tests bench streamlit_app.py`` to see it without pytest.
+function with more branches than a reader can follow), and vulture with ``[tool.vulture]``'s: no
+function, class, method or constant that no page, command, bench or test reaches.  A failure shows
+the tool's own report; run ``ruff check core ui app_pages tests bench streamlit_app.py`` or
+``vulture`` (in the repository) to see it without pytest.
 
 And figures stay in ``docs/benchmarks.md``, a reference under ``BENCHMARKS_MOST_LINES`` lines: a
 docstring or comment in the app's code says why a constant is what it is and points to the section
@@ -110,3 +112,13 @@ def test_the_benchmarks_are_a_reference_and_every_pointer_names_a_section():
             missing += [f"{name}: {title!r}" for title in match.groups()
                         if title and not any(section.startswith(title) for section in sections)]
     assert not missing, "pointers to no section of docs/benchmarks.md:\n" + "\n".join(missing)
+
+
+def test_vulture_finds_no_dead_code():
+    """A path nothing reaches misleads a newcomer (render.py's highlight path, which no page used,
+    was the map's answer to "where is the pair highlighted?" while the step view's script drew it)."""
+    need_module("vulture", "pip install -r requirements-dev.txt")
+    result = subprocess.run([sys.executable, "-m", "vulture"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=120)
+    if result.returncode != 0:
+        pytest.fail(result.stdout + result.stderr, pytrace=False)

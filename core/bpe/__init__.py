@@ -10,22 +10,23 @@ and regex; never torch, Streamlit or ``core.gpt``).
 New here?  Read ``_educational`` first: BPE as the textbook writes it, in plain Python; the
 fast engine is checked against it.
 
-Layers, bottom to top (a module imports only those below it): ``errors``, ``alphabet``,
+Layers, bottom to top (a module imports only those below it): ``checks``, ``alphabet``,
 ``pretokenize``; ``kernels``, every compiled loop (numba),
 loaded on first use (``_lazy``) so that ``import core`` loads no numba;
 ``split`` (the known split patterns cut by the compiled scanners, and a split text encoded in
 kernels or in plain Python); ``encoding``; ``variants``; ``counting`` (the chunk counts of a file
-or an iterator, in worker processes; ``dask_counting`` on a Dask cluster); ``trainer`` (merge
+or an iterator, in counting processes; ``dask_counting`` on a Dask cluster); ``trainer`` (merge
 steps); ``files``,
 ``gpt2``, ``ranks`` and ``pretrained`` (plain fields; the real models' vocabularies, offline);
 ``vocab``; ``extend`` (more merges for a tokenizer, learned from a text); ``tokenizer`` (the
-value class); ``explain``, ``tree_layout`` (where a merge tree's boxes go) and ``interop``.
+value class); ``explain``, ``tree_layout`` (where a merge tree's boxes go), ``markup`` and
+``step_data`` (a token as escaped HTML; the data Learn BPE's step view replays) and ``interop``.
 The functions below are the package's verbs for files; each is one call on :class:`BPETokenizer`.
 """
 
 
 from .counting import count_chunks
-from .errors import ArgumentError, UnknownCharacterError
+from .checks import ArgumentError, UnknownCharacterError
 from .extend import extension_trainer
 from .files import TokenizerFileError
 from .gpt2 import GPT2FileError

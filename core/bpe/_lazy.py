@@ -5,7 +5,7 @@ more than a short text's whole encoding (why: docs/benchmarks.md, "Encoding real
 a script that encodes "hello world" must not pay that (it runs in plain Python,
 ``core.bpe.encoding``), only one that trains or encodes a long text.  :func:`defer` registers a
 package's kernel modules with the standard library's ``importlib.util.LazyLoader``: every
-``from .kernels import train`` in the package stays a plain import (and an edge of the import
+``from .kernels import training`` in the package stays a plain import (and an edge of the import
 graph), but the module's code, and with it numba, runs on its first attribute access.
 """
 

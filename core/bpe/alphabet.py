@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import UnknownCharacterError
+from .checks import UnknownCharacterError
 
 # ``tokenize`` gives an unseen character the id UNSEEN + its code point: it never merges and maps
 # back to itself.  Far above any real vocabulary, and still fits the 32-bit halves of a pair key.

@@ -1,9 +1,9 @@
 """Counting the chunks of a large byte-level corpus: a file or an iterator of texts, streamed in
-slices and counted in worker processes, giving exactly the ``{chunk: count}`` of the serial path
+slices and counted in processes of their own, giving exactly the ``{chunk: count}`` of the serial path
 (``Byte.corpus_chunks`` on the whole text, same counts, same first-appearance order) in bounded
 memory.  ``BPETrainer.from_chunk_counts`` then merges on the counts:
 
-    >>> counts = count_chunks(["the cat sat", " on the mat"], "gpt2", workers=1)
+    >>> counts = count_chunks(["the cat sat", " on the mat"], "gpt2", processes=1)
     >>> counts
     {'the': 1, ' cat': 1, ' sat': 1, ' on': 1, ' the': 1, ' mat': 1}
 
@@ -22,10 +22,10 @@ Python touches each distinct piece of a slice once, to decode it, never each occ
 
 When to use what (why: docs/benchmarks.md, "Byte BPE at scale"): ``BPETrainer(text)`` for a
 corpus that fits comfortably in memory as one ``str`` (up to a few tens of MB); ``count_chunks``
-for a file or a stream of texts, in this process; worker processes only for corpora of several
+for a file or a stream of texts, in this process; counting processes only for corpora of several
 hundred MB, as each first pays to load numba and the kernels what one process counts tens of MB
 in (the default asks for them from
-``PARALLEL_FROM_BYTES`` of file on).  Memory is ``2 * workers`` slices plus the distinct chunks,
+``PARALLEL_FROM_BYTES`` of file on).  Memory is ``2 * processes`` slices plus the distinct chunks,
 whatever the corpus length; ``core.bpe.dask_counting`` when the corpus lives on several machines
 or exceeds one machine's disk.  A custom split pattern (or none) cannot be cut provably, so it
 is counted serially on the whole text.
@@ -42,13 +42,13 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from .kernels import count as kernels
-from .errors import ArgumentError, EmptyCorpusError, check_count, check_text
+from .checks import ArgumentError, EmptyCorpusError, check_count, check_text
 from .pretokenize import GPT2_PATTERN, GPT4_PATTERN, resolve_pattern
 from .split import known_patterns
 from .variants import variant_rules
 
 SLICE_BYTES = 8 * 2**20  # bytes counted per task: large enough to amortise, small enough to stream
-PARALLEL_FROM_BYTES = 512 * 2**20  # a file this large is counted by one worker process per core
+PARALLEL_FROM_BYTES = 512 * 2**20  # a file this large is counted by one counting process per core
 _CUTTABLE = (GPT2_PATTERN, GPT4_PATTERN)  # the patterns the safe-cut argument is made for
 _ASCII_SPACE = "\t\n\x0b\x0c\r "
 
@@ -63,7 +63,7 @@ def _decode(data: bytes, what: str) -> str:
 
 def count_slice(data: bytes, pattern: str, special_tokens: Sequence[str] = ()) -> dict[str, int]:
     """The chunks of one slice (UTF-8 bytes; a known ``pattern``) with their counts, in
-    first-appearance order; special tokens are cut out first and not counted.  A worker process's
+    first-appearance order; special tokens are cut out first and not counted.  A counting process's
     task."""
     return known_patterns.chunk_counts(_decode(data, "The corpus"), data, pattern, special_tokens)
 
@@ -127,7 +127,7 @@ def corpus_slices(corpus, slice_bytes: int = SLICE_BYTES) -> Iterator[bytes]:
 
 
 def _context():
-    """Worker processes are started fresh ('forkserver' where there is one, else 'spawn'), never
+    """Counting processes are started fresh ('forkserver' where there is one, else 'spawn'), never
     forked from a process that may hold threads; the fork server imports this module once."""
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
@@ -136,22 +136,23 @@ def _context():
     return context
 
 
-def _count_parallel(slices: Iterator[bytes], pattern: str, specials, workers: int) -> dict[str, int]:
-    """Slices counted by ``workers`` processes, at most two per worker in flight, merged in order."""
+def _count_parallel(slices: Iterator[bytes], pattern: str, specials, processes: int) -> dict[str, int]:
+    """Slices counted by ``processes`` counting processes, at most two per process in flight,
+    merged in order."""
     total: dict[str, int] = {}
-    with ProcessPoolExecutor(workers, mp_context=_context()) as pool:
+    with ProcessPoolExecutor(processes, mp_context=_context()) as pool:
         pending = deque()
         for data in slices:
             pending.append(pool.submit(count_slice, data, pattern, specials))
-            if len(pending) >= 2 * workers:
+            if len(pending) >= 2 * processes:
                 merge_counts(total, pending.popleft().result())
         while pending:
             merge_counts(total, pending.popleft().result())
     return total
 
 
-def _default_workers(corpus) -> int:
-    """One per core for a large file, else 1: a worker costs several slices' time to start."""
+def _default_processes(corpus) -> int:
+    """One per core for a large file, else 1: a counting process costs several slices' time to start."""
     large = isinstance(corpus, (str, os.PathLike)) and os.path.isfile(corpus) \
         and os.path.getsize(corpus) >= PARALLEL_FROM_BYTES
     return (os.cpu_count() or 1) if large else 1
@@ -163,10 +164,10 @@ def cuttable(pattern: str | None, special_tokens: Sequence[str] = ()) -> bool:
 
 
 def count_chunks(corpus, pattern: str | None, special_tokens: Sequence[str] = (), *,
-                 workers: int | None = None, slice_bytes: int = SLICE_BYTES) -> dict[str, int]:
+                 processes: int | None = None, slice_bytes: int = SLICE_BYTES) -> dict[str, int]:
     """``{chunk: count}`` of the byte variant over ``corpus`` (a file path, or an iterator of texts
     counted as if joined), in first-appearance order: what ``BPETrainer(text, variant="byte",
-    pattern=..., special_tokens=...)`` counts on the whole text.  ``workers`` processes count
+    pattern=..., special_tokens=...)`` counts on the whole text.  ``processes`` counting processes count
     slices (1: this process; default: one per core for a file of ``PARALLEL_FROM_BYTES`` or more,
     else 1).  A pattern other than GPT-2's or
     GPT-4's, or a special token holding ASCII whitespace, is counted serially on the whole text
@@ -175,16 +176,16 @@ def count_chunks(corpus, pattern: str | None, special_tokens: Sequence[str] = ()
     if isinstance(special_tokens, str):
         raise ArgumentError("special_tokens must be a list of strings, e.g. ['<|endoftext|>'].")
     specials = variant_rules("byte").special_tokens(special_tokens)
-    if workers is None:
-        workers = _default_workers(corpus)
-    workers = check_count(workers, "workers", 1, 1024)
+    if processes is None:
+        processes = _default_processes(corpus)
+    processes = check_count(processes, "processes", 1, 1024)
     if not cuttable(pattern, specials):  # one slice: the whole corpus, by scanner or regex
         text = _decode(b"".join(_blocks(corpus, slice_bytes)), "The corpus")
         return dict(variant_rules("byte").corpus_chunks(text, pattern, specials, None))
     slices = corpus_slices(corpus, slice_bytes)
-    if workers == 1:
+    if processes == 1:
         total: dict[str, int] = {}
         for data in slices:
             merge_counts(total, count_slice(data, pattern, specials))
         return total
-    return _count_parallel(slices, pattern, specials, workers)
+    return _count_parallel(slices, pattern, specials, processes)

@@ -8,10 +8,10 @@ the counts merged here in slice order, so the merges equal the single-process pa
     >>> trainer = BPETrainer.from_chunk_counts(counts, pattern="gpt4")
 
 When to reach for it: when one machine's cores are not enough, or the corpus is larger than one
-machine's memory or disk (a few GB and up).  The slices are read here and sent to the workers,
+machine's memory or disk (a few GB and up).  The slices are read here and sent to the Dask workers,
 so the network carries the corpus once; the merged counts (the distinct chunks, a few hundred MB
 for tens of GB of text) and the merge loop stay on this machine.  For a corpus on one machine,
-``count_chunks`` with worker processes is simpler and as fast.  Dask is imported only inside
+``count_chunks`` with counting processes is simpler and as fast.  Dask is imported only inside
 these functions; ``core.bpe`` never needs it.
 """
 
@@ -28,14 +28,14 @@ from .variants import variant_rules
 def count_chunks_on(client, corpus, pattern: str | None, special_tokens: Sequence[str] = (), *,
                     slice_bytes: int = SLICE_BYTES, in_flight: int | None = None) -> dict[str, int]:
     """``count_chunks(corpus, pattern, special_tokens)`` with each slice counted as a task on the
-    Dask ``client``'s workers; at most ``in_flight`` slices (default: two per worker thread) are
+    ``client``'s Dask workers; at most ``in_flight`` slices (default: two per Dask worker thread) are
     out at a time, so this process holds a bounded part of the corpus."""
     import dask.distributed  # noqa: F401  (the optional extra: fail here, with its own message)
 
     resolved = resolve_pattern(pattern)
     specials = variant_rules("byte").special_tokens(special_tokens)
     if not cuttable(resolved, specials):
-        return count_chunks(corpus, pattern, specials, workers=1)
+        return count_chunks(corpus, pattern, specials, processes=1)
     limit = in_flight or 2 * max(1, sum(client.nthreads().values()))
     total: dict[str, int] = {}
     pending = deque()

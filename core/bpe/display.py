@@ -10,8 +10,8 @@ One convention everywhere a token is drawn (spans, headings, merge tables, trees
 
 Downloads and copies keep the real characters: only what is drawn goes through ``visible``.
 
-Leaves out: HTML (``ui.plumbing.render``) and the text of a byte token (``BPETokenizer.token_str``, which
-writes bytes that are not a whole character as ``\\xNN``).
+Leaves out: HTML (``core.bpe.markup``, ``ui.plumbing.render``) and the text of a byte token
+(``BPETokenizer.token_str``, which writes bytes that are not a whole character as ``\\xNN``).
 """
 
 from __future__ import annotations

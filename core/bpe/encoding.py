@@ -20,7 +20,7 @@ from itertools import chain
 import numpy as np
 
 from .kernels import encode as kernels
-from .errors import UnknownCharacterError
+from .checks import UnknownCharacterError
 from .pretokenize import RegexClock, byte_chunks, regex_pieces, special_split, word_spans
 from .kernels import piece_table
 from .split import known_patterns, piece_encoding

@@ -32,7 +32,7 @@ import unicodedata
 
 import numpy as np
 
-from .errors import EmptyCorpusError, check_text
+from .checks import EmptyCorpusError, check_text
 from .trainer import BPETrainer, refuse_above
 
 

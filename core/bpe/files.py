@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .errors import MAX_ID, MAX_SPECIAL_CHARS, token_lengths
+from .checks import MAX_ID, MAX_SPECIAL_CHARS, token_lengths
 from .pretokenize import resolve_pattern
 from .variants import VARIANTS, variant_rules
 

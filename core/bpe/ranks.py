@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .encoding import RankEncoder
-from .errors import MAX_ID, check_id
+from .checks import MAX_ID, check_id
 
 
 def pair_table(token_bytes: dict[int, bytes]) -> tuple[np.ndarray, np.ndarray]:

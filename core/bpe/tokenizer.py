@@ -25,7 +25,7 @@ from ..atomic import write_json
 from . import extend, files, gpt2, pretrained
 from .alphabet import UNSEEN
 from .encoding import ChunkEncoder, RankEncoder, Token
-from .errors import (ArgumentError, EmptyCorpusError, UnknownCharacterError, check_count, check_id_list,
+from .checks import (ArgumentError, EmptyCorpusError, UnknownCharacterError, check_count, check_id_list,
                      check_text)
 from .pretokenize import check_pattern
 from .ranks import merge_triples

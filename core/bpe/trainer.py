@@ -10,7 +10,7 @@ the competitors a step lists are ranked the same way.  Counts include overlappin
 ("aaa" holds two "a a"), as the textbook counts them.
 
 Time: laying out and counting the corpus is linear in its length, and a merge costs what it
-changes (the merged pair's occurrences and their neighbours, in ``core.bpe.kernels.train``),
+changes (the merged pair's occurrences and their neighbours, in ``core.bpe.kernels.training``),
 whatever the text: an alphabet of 171 k characters with every pair tied at a count of 1 trains as
 fast as English.
 
@@ -35,10 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kernels import train as kernels
+from .kernels import training as kernels
 from .alphabet import characters
 from .counting import checked_chunk_counts
-from .errors import MAX_ID, ArgumentError, EmptyCorpusError, check_count, check_text
+from .checks import MAX_ID, ArgumentError, EmptyCorpusError, check_count, check_text
 from .pretokenize import resolve_pattern
 from .variants import variant_rules
 

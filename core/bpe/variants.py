@@ -19,7 +19,7 @@ import numpy as np
 
 from . import encoding
 from .alphabet import Alphabet, characters
-from .errors import ArgumentError, check_id
+from .checks import ArgumentError, check_id
 from .pretokenize import RegexClock, byte_chunks, word_counts
 from .split import known_patterns
 

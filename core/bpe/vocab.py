@@ -6,7 +6,7 @@ Leaves out: what a token means to a variant (``core.bpe.variants``) and encoding
 
 from __future__ import annotations
 
-from .errors import MAX_SPECIAL_CHARS, ArgumentError, VocabularyTooLargeError, check_id, token_lengths
+from .checks import MAX_SPECIAL_CHARS, ArgumentError, VocabularyTooLargeError, check_id, token_lengths
 
 # All tokens together may spell at most this many bytes: a tokenizer trained on any corpus stays
 # far below (each token occurs in the corpus); a forged one whose merges double a token 40 times

@@ -1,5 +1,5 @@
 """Training a small GPT on a corpus and a tokenizer from ``core.bpe`` (PyTorch).  Imports
-``core.bpe``, never the reverse; the room's runs, queue and workers are ``core.room``'s.
+``core.bpe``, never the reverse; the room's runs, queue and GPT workers are ``core.room``'s.
 
 Importing this package loads nothing; import the module you need.  Read bottom-up:
 
@@ -13,7 +13,7 @@ Importing this package loads nothing; import the module you need.  Read bottom-u
 - ``ddp``         DDP under ``torchrun``;
 - ``checkpoint``  verified, atomic checkpoints;
 - ``loop``        ``train(config, text, tokenizer, run_dir, hooks)``; ``Training``, a run in
-  memory trained a turn at a time; it writes a run folder in ``core.room.rundir``'s layout and
-  ``core.room.status``'s status;
+  memory trained a turn at a time; it writes a run folder in ``core.runfolder.layout``'s layout and
+  ``core.runfolder.status``'s status;
 - ``cli``         ``python -m core.train`` (flags).
 """

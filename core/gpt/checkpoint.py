@@ -23,7 +23,7 @@ import torch
 from ..bpe import TokenizerFileError, tokenizer_from_dict
 from ..atomic import atomic_write
 from .model import GPT, GPTConfig
-from ..room.rundir import CHECKPOINT_FILE
+from ..runfolder.layout import CHECKPOINT_FILE
 
 FORMAT = "bpe-explorer/gpt-checkpoint"
 VERSION = 2

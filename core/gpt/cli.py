@@ -4,7 +4,7 @@ calls :func:`main`), a thin argparse front over ``core.gpt.loop.train``.
 Owns the flags, where the corpus and the tokenizer come from (``--corpus``, ``--tokenizer``,
 ``--merges``, ``--tokenizer-file``), the progress lines, and turning SIGTERM / Ctrl+C into a clean
 stop.  Started under ``torchrun``, every rank runs it and rank 0 alone prints.  The page's runs
-do not come through here: its workers call the loop directly (``core.room.turn_runner``).
+do not come through here: its GPT workers call the loop directly (``core.room.turn_runner``).
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def format_record(record: dict, max_steps: int) -> str:
 
 def stop_on_signals() -> Callable[[], bool]:
     """Turn SIGTERM and Ctrl+C into a request to stop, answered by the returned function: the
-    loop then saves a final checkpoint and ends with status "stopped"."""
+    loop then saves a final checkpoint and ends ``RunStatus.STOPPED``."""
     stop = {"flag": False}
 
     def request_stop(signum, frame):

@@ -52,7 +52,7 @@ class Measured:
 # What the Model size help states (preset_help).  "cpu": the project's 2-core Xeon, char tokenizer
 # on Tiny Shakespeare, bench/bench_estimate.py with the load average it printed (four other
 # engineers shared the machine): tiny on 2026-11-23 with 2 torch threads, quick (--full) on
-# 2026-11-24 with 1, what the page gives a run there now (one worker per core);
+# 2026-11-24 with 1, what the page gives a run there now (one GPT worker per core);
 # "gpu": one H100 80GB lent on 2026-11-22, bench/bench_gpt_step.py (CUDA graphs) and
 # bench/bench_gpt.py --target 0.  The tables: docs/benchmarks.md, "Time-per-step estimate" and
 # "One optimizer step by mode".  Empty: not measured.
@@ -90,7 +90,7 @@ def preset_help(name: str) -> str:
 
 
 # Keys run folders launched before the corpus and tokenizer left the config still hold; the files
-# they named are the run folder's own corpus and tokenizer, which the worker reads.
+# they named are the run folder's own corpus and tokenizer, which the GPT worker reads.
 SUPERSEDED = ("corpus", "tokenizer", "merges", "tokenizer_file")
 
 

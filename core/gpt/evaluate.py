@@ -1,7 +1,7 @@
 """Reading a model without training it: its mean loss on fixed windows, and text sampled from it.
 
 Used by the loop at every evaluation, and by ``core.room.probe`` to sample from a checkpoint.
-Leaves out the optimizer and the files (``core.gpt.optimizer_step``, ``core.room.rundir``).
+Leaves out the optimizer and the files (``core.gpt.optimizer_step``, ``core.runfolder.layout``).
 """
 
 from __future__ import annotations

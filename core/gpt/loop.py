@@ -6,16 +6,16 @@ with ``tokenizer`` and writes the run folder as it goes (rank 0 only when distri
   elapsed_s`` and, on evaluation steps, ``val_loss, train_loss_est, val_bpc, val_bpb``;
 - ``samples.jsonl`` text generated at intervals: ``{"step": ..., "text": ...}``;
 - ``status.json``   running, then finished / stopped / failed, with ``pid``, ``started``,
-  ``ended``, ``error`` (``core.room.status.StatusRecord``);
+  ``ended``, ``error`` (``core.runfolder.status.StatusRecord``);
 - ``ckpt.pt``       the latest checkpoint (see ``core.gpt.checkpoint``).
 
 :class:`Training` holds one run in memory and trains it a slice at a time: ``train`` is one
-slice to the end; the page's workers (``core.room.turn_runner``) keep several runs and give each a few
-seconds in turn, checkpointing after every slice, so any worker can carry on from there.
+slice to the end; the page's GPT workers (``core.room.turn_runner``) keep several runs and give each a few
+seconds in turn, checkpointing after every slice, so any GPT worker can carry on from there.
 
-File names and writes are ``core.room.rundir``'s; the data, the step and the evaluation are
+File names and writes are ``core.runfolder.layout``'s; the data, the step and the evaluation are
 ``core.gpt.data``, ``core.gpt.optimizer_step`` and ``core.gpt.evaluate``.  Leaves out where the corpus and
-the tokenizer come from: the command line (``core.gpt.cli``) and the page's worker
+the tokenizer come from: the command line (``core.gpt.cli``) and the page's GPT worker
 (``core.room.turn_runner``) choose them.
 """
 
@@ -36,12 +36,12 @@ from .data import Data, get_batch, prepare_data
 from .ddp import Dist, setup_distributed
 from .device import describe_device, detect_device, should_compile
 from .evaluate import estimate_loss, eval_windows, sample_text
-from ..room.locks import FileLock
+from ..runfolder.locks import FileLock
 from .model import GPT
 from ..atomic import write_json
-from ..room.rundir import (CONFIG_FILE, METRICS_FILE, SAMPLES_FILE, TRAIN_LOCK_FILE, append_jsonl,
+from ..runfolder.layout import (CONFIG_FILE, METRICS_FILE, SAMPLES_FILE, TRAIN_LOCK_FILE, append_jsonl,
                            keep_records_until, now)
-from ..room.status import RunStatus, TurnOutcome, write_status
+from ..runfolder.status import RunStatus, TurnOutcome, write_status
 from .optimizer_step import get_lr, make_optimizer, make_optimizer_step
 
 
@@ -53,7 +53,7 @@ class RunLockedError(ValueError):
 class Hooks:
     """How a caller follows and ends a run: ``on_step(record)`` gets every logged metrics record;
     ``should_stop()`` is asked before each step and, when True, ends the run cleanly (final
-    checkpoint, status "stopped")."""
+    checkpoint, ``RunStatus.STOPPED``)."""
 
     on_step: Callable[[dict], None] | None = None
     should_stop: Callable[[], bool] | None = None
@@ -61,7 +61,7 @@ class Hooks:
 
 @dataclass
 class TrainResult:
-    status: str            # "finished" or "stopped"
+    status: TurnOutcome    # FINISHED or STOPPED (a RunStatus too)
     step: int
     val_loss: float | None
     val_bpc: float | None
@@ -84,7 +84,7 @@ def train(config: TrainConfig, text: str, tokenizer, run_dir, hooks: Hooks | Non
     lock = FileLock(run_dir / TRAIN_LOCK_FILE)
     if dist.master:
         run_dir.mkdir(parents=True, exist_ok=True)
-        if not lock.acquire():  # before any write: a second worker leaves the folder untouched
+        if not lock.acquire():  # before any write: a second GPT worker leaves the folder untouched
             raise RunLockedError(f"Another process is already training in {run_dir}; "
                                  f"nothing was changed.")
         write_status(run_dir, RunStatus.RUNNING, fresh=True, pid=os.getpid(), started=now(), ended=None,
@@ -104,7 +104,7 @@ def train(config: TrainConfig, text: str, tokenizer, run_dir, hooks: Hooks | Non
             write_status(run_dir, result.status, ended=now(), step=result.step)
     finally:
         dist.close()
-        lock.release()  # after the last write: the next worker sees the final status
+        lock.release()  # after the last write: the next GPT worker sees the final status
     return result
 
 
@@ -193,7 +193,7 @@ class Training:
                             extra={"elapsed_s": elapsed, **self.data.stats(self.config.block_size)})
             self.saved_step = self.step
 
-    def result(self, status: str) -> TrainResult:
+    def result(self, status: TurnOutcome) -> TrainResult:
         checkpoint = self.ckpt_file if self.dist.master else None
         return TrainResult(status, self.step, self.last_val, self.last_bpc, checkpoint, self.records)
 
@@ -202,9 +202,9 @@ class Training:
         asked = hooks.should_stop is not None and self.dist.master and bool(hooks.should_stop())
         return self.dist.any(asked)
 
-    def advance(self, hooks: Hooks | None = None, until: float | None = None) -> str:
-        """Train on from ``step``: to ``max_steps`` ("finished"), to a stop asked for by
-        ``hooks.should_stop`` ("stopped"), or until ``time.monotonic()`` passes ``until`` ("paused",
+    def advance(self, hooks: Hooks | None = None, until: float | None = None) -> TurnOutcome:
+        """Train on from ``step``: to ``max_steps`` (``TurnOutcome.FINISHED``), to a stop asked for
+        by ``hooks.should_stop`` (``STOPPED``), or until ``time.monotonic()`` passes ``until`` (``PAUSED``,
         single process only: ranks would not agree on the moment)."""
         hooks = hooks or Hooks()
         config = self.config
@@ -257,7 +257,7 @@ class Training:
         if evaluates:
             record.update(self._evaluate())
         append_jsonl(self.run_dir / METRICS_FILE, record)
-        if evaluates:  # after its record: a worker killed between the two resumes from the checkpoint
+        if evaluates:  # after its record: a GPT worker killed between the two resumes from the checkpoint
             self._checkpoint(record["elapsed_s"])  # before, which drops the record and logs it again
         self.records.append(record)
         if hooks.on_step is not None:

@@ -11,7 +11,7 @@ per step; a replay launches them all at once, and unlike ``torch.compile`` recor
 
 Also here: the learning-rate schedule a step runs at, and the optimizer and step runner a run
 builds.  Leaves out the data, the evaluation, the files (``core.gpt.data``, ``core.gpt.evaluate``,
-``core.room.rundir``) and how long a step takes here (``core.room.probe``, which times this step).
+``core.runfolder.layout``) and how long a step takes here (``core.room.probe``, which times this step).
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ class EagerOptimizerStep:
     """``step(x, y, lr)`` trains on one batch and returns the loss (a tensor: reading it waits for
     the device, so callers do that only when they log)."""
 
-    warmup_steps = 1  # steps before the speed is steady (the first allocates and loads kernels)
+    # untimed: steps before the speed is steady (the first allocates and loads kernels); not the
+    # learning rate's warm-up, ``TrainConfig.warmup_steps``
+    settle_steps = 1
     cache_casts = True  # autocast's cache of bf16 weight copies, reused within a forward
 
     def __init__(self, model, optimizer, grad_clip: float, device: str) -> None:
@@ -59,27 +61,27 @@ class EagerOptimizerStep:
 
 
 class GraphOptimizerStep(EagerOptimizerStep):
-    """The eager step, recorded as a CUDA graph after ``warmup`` real eager steps and replayed.
+    """The eager step, recorded as a CUDA graph after ``eager_steps`` real eager steps and replayed.
 
     What a replay needs to stay correct: the batch is copied into fixed input buffers; the learning
     rate lives in a device tensor the recorded AdamW reads (a Python float would be frozen into the
     graph); the optimizer is ``capturable``; autocast keeps no cast cache (PyTorch's rule for
     graphs); gradients are never set to None between replays (the graph owns their memory).
     Dropout stays random on every replay: PyTorch advances the recorded generator's offset.
-    The warm-up steps run exactly as recorded (no cast cache either), so a ``torch.compile``d model
+    The eager steps run exactly as recorded (no cast cache either), so a ``torch.compile``d model
     is compiled once, before recording, and not again inside it.
     """
 
     cache_casts = False
 
-    def __init__(self, model, optimizer, grad_clip: float, device: str, warmup: int = 3) -> None:
+    def __init__(self, model, optimizer, grad_clip: float, device: str, eager_steps: int = 3) -> None:
         super().__init__(model, optimizer, grad_clip, device)
         self.lr = torch.zeros((), device=device)
         for group in optimizer.param_groups:  # after any resume: load_state_dict resets groups
             group["lr"], group["capturable"] = self.lr, True
-        self.eager_left = warmup
+        self.eager_left = eager_steps
         self.graph = None
-        self.warmup_steps = warmup + 1  # the eager ones and the recording
+        self.settle_steps = eager_steps + 1  # the eager ones and the recording
         self.x = None   # the fixed input buffers every replay reads
         self.y = None
         self.loss = None
@@ -89,7 +91,7 @@ class GraphOptimizerStep(EagerOptimizerStep):
 
     def __call__(self, x: torch.Tensor, y: torch.Tensor, lr: float) -> torch.Tensor:
         self.set_lr(lr)
-        if self.x is None:  # the fixed buffers every step reads, warm-up steps too
+        if self.x is None:  # the fixed buffers every step reads, eager steps too
             self.x = x.contiguous().clone()
             self.y = y.contiguous().clone()
         self.x.copy_(x)
@@ -103,7 +105,7 @@ class GraphOptimizerStep(EagerOptimizerStep):
         return self.loss
 
     def _side_stream(self, fn):
-        """PyTorch asks for warm-up work on a side stream before recording (see "CUDA Graphs" in
+        """PyTorch asks for the eager steps on a side stream before recording (see "CUDA Graphs" in
         its notes), so that lazily created handles and buffers are not part of the graph."""
         stream = torch.cuda.Stream(device=self.device)
         stream.wait_stream(torch.cuda.current_stream(self.device))

@@ -1,9 +1,11 @@
-"""Under-trained tokens of a GPT trained here: each token's count in the text its run trained on,
-beside the norm of its embedding row.  A token the model rarely or never saw keeps close to its
-random start (Land & Bartolo 2024, "Fishing for Magikarp": the under-trained signature), whatever
-the rest of the vocabulary learned.
+"""Where to look for under-trained tokens in a GPT trained here (Land & Bartolo 2024, "Fishing for
+Magikarp"): each token's count in the text its run trained on, beside the norm of its embedding
+row.  What a rare token's row does is the run's to show, not this module's to promise: the
+embedding is tied to the output layer, so every row moves at every step (a token never seen in
+the input is still pushed down as an output), and weight decay shrinks every row, so a rarely
+seen token's norm need not stay near its random start.
 
-Reads a run folder of the room (``core.room.rundir``: its corpus and latest checkpoint); the
+Reads a run folder of the room (``core.runfolder.layout``: its corpus and latest checkpoint); the
 training part is the one ``core.gpt.data.split_text`` gives the run.  Torch: loads the checkpoint.
 """
 
@@ -15,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..bpe import BPETokenizer
-from ..room.rundir import CORPUS_FILE
+from ..runfolder.layout import CORPUS_FILE
 
 RARE = 10  # seen fewer times than this in the training part: rare
 

@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 
 from ..bpe import BPETokenizer
-from ..bpe.errors import ArgumentError
+from ..bpe.checks import ArgumentError
 from ..corpus import SAMPLES_DIR
 
 UDHR_DIR = SAMPLES_DIR / "udhr"

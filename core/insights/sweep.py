@@ -7,7 +7,7 @@ held-out part is what it validates on) gives every size by truncation.  The runs
 room's launcher with ``room=True``: a sweep someone launched already (same corpus, tokenizer,
 settings, seed) is joined, not trained again, and the runs are shared with the room.
 
-Leaves out: training itself (the room's scheduler and trainers do it).  Torch is imported only
+Leaves out: training itself (the room's scheduler and GPT workers do it).  Torch is imported only
 when launching.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..bpe import BPETokenizer
-from ..bpe.errors import ArgumentError
+from ..bpe.checks import ArgumentError
 from ..room.queries import RunInfo, is_run, read_metrics, run_info
 from ..settings import ServerSettings
 from .vocab_curve import split_held_out
@@ -139,7 +139,7 @@ def room_sweep(text: str, sizes, runs_dir=None, preset: str = "quick") -> dict[i
     from ..gpt.device import detect_device
     from ..room.identical import run_identity
     from ..room.queries import find_identical
-    from ..room.rundir import default_runs_dir
+    from ..runfolder.layout import default_runs_dir
 
     runs_dir = Path(runs_dir) if runs_dir else default_runs_dir()
     config = make_config(preset, seed=SEED)

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..bpe import PRETRAINED_NAMES, BPETokenizer
-from ..bpe.errors import ArgumentError
+from ..bpe.checks import ArgumentError
 
 
 @lru_cache(maxsize=8)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..bpe import BPETokenizer
 from ..bpe.encoding import byte_table
-from ..bpe.errors import ArgumentError
+from ..bpe.checks import ArgumentError
 from ..bpe.pretokenize import regex_pieces
 from ..bpe.split import known_patterns
 

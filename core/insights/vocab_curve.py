@@ -30,7 +30,7 @@ import numpy as np
 
 from ..bpe import BPETokenizer, BPETrainer
 from ..bpe.alphabet import UNSEEN
-from ..bpe.errors import ArgumentError
+from ..bpe.checks import ArgumentError
 
 HELD_OUT = 0.1  # the share of the corpus a GPT run validates on (core.gpt.data.split_text)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..bpe import BPETokenizer
 from ..insights import UDHR_DIR, language_costs, language_index, read_parallel
-from ..room.status import RunStatus
+from ..runfolder.status import RunStatus
 from .computations import COMPUTATIONS, Answer, StationData, computation
 from .errors import AnswerNotReady, LessonError
 

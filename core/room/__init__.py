@@ -1,39 +1,39 @@
 """The room: many owners' training runs on one server, and the queue that trains them in turns;
 and the room's heavy BPE work, off the web server's threads.  Imports no torch (a test checks):
-torch loads only where a worker trains, samples or times a step, in processes of its own.  The
-model and its training loop are ``core.gpt``'s.
+torch loads only where a GPT worker trains, samples or times a step, in processes of its own.  The
+model and its training loop are ``core.gpt``'s; the run folder's files, status and locks, which
+both write, are ``core.runfolder``'s.
 
 What a caller needs is exported here; read bottom-up:
 
-- ``rundir``      a run folder: every file name, JSON and JSON-lines records;
-- ``status``      a run's status (``RunStatus``) and ``status.json``, read and written there alone;
-- ``locks``, ``owners``  file locks; who may do what (``Viewer``, ``RunAccessError``);
+- ``owners``      who may do what (``Viewer``, ``RunAccessError``);
 - ``identical``   identical launches trained once (a *join*);
 - ``queries``     reading runs: ``run_info``, ``list_runs``, metrics, samples, the queue's state;
 - ``runs``        launch / stop / resume / share / sample / delete;
 - ``turns``       runs taking turns, fair between owners;
 - ``scheduler``   the queue's process (``python -m core.room.scheduler``), one per runs folder;
-- ``workers``, ``dask_workers``  the processes that train turns: on this machine, or a Dask cluster;
-- ``turn_runner`` a run's turn inside a worker (torch);
+- ``gpt_workers``, ``dask_workers``  the GPT workers, the processes that train turns: on this
+  machine, or Dask workers of a cluster;
+- ``turn_runner`` a run's turn inside a GPT worker (torch);
 - ``spawn``       starting child processes;
 - ``limits``, ``probe``  the device's bounds, runs at once, a turn's length; timing and sampling in
   a capped child process (torch, in the child);
 - ``jobs``        the room's heavy work (training a tokenizer on a large corpus, counting it, a
-  page's data) in worker processes: fair between attendees, shared, cancelled, bounded in time
-  and memory, with progress; ``tokenizer_jobs``, the BPE work a worker runs.
+  page's data) in job workers (processes of its own): fair between sessions, shared, cancelled,
+  bounded in time and memory, with progress; ``tokenizer_jobs``, the BPE work a job worker runs.
 
-From Launch to a training step: ``runs.launch_run`` -> ``scheduler`` -> ``workers`` ->
+From Launch to a training step: ``runs.launch_run`` -> ``scheduler`` -> ``gpt_workers`` ->
 ``turn_runner.run_turn`` -> ``core.gpt.loop.Training.advance`` -> ``core.gpt.optimizer_step``.
 """
 
 from .limits import LimitError, check_config
-from .locks import locked
+from ..runfolder.locks import locked
 from .owners import LOCAL_OWNER, ROOM_OWNER, SERVER, RunAccessError, Viewer, validate_owner
 from .queries import RunInfo, is_run, queue_state, read_metrics, read_samples, run_info
-from .rundir import default_runs_dir
+from ..runfolder.layout import default_runs_dir
 from .runs import (RunLimitError, delete_run, get_run, launch_run, list_runs, resume_run, sample_run,
                    sanitize_run_name, seconds_per_step, set_shared, stop_run, unique_run_name)
-from .status import RunStatus
+from ..runfolder.status import RunStatus
 
 __all__ = [
     "LOCAL_OWNER", "ROOM_OWNER", "SERVER", "LimitError", "RunAccessError", "RunInfo", "RunLimitError",

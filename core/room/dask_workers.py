@@ -1,14 +1,15 @@
-"""Workers on a Dask cluster (the optional ``dist`` extra: ``pip install -e .[dist]``): the
+"""GPT runs' turns on Dask workers (the optional ``dist`` extra: ``pip install -e .[dist]``): the
 scheduler of a runs folder sends each turn (``core.room.turn_runner.run_turn``) to a Dask worker,
-which may be on another machine, instead of to a process of its own (``core.room.workers``).
+which may be on another machine, instead of to a GPT worker of this machine
+(``core.room.gpt_workers``).
 
 Everything else stays as it is: the same owners, caps, queue and fairness (``core.room.turns``
 decides whose turn it is, in the scheduler, under the runs folder's locks) and the same files (a
-turn reads and writes the run folder, so the runs folder must be on storage that every worker
-mounts at the same path, as NFS does).  A worker that dies during a turn loses nothing: Dask runs
-the turn again on another worker, which carries on from the run's last checkpoint (its metrics
+turn reads and writes the run folder, so the runs folder must be on storage that every Dask worker
+mounts at the same path, as NFS does).  A Dask worker that dies during a turn loses nothing: Dask runs
+the turn again on another Dask worker, which carries on from the run's last checkpoint (its metrics
 past it are dropped first), so no step is lost and none logged twice; if Dask gives up on it
-(``KilledWorker``), the turn is given again later, as for a local worker.
+(``KilledWorker``), the turn is given again later, as for a GPT worker of this machine.
 
     dask scheduler --host 10.0.0.1                     # anywhere
     dask worker tcp://10.0.0.1:8786 --nthreads 1 --no-nanny --resources GPU=1  # per GPU
@@ -16,7 +17,7 @@ past it are dropped first), so no step is lost and none logged twice; if Dask gi
         streamlit run streamlit_app.py
 
 Why Dask: the project already counts BPE pairs on it (``core.bpe.dask_counting``); it restarts a
-lost task elsewhere, spreads tasks over workers' declared resources (one turn per ``GPU`` unit),
+lost task elsewhere, spreads tasks over Dask workers' declared resources (one turn per ``GPU`` unit),
 and a turn is one plain function call on files, which needs nothing more (Ray's actors or a
 Celery queue would add a second engine and keep the same function).  Dask is imported here only.
 """
@@ -29,7 +30,7 @@ from concurrent.futures import CancelledError
 
 def parse_resources(text: str | None) -> dict[str, float] | None:
     """``"GPU=1"`` or ``"GPU=1,MEM=4e9"`` -> ``{"GPU": 1.0, ...}``: what each turn takes from a
-    worker (None: a worker thread).
+    Dask worker (None: a Dask worker thread).
 
     >>> parse_resources("GPU=1")
     {'GPU': 1.0}
@@ -47,7 +48,7 @@ def parse_resources(text: str | None) -> dict[str, float] | None:
 
 
 class DaskWorkers:
-    """Turns sent to the Dask cluster at ``address``, as many at once as its workers have
+    """Turns sent to the Dask cluster at ``address``, as many at once as its Dask workers have
     threads, or units of ``resources`` for one turn each."""
 
     def __init__(self, address: str, resources: dict[str, float] | None = None) -> None:
@@ -59,7 +60,7 @@ class DaskWorkers:
         self._busy: set = set()
 
     def configure(self, count: int, threads: int, gpus: int) -> None:
-        """Nothing: the cluster's workers say how many turns fit."""
+        """Nothing: the cluster's Dask workers say how many turns fit."""
 
     def free(self) -> int:
         workers = self.client.scheduler_info(n_workers=-1)["workers"].values()

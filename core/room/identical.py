@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 
 from ..atomic import write_json
-from .rundir import IDENTITY_FILE, JOIN_FILE, read_json
+from ..runfolder.layout import IDENTITY_FILE, JOIN_FILE, read_json
 
 # TrainConfig fields that change how a run is executed, not what it learns
 EXECUTION_ONLY = ("threads", "resume", "compile", "cuda_graph", "device")

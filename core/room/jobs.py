@@ -1,26 +1,26 @@
 """The room's heavy work, off the web server's threads: a :class:`JobEngine` runs jobs (training a
-tokenizer on a pasted corpus, encoding it, building a page's data) in a few worker processes,
-fair between the attendees who asked, shared when two ask for the same thing, and bounded.
+tokenizer on a pasted corpus, encoding it, building a page's data) in a few job worker processes,
+fair between the sessions (browser tabs) that asked, shared when two ask for the same thing, and bounded.
 
 Why processes: a page's script runs on a thread of the one server process, so a long training
-there holds the GIL and every other attendee's page waits behind it.  A worker process holds its
+there holds the GIL and every other attendee's page waits behind it.  A job worker process holds its
 own GIL, runs only on CPU time nobody else wants (``core.room.limits.run_only_when_idle``), ends
 with the server, and can be killed when its job is cancelled or goes over a bound, then replaced;
 the server only reads results.
 
-- **Fair**: the next free worker takes the oldest queued job of the owner with the fewest jobs
-  running, then the one served least recently; with two or more workers an owner runs at most
-  ``workers - 1`` jobs at once, so a worker is left for somebody else's job.
+- **Fair**: the next free job worker takes the oldest queued job of the session with the fewest jobs
+  running, then the one served least recently; with two or more job workers a session runs at most
+  ``workers - 1`` jobs at once, so a job worker is left for somebody else's job.
 - **Shared**: jobs have keys; a second submit of a queued, running or recently finished key joins
   that job (``keep`` finished jobs, for ``keep_s`` seconds: failures too, so a job that overran
   its time is not started again by every rerun of a page).
-- **Cancelled**: :meth:`JobEngine.cancel` takes an owner off a job (or all of an owner's jobs);
-  a job nobody owns any more is dropped from the queue or its worker killed and replaced.  A job
+- **Cancelled**: :meth:`JobEngine.cancel` takes a session off a job (or all of a session's jobs);
+  a job no session asks for any more is dropped from the queue or its job worker killed and replaced.  A job
   nobody asked about (:meth:`Job.touch`) for ``abandon_s`` seconds is cancelled the same way: its
   attendee left.
-- **Bounded**: a job over its time (``limit_s``) or a worker over ``max_rss`` bytes of memory is
+- **Bounded**: a job over its time (``limit_s``) or a job worker over ``max_rss`` bytes of memory is
   killed and the job ends with :class:`JobStopped`, whose message says which bound.
-- **Progress**: a job's function calls :func:`report_progress` (``done``, ``total``); a worker
+- **Progress**: a job's function calls :func:`report_progress` (``done``, ``total``); a job worker
   sends it at most every ``PROGRESS_EVERY_S``, and a collector thread in the server keeps the last
   on the job (``Job.progress``).
 
@@ -30,7 +30,7 @@ shows, while a small corpus trains its merges on the page's own thread in less, 
 bar flashing by (why: docs/benchmarks.md, "A room that does not behave").  So callers run small
 work inline and only large work here.
 
-Torch-free and Streamlit-free: workers are started with the ``forkserver`` method (``spawn``
+Torch-free and Streamlit-free: job workers are started with the ``forkserver`` method (``spawn``
 where there is none), never by forking the threaded server, which can deadlock the child on a
 lock another thread held.  A job's function and its arguments must be picklable (a module-level
 function).
@@ -56,20 +56,20 @@ from .limits import cpu_cores, die_with_parent, run_only_when_idle
 # Python docs sample is 200,000 characters, the default a room opens on) stay below it
 INLINE_BELOW = 256_000
 DEFAULT_LIMIT_S = 120.0        # a job's time, unless its submit says otherwise
-PROGRESS_EVERY_S = 0.1         # a worker sends a job's progress at most this often
+PROGRESS_EVERY_S = 0.1         # a job worker sends a job's progress at most this often
 TICK_S = 0.1                   # how often the collector checks the bounds while a job is live
-IDLE_S = 60.0                  # a worker idle this long is stopped
-SERVED_KEPT = 1000             # owners whose last service is remembered, beyond those with live jobs
+IDLE_S = 60.0                  # a job worker idle this long is stopped
+SERVED_KEPT = 1000             # sessions whose last service is remembered, beyond those with live jobs
 _LOG = logging.getLogger(__name__)
 
 
 def default_workers() -> int:
-    """Worker processes for this machine: one core stays for the web server (at least one)."""
+    """Job workers for this machine: one core stays for the web server (at least one)."""
     return max(1, cpu_cores() - 1)
 
 
 class JobState(enum.Enum):
-    """Where a job is (not a GPT run's status: ``core.room.status`` owns those words)."""
+    """Where a job is (not a GPT run's status: ``core.runfolder.status`` owns those words)."""
 
     QUEUED = enum.auto()
     RUNNING = enum.auto()
@@ -95,14 +95,14 @@ class Job:
     fn: object
     args: tuple
     limit_s: float
-    owners: dict = field(default_factory=dict)   # owner -> None, in the order they asked
+    sessions: dict = field(default_factory=dict)   # session -> None, in the order they asked
     state: JobState = JobState.QUEUED
     progress: tuple[int, int] = (0, 0)           # (done, total) as the job last reported it
     result_value: object = None
     error: BaseException | None = None
     seq: int = 0
     submitted: float = field(default_factory=time.monotonic)
-    started: float | None = None                 # when its worker began it (its time counts from here)
+    started: float | None = None                 # when its job worker began it (its time counts from here)
     ended: float | None = None
     seen: float = field(default_factory=time.monotonic)
     _finished: threading.Event = field(default_factory=threading.Event, repr=False)
@@ -112,9 +112,9 @@ class Job:
         return self._finished.is_set()
 
     @property
-    def owner(self):
-        """Whose turn this job counts in (the first owner still asking for it)."""
-        return next(iter(self.owners), None)
+    def session(self):
+        """Whose share this job counts in (the first session still asking for it)."""
+        return next(iter(self.sessions), None)
 
     def touch(self) -> None:
         """Say that somebody still waits for this job (see ``abandon_s``)."""
@@ -146,14 +146,14 @@ class Job:
 
 
 class JobEngine:
-    """A pool of up to ``workers`` worker processes (default: :func:`default_workers`), started
+    """A pool of up to ``workers`` job worker processes (default: :func:`default_workers`), started
     when jobs wait, and the collector thread that hands them jobs and watches them.
 
-    ``limit_s``: a job's time unless its submit gives one; ``max_rss``: bytes a worker's memory
+    ``limit_s``: a job's time unless its submit gives one; ``max_rss``: bytes a job worker's memory
     may reach while it runs a job (``None``: unwatched); ``abandon_s``: cancel a job nobody
-    touched for that long (``None``: never); ``idle_s``: stop a worker idle that long (started
+    touched for that long (``None``: never); ``idle_s``: stop a job worker idle that long (started
     again when a job comes); ``preload``: modules the fork server imports once,
-    so that each worker starts with them (the jobs' own modules)."""
+    so that each job worker starts with them (the jobs' own modules)."""
 
     def __init__(self, workers: int | None = None, limit_s: float = DEFAULT_LIMIT_S,
                  max_rss: int | None = None, abandon_s: float | None = None, keep: int = 32,
@@ -167,14 +167,14 @@ class JobEngine:
                                                                else "spawn"))
         if self._context.get_start_method() == "forkserver":
             # the fork server imports these once (the main module too, which multiprocessing
-            # imports in each child otherwise: a script's must be guarded), and each worker forked
+            # imports in each child otherwise: a script's must be guarded), and each job worker forked
             # from it starts ready
             self._context.set_forkserver_preload(["__main__", __name__, *preload])
         self._lock = threading.RLock()
         self._queue: list[Job] = []                    # submit order
         self._live: dict[object, Job] = {}             # key -> queued or running job
         self._kept: OrderedDict[object, Job] = OrderedDict()  # key -> finished job, oldest first
-        self._served: dict[object, float] = {}         # owner -> when a job of theirs last started
+        self._served: dict[object, float] = {}         # session -> when a job of theirs last started
         self._workers: list[_Worker] = []
         self._seq = itertools.count()
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
@@ -182,8 +182,8 @@ class JobEngine:
         self._closed = False
 
     # -- what callers use ------------------------------------------------------------------------
-    def submit(self, owner, key, fn, args: tuple = (), limit_s: float | None = None) -> Job:
-        """The job for ``key``: the one queued, running or kept for it (``owner`` joins it), or a
+    def submit(self, session, key, fn, args: tuple = (), limit_s: float | None = None) -> Job:
+        """The job for ``key``: the one queued, running or kept for it (``session`` joins it), or a
         new one running ``fn(*args)`` within ``limit_s`` seconds."""
         with self._lock:
             if self._closed:
@@ -193,7 +193,7 @@ class JobEngine:
                 job = Job(key, fn, tuple(args), limit_s or self.limit_s, seq=next(self._seq))
                 self._live[key] = job
                 self._queue.append(job)
-            job.owners.setdefault(owner, None)
+            job.sessions.setdefault(session, None)
             job.touch()
             self._start()
         self._wake()
@@ -207,14 +207,14 @@ class JobEngine:
             job.touch()
         return job
 
-    def cancel(self, owner, key=None) -> int:
-        """Take ``owner`` off its job for ``key`` (``None``: off all its jobs); a job left without
-        owners is cancelled.  Returns how many jobs were cancelled."""
+    def cancel(self, session, key=None) -> int:
+        """Take ``session`` off its job for ``key`` (``None``: off all its jobs); a job left without
+        sessions is cancelled.  Returns how many jobs were cancelled."""
         with self._lock:
-            jobs = [j for j in self._live.values() if owner in j.owners and (key is None or j.key == key)]
+            jobs = [j for j in self._live.values() if session in j.sessions and (key is None or j.key == key)]
             for job in jobs:
-                del job.owners[owner]
-            ended = [j for j in jobs if not j.owners]
+                del job.sessions[session]
+            ended = [j for j in jobs if not j.sessions]
             for job in ended:
                 self._stop(job, JobStopped("cancelled", "Cancelled: nobody asks for it any more."))
         self._wake()
@@ -230,7 +230,7 @@ class JobEngine:
             return [w.process.pid for w in self._workers]
 
     def close(self) -> None:
-        """Cancel every job and stop the workers (an engine is not used after this)."""
+        """Cancel every job and stop the job workers (an engine is not used after this)."""
         with self._lock:
             self._closed = True
             for job in list(self._live.values()):
@@ -252,14 +252,14 @@ class JobEngine:
         self._wake_w.send_bytes(b"")
 
     def _loop(self) -> None:
-        """Hand out jobs, read the workers' messages, replace dead workers, enforce the bounds."""
+        """Hand out jobs, read the job workers' messages, replace dead job workers, enforce the bounds."""
         while not self._closed:
             try:
-                self._turn()
+                self._tick()
             except Exception:  # never let one bad message stop the room's jobs
                 _LOG.exception("the job engine's collector failed; it carries on")
 
-    def _turn(self) -> None:
+    def _tick(self) -> None:
         with self._lock:
             self._replace_dead()
             self._retire_idle()
@@ -291,14 +291,14 @@ class JobEngine:
         try:
             kind, seq, *rest = conn.recv()
         except (EOFError, OSError):
-            return  # a killed worker: its sentinel is ready too
+            return  # a killed job worker: its sentinel is ready too
         except Exception as exc:  # a result that does not unpickle here
             kind, seq, rest = "error", getattr(worker.job, "seq", None), [exc]
         with self._lock:
             job = worker.job
             if job is None or job.seq != seq or job.done:
                 return
-            if kind == "started":  # a fresh worker's start (imports) is not the job's time
+            if kind == "started":  # a fresh job worker's start (imports) is not the job's time
                 job.started = time.monotonic()
                 return
             if kind == "progress":
@@ -313,7 +313,7 @@ class JobEngine:
             self._keep(job)
 
     def _dispatch(self) -> list[tuple[_Worker, Job]]:
-        """Give each idle worker the fairest queued job (see the module's docstring)."""
+        """Give each idle job worker the fairest queued job (see the module's docstring)."""
         handed = []
         for worker in self._workers:
             if worker.job is not None:
@@ -323,21 +323,22 @@ class JobEngine:
                 break
             self._queue.remove(job)
             job.state = JobState.RUNNING
-            self._served[job.owner] = time.monotonic()
+            self._served[job.session] = time.monotonic()
             worker.job = job
             handed.append((worker, job))
-        if len(self._served) > SERVED_KEPT:  # forget owners with nothing live
-            owners = {o for j in self._live.values() for o in j.owners}
-            self._served = {o: t for o, t in self._served.items() if o in owners}
+        if len(self._served) > SERVED_KEPT:  # forget sessions with nothing live
+            sessions = {o for j in self._live.values() for o in j.sessions}
+            self._served = {o: t for o, t in self._served.items() if o in sessions}
         return handed
 
     def _next_job(self) -> Job | None:
-        running = Counter(w.job.owner for w in self._workers if w.job is not None and not w.job.done)
+        running = Counter(w.job.session for w in self._workers if w.job is not None and not w.job.done)
         share = max(1, self.size - 1)
-        waiting = [j for j in self._queue if running[j.owner] < share]
+        waiting = [j for j in self._queue if running[j.session] < share]
         if not waiting:
             return None
-        return min(waiting, key=lambda j: (running[j.owner], self._served.get(j.owner, float("-inf")), j.seq))
+        return min(waiting, key=lambda j: (running[j.session], self._served.get(j.session, float("-inf")),
+                                           j.seq))
 
     def _enforce_bounds(self) -> None:
         now = time.monotonic()
@@ -357,7 +358,7 @@ class JobEngine:
                 self._stop(job, JobStopped("cancelled", "Cancelled: nobody was waiting for it any more."))
 
     def _stop(self, job: Job, error: JobStopped) -> None:
-        """End ``job`` with ``error``: out of the queue, or its worker killed (replaced by the loop)."""
+        """End ``job`` with ``error``: out of the queue, or its job worker killed (replaced by the loop)."""
         self._live.pop(job.key, None)
         if job in self._queue:
             self._queue.remove(job)
@@ -376,11 +377,11 @@ class JobEngine:
             if job is not None and not job.done:  # it died by itself (the killed ones ended already)
                 self._live.pop(job.key, None)
                 job._end(JobState.FAILED, error=JobStopped(
-                    "crashed", f"The worker process doing it ended unexpectedly (exit code "
+                    "crashed", f"The job worker process doing it ended unexpectedly (exit code "
                                f"{worker.process.exitcode})."))
 
     def _retire_idle(self) -> None:
-        """Stop the workers idle for ``idle_s``: what a big job left in a worker's memory goes
+        """Stop the job workers idle for ``idle_s``: what a big job left in a job worker's memory goes
         with it, and a room that left holds no processes."""
         now = time.monotonic()
         for worker in [w for w in self._workers if w.job is None and now - w.idle_since > self.idle_s]:
@@ -402,7 +403,7 @@ class JobEngine:
 
 
 class _Worker:
-    """One worker process and the server's end of its pipe; ``job`` is what it runs now."""
+    """One job worker process and the server's end of its pipe; ``job`` is what it runs now."""
 
     def __init__(self, context) -> None:
         self.conn, child = context.Pipe()
@@ -416,7 +417,7 @@ class _Worker:
         try:
             self.conn.send((job.seq, job.fn, job.args))
         except (OSError, pickle.PicklingError, AttributeError, TypeError) as exc:
-            if not job.done:  # a function or arguments that do not pickle; or a worker killed meanwhile
+            if not job.done:  # a function or arguments that do not pickle; or a job worker killed meanwhile
                 job._end(JobState.FAILED, error=exc)
 
     def rss(self) -> int:
@@ -437,12 +438,12 @@ class _Worker:
         self.conn.close()
 
 
-# -- inside a worker process -----------------------------------------------------------------------
+# -- inside a job worker ---------------------------------------------------------------------------
 _reporting: list = []  # [pipe, job's seq, when progress was last sent], while a job runs here
 
 
 def report_progress(done: int, total: int) -> None:
-    """Tell the server how far the running job is (a no-op outside a worker: inline work)."""
+    """Tell the server how far the running job is (a no-op outside a job worker: inline work)."""
     if not _reporting:
         return
     conn, seq, last = _reporting
@@ -453,7 +454,7 @@ def report_progress(done: int, total: int) -> None:
 
 
 def _serve(conn) -> None:
-    """A worker's life: run each job sent, send back its result or its exception."""
+    """A job worker's life: run each job sent, send back its result or its exception."""
     run_only_when_idle()
     die_with_parent()
     while True:

@@ -24,10 +24,10 @@ from dataclasses import dataclass
 # spinning: beside one busy process a step took many times its time, and a time nobody could
 # estimate; with passive waiting it is steady (why: docs/benchmarks.md, "Time-per-step
 # estimate").  Every process started by
-# core.room.spawn (workers, probes) gets this environment, unless the server's own sets it.
+# core.room.spawn (GPT workers, probes) gets this environment, unless the server's own sets it.
 CPU_SHARING_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 
-# Workers and probes run below the web server's CPU priority, so a server kept busy by a whole
+# GPT workers and probes run below the web server's CPU priority, so a server kept busy by a whole
 # room serves its pages before training steps; a run gives way only while the server works (on
 # idle cores niceness changes nothing).  With two runs on 2 cores pages opened as fast niced or
 # not, the kernel already favouring a server that sleeps between requests: insurance, not a
@@ -140,21 +140,21 @@ def cpu_cores() -> int:
         return os.cpu_count() or 1
 
 
-# Runs trained at the same moment on one GPU (one worker process each): a small model leaves most
+# Runs trained at the same moment on one GPU (one GPT worker process each): a small model leaves most
 # of a GPU idle, so several can share it.  Chosen from bench/bench_gpu_turns.py (tokens/s of 1..N
 # small runs at once, each and in all, and memory): the fewest runs that reach 90 % of the best
 # total.  No GPU was lent to measure it yet, so every GPU trains one run at a time until the
 # bench's figure is recorded here, by the name torch gives the GPU.
 RUNS_PER_GPU: dict[str, int] = {}
 
-# On a CPU: one worker process per this many cores, each with that many torch threads.
-CORES_PER_CPU_TRAINER = 1
+# On a CPU: one GPT worker process per this many cores, each with that many torch threads.
+CORES_PER_GPT_WORKER = 1
 
-# A run's turn: the seconds a worker gives it before the next run (core.room.turns).  Changing runs
-# inside a worker costs a checkpoint written and, when the next run was last trained elsewhere,
+# A run's turn: the seconds a GPT worker gives it before the next run (core.room.turns).  Changing runs
+# inside a GPT worker costs a checkpoint written and, when the next run was last trained elsewhere,
 # one read: a small share of a turn, where starting a process for each turn (python, torch and
 # core.gpt imported) would cost more than the turn (why: docs/benchmarks.md, "Training in a room").
-# Short enough that a run launched into a room of 11 on 2 workers logs its first steps within 30 s.
+# Short enough that a run launched into a room of 11 on 2 GPT workers logs its first steps within 30 s.
 TURN_S = 3.0
 
 
@@ -165,16 +165,16 @@ def runs_per_gpu(gpu_name: str | None) -> int:
 
 def default_max_running(device: str, gpu_count: int = 1, per_gpu: int = 1) -> int:
     """Runs trained at the same moment unless the server says otherwise: ``per_gpu`` on each CUDA
-    GPU, one on MPS, and on a CPU one per :data:`CORES_PER_CPU_TRAINER` cores (at least 1)."""
+    GPU, one on MPS, and on a CPU one per :data:`CORES_PER_GPT_WORKER` cores (at least 1)."""
     kind = device.split(":")[0]
     if kind == "cuda":
         return max(1, gpu_count) * max(1, per_gpu)
     if kind == "mps":
         return 1
-    return max(1, cpu_cores() // CORES_PER_CPU_TRAINER)
+    return max(1, cpu_cores() // CORES_PER_GPT_WORKER)
 
 
 def threads_per_run(max_running: int) -> int:
-    """Torch threads for one CPU worker, so ``max_running`` of them share the cores without
+    """Torch threads for one CPU GPT worker, so ``max_running`` of them share the cores without
     thrashing."""
     return max(1, cpu_cores() // max(1, max_running))

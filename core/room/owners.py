@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .rundir import default_runs_dir
+from ..runfolder.layout import default_runs_dir
 
 LOCAL_OWNER = "local"
 ROOM_OWNER = "room"   # runs trained once for the room (core.room.runs.launch_run(room=True))

@@ -11,10 +11,11 @@ more virtual memory than it uses, so there the model bounds of ``core.room.limit
 Why the estimate is timed the way it is: on a machine shared with other busy processes a step takes
 anywhere from its time to many times it from one second to the next (torch threads that spin while
 they wait: ``core.room.limits.CPU_SHARING_ENV``; why: docs/benchmarks.md, "Time-per-step estimate"),
-so no single moment, nor a figure cached from one, may decide.  The child starts like a worker (same
-environment, threads and device), runs the loop's own iteration (``get_batch``, ``get_lr``,
-``make_optimizer_step``) past its warm-up, and reports the median of several blocks of steps, each
-ended by reading the loss as the loop does when it logs: the figure the run's metrics will show
+so no single moment, nor a figure cached from one, may decide.  The child starts like a GPT
+worker (same environment, threads and device), runs the loop's own iteration (``get_batch``,
+``get_lr``, ``make_optimizer_step``) past its untimed settle steps (``settle_steps``: allocation,
+kernel loading), and reports the median of several blocks of steps, each ended by reading the loss
+as the loop does when it logs: the figure the run's metrics will show
 (``tokens_per_s``), measured now, never cached.
 """
 
@@ -83,7 +84,7 @@ class StepEstimate:
     seconds: float    # per optimizer step, the median of the timed blocks
     device: str       # e.g. "cpu" or "cuda"
     threads: int      # torch's CPU threads in the measuring process (the run's own count)
-    steps: int        # steps timed after the warm-up
+    steps: int        # steps timed after the settle steps
 
 
 def estimate_step(config, vocab_size: int, *, timeout: float = 120.0,
@@ -103,7 +104,7 @@ def estimate_step(config, vocab_size: int, *, timeout: float = 120.0,
 def run_step_seconds(metrics: list[dict], tokens_per_step: int) -> float | None:
     """A run's steady-state seconds per step, read back from its metrics: the median over its
     logged blocks of steps (``tokens_per_s`` leaves evaluation out), the first block, which holds
-    the warm-up, left out.  The figure :func:`estimate_step` predicts; None before two blocks."""
+    the settle steps, left out.  The figure :func:`estimate_step` predicts; None before two blocks."""
     blocks = [tokens_per_step / r["tokens_per_s"] for r in metrics[1:] if r.get("tokens_per_s")]
     return statistics.median(blocks) if blocks else None
 
@@ -151,7 +152,7 @@ def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float
         loss.item()
         return (time.perf_counter() - t0) / n
 
-    block(run_step.warmup_steps)  # allocation, kernel loading, a CUDA graph's recording
+    block(run_step.settle_steps)  # allocation, kernel loading, a CUDA graph's recording
     first = block(1)
     n = max(1, math.ceil(BLOCK_S / first))
     blocks = max(3, min(BLOCKS, int(BUDGET_S / (n * first))))
@@ -207,5 +208,5 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["estimate"]:
-        yield_cpu_to_server()  # at the worker's priority, which it times; a sample has someone waiting
+        yield_cpu_to_server()  # at the GPT worker's priority, which it times; a sample has someone waiting
     sys.exit(main())

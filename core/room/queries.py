@@ -18,10 +18,10 @@ from pathlib import Path
 from .identical import is_join, joined_run, read_identity
 from .limits import TURN_S
 from .owners import LOCAL_OWNER, OWNER_PATTERN, ROOM_OWNER, RunAccessError, Viewer
-from .rundir import (CHECKPOINT_FILE, CONFIG_FILE, JOIN_FILE, LAUNCH_FILE, LOG_FILE, METRICS_FILE,
+from ..runfolder.layout import (CHECKPOINT_FILE, CONFIG_FILE, JOIN_FILE, LAUNCH_FILE, LOG_FILE, METRICS_FILE,
                      SAMPLES_FILE, SHARE_FILE, TRAIN_CONFIG_FILE, default_runs_dir, now, queue_settings,
                      read_json, read_jsonl)
-from .status import ACTIVE, RESUMABLE, TRAINING, RunStatus, has_status_file, read_status
+from ..runfolder.status import ACTIVE, RESUMABLE, TRAINING, RunStatus, has_status_file, read_status
 from .spawn import ensure_scheduler
 
 
@@ -39,23 +39,18 @@ class RunInfo:
     step: int = 0               # the last logged step
     max_steps: int | None = None
     queued_at: float | None = None
-    stepping: bool = False      # a worker has its turn now
+    stepping: bool = False      # a GPT worker has its turn now
     step_s: float | None = None          # seconds a step took so far (None before two records)
     joined_by: str | None = None         # for a join: the launcher whose view of the run this is
     join_path: Path | None = None        # ... and their folder for it
     launchers: int = 1                   # attendees who launched this run (set by list_runs)
     queue_position: int | None = None    # 1 = next to get a first turn (set by list_runs)
     wait_s: float | None = None          # estimated seconds until its first turn (list_runs)
-    taking_turns: int = 0                # runs sharing the workers with it, itself included
-    workers: int = 1                     # runs trained at the same moment on this server
+    taking_turns: int = 0                # runs sharing the GPT workers with it, itself included
+    gpt_workers: int = 1                 # runs trained at the same moment on this server
     eta_s: float | None = None           # estimated seconds until it finishes (list_runs)
     config: dict = field(default_factory=dict)   # config.json, once training has started
     last: dict = field(default_factory=dict)     # the last metrics record
-
-    @property
-    def trainers(self) -> int:
-        """``workers``, by the name the pages read."""
-        return self.workers
 
     @property
     def active(self) -> bool:
@@ -64,7 +59,7 @@ class RunInfo:
 
     @property
     def training(self) -> bool:
-        """Started and not ended: it takes turns on the workers (``stepping`` while it has one)."""
+        """Started and not ended: it takes turns on the GPT workers (``stepping`` while it has one)."""
         return self.status in TRAINING
 
     @property
@@ -121,7 +116,7 @@ def died(run_dir) -> dict:
 
 def here(status: dict) -> bool:
     """Whether the process named in ``status`` runs on this machine (its pid means something
-    here): a worker on a Dask worker elsewhere records its host."""
+    here): a GPT worker on a Dask worker elsewhere records its host."""
     return status.get("host") in (None, os.uname().nodename)
 
 
@@ -147,7 +142,7 @@ def process_alive(status: dict) -> bool:
 
 
 def turn_alive(status: dict) -> bool:
-    """A turn is under way: given to a worker whose process (when it runs here) is alive."""
+    """A turn is under way: given to a GPT worker whose process (when it runs here) is alive."""
     if not status.get("turn"):
         return False
     return status.get("pid") is None or not here(status) or process_alive(status)
@@ -156,7 +151,7 @@ def turn_alive(status: dict) -> bool:
 def observed_status(run_dir) -> dict:
     """``status.json`` (no metrics read), except that a run trained by one process of its own (the
     command line, or an older version) whose process is found gone reads as failed: this covers
-    a machine that restarted.  A run taking turns never reads as failed here: a turn its worker
+    a machine that restarted.  A run taking turns never reads as failed here: a turn its GPT worker
     did not finish is given again by the scheduler (``core.room.turns``)."""
     status = read_status(run_dir)
     if status.get("in_turns") or status.get("status") not in TRAINING or process_alive(status):
@@ -278,21 +273,21 @@ def seconds_per_step(metrics: list[dict]) -> float | None:
     return last["elapsed_s"] / last["step"]
 
 
-def _estimate(runs: list[RunInfo], workers: int) -> None:
+def _estimate(runs: list[RunInfo], gpt_workers: int) -> None:
     """Fill in what the queue view says.  Every active run takes turns of ``TURN_S`` seconds on
-    the ``workers`` (``core.room.turns``), a run that has had none first: the n-th of those waits
-    about ``ceil(n / workers)`` turns; a started one trains at its own step time for about
-    ``workers / taking_turns`` of the time.  A join shows its run's figures."""
+    the ``gpt_workers`` (``core.room.turns``), a run that has had none first: the n-th of those waits
+    about ``ceil(n / gpt_workers)`` turns; a started one trains at its own step time for about
+    ``gpt_workers / taking_turns`` of the time.  A join shows its run's figures."""
     trained = [r for r in runs if r.joined_by is None and r.active]
     waiting = sorted((r for r in trained if r.status == RunStatus.QUEUED),
                      key=lambda r: (r.queued_at or 0, r.name))
     for r in trained:
         r.taking_turns = len(trained)
-        r.workers = workers
+        r.gpt_workers = gpt_workers
     for position, run in enumerate(waiting, 1):
         run.queue_position = position
-        run.wait_s = math.ceil(position / workers) * TURN_S
-    share = min(1.0, workers / max(1, len(trained)))
+        run.wait_s = math.ceil(position / gpt_workers) * TURN_S
+    share = min(1.0, gpt_workers / max(1, len(trained)))
     for run in trained:
         if run.step_s is not None and run.max_steps:
             run.eta_s = run.step_s * max(0, run.max_steps - run.step) / share
@@ -300,7 +295,7 @@ def _estimate(runs: list[RunInfo], workers: int) -> None:
     for join in runs:
         source = by_path.get(join.path) if join.joined_by is not None else None
         if source is not None:
-            for name in ("queue_position", "wait_s", "taking_turns", "workers", "eta_s"):
+            for name in ("queue_position", "wait_s", "taking_turns", "gpt_workers", "eta_s"):
                 setattr(join, name, getattr(source, name))
 
 

@@ -4,23 +4,23 @@ stop, resume, share, sample and delete; and, re-exported for one import, listing
 
 Layout: ``runs_dir/<owner>/<run-name>/`` (``runs_dir`` defaults to ``./runs`` at the repository
 root, or ``$BPE_EXPLORER_RUNS_DIR``).  A run launched here holds its config, corpus and tokenizer
-(so it depends on no file or session it came from), and whatever the worker writes; the file
-names are ``core.room.rundir``'s.
+(so it depends on no file or session it came from), and whatever the GPT worker writes; the file
+names are ``core.runfolder.layout``'s.
 
 Who may do what is decided here, not by which buttons a page shows: every operation takes a
 :class:`Viewer`; anything not allowed raises :class:`RunAccessError`.
 
-Launching never starts a process here: the run is written as ``queued`` and the scheduler
+Launching never starts a process here: the run is written as ``RunStatus.QUEUED`` and the scheduler
 (``core.room.scheduler``, one process per runs folder, started on demand) gives it turns of a few
-seconds on its workers, in turn with every other run, fair between owners (``core.room.turns``).
+seconds on its GPT workers, in turn with every other run, fair between owners (``core.room.turns``).
 A launch identical to a run that is finished, queued or training (the same corpus bytes,
 tokenizer, settings and seed: ``core.room.identical``) trains nothing: the launcher gets a *join*,
 their own name for that run, read-only, and a run launched by n attendees counts 1/n against
 each one's cap.  Queue changes (enqueue, join, stop, resume, delete) happen under one lock on the
-runs folder, so two Resume clicks queue one run, and a worker holds a lock on the run folder
-for its turn, so one worker trains it.  Stopping a run between turns is immediate; during a
-turn it asks the worker (``stop.request``), which checkpoints and ends the turn.  A run whose
-worker died gets its turn again from its last checkpoint; three times in a row, it fails, its
+runs folder, so two Resume clicks queue one run, and a GPT worker holds a lock on the run folder
+for its turn, so one GPT worker trains it.  Stopping a run between turns is immediate; during a
+turn it asks the GPT worker (``stop.request``), which checkpoints and ends the turn.  A run whose
+GPT worker died gets its turn again from its last checkpoint; three times in a row, it fails, its
 last checkpoint stays, and :func:`resume_run` carries on from it.
 """
 
@@ -37,16 +37,17 @@ from ..bpe import CharTokenizer
 from ..settings import ServerSettings
 from .identical import is_join, joined_run, run_identity, write_identity, write_join
 from .limits import check_config, default_max_running, runs_per_gpu, threads_per_run
-from .locks import locked
+from ..runfolder.locks import locked
 from .owners import (LOCAL_OWNER, ROOM_OWNER, SERVER, RunAccessError, Viewer, sanitize_run_name,
                      unique_run_name, validate_owner)
 from .queries import (RunInfo, find_identical, get_run, is_run, launchers, list_runs,
                        owner_load, pid_alive, process_alive, read_metrics, read_samples, run_folders,
                        run_info, seconds_per_step, turn_alive)
 from ..atomic import write_json
-from .rundir import (CORPUS_FILE, QUEUE_LOCK, SHARE_FILE, STOP_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE,
-                     default_runs_dir, now, read_json, write_queue_settings, write_text)
-from .status import ACTIVE, TRAINING, RunStatus, read_status, write_status
+from ..runfolder.layout import (CORPUS_FILE, QUEUE_LOCK, SHARE_FILE, STOP_FILE, TOKENIZER_FILE,
+                                TRAIN_CONFIG_FILE, default_runs_dir, now, read_json, write_queue_settings,
+                                write_text)
+from ..runfolder.status import ACTIVE, TRAINING, RunStatus, read_status, write_status
 from .spawn import ensure_scheduler
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
                text: str, tokenizer=None, settings: ServerSettings | None = None,
                room: bool = False) -> RunInfo:
     """Queue ``config`` as ``runs_dir/owner/name``, to train on ``text`` with ``tokenizer`` (its
-    characters when None), and return at once; the scheduler gives it turns on its workers.
+    characters when None), and return at once; the scheduler gives it turns on its GPT workers.
 
     Identical runs train once (``core.room.identical``): when a run of the same corpus bytes,
     tokenizer, settings and seed is finished, queued or training, ``runs_dir/owner/name``
@@ -174,7 +175,7 @@ def _launched_by(runs_dir: Path, run_dir: Path, owner: str) -> Path | None:
 
 
 def _write_run(run_dir: Path, text: str, tokenizer, config: TrainConfig, identity: str, caps: dict) -> None:
-    """A new run folder, queued: everything the workers need (under the queue lock)."""
+    """A new run folder, queued: everything the GPT workers need (under the queue lock)."""
     run_dir.mkdir(mode=0o700)
     write_text(run_dir / CORPUS_FILE, text)
     tokenizer.save(run_dir / TOKENIZER_FILE)
@@ -197,7 +198,7 @@ def _join(runs_dir: Path, join_dir: Path, run_dir: Path, owner: str, settings: S
 
 def resume_run(run_dir, viewer: Viewer, settings: ServerSettings | None = None) -> RunInfo:
     """Queue a stopped or killed run to continue from its last checkpoint, in its own folder, to
-    the step it was launched for.  Its metrics go on from the checkpoint's step (the worker drops
+    the step it was launched for.  Its metrics go on from the checkpoint's step (the GPT worker drops
     what was logged after it).  Checked and queued under the runs folder's lock: of two Resume
     clicks at once, the second finds the run queued and is refused."""
     run_dir = Path(run_dir)
@@ -279,8 +280,8 @@ def _hand_over(runs_dir: Path, run_dir: Path, joins: list[Path]) -> None:
 
 def stop_run(run_dir, viewer: Viewer, timeout: float = 30.0) -> RunInfo:
     """Take a queued run out of the queue, or stop a training one: between turns at once; during
-    a turn, the worker is asked to checkpoint and end it, and waited for up to ``timeout``
-    seconds (a worker that does not stop by then is killed: the run stops at its last
+    a turn, the GPT worker is asked to checkpoint and end it, and waited for up to ``timeout``
+    seconds (a GPT worker that does not stop by then is killed: the run stops at its last
     checkpoint)."""
     with locked(Path(run_dir).parent.parent / QUEUE_LOCK):
         info = _managed(run_dir, viewer, "stop")
@@ -300,12 +301,12 @@ def stop_run(run_dir, viewer: Viewer, timeout: float = 30.0) -> RunInfo:
 
 
 def _force_stop(run_dir: Path) -> None:
-    """A worker that did not end its turn when asked: killed (it trains no other run during
+    """A GPT worker that did not end its turn when asked: killed (it trains no other run during
     this turn), and the run stopped at its last checkpoint."""
     with locked(run_dir.parent.parent / QUEUE_LOCK):
         status = read_status(run_dir)
         if status.get("status") in ACTIVE:
-            if process_alive(status):  # the worker itself, never a later process given its pid
+            if process_alive(status):  # the GPT worker itself, never a later process given its pid
                 os.kill(status["pid"], signal.SIGKILL)
             write_status(run_dir, RunStatus.STOPPED, queued_at=None, ended=now(), turn=None, pid=None)
         (run_dir / STOP_FILE).unlink(missing_ok=True)
@@ -313,7 +314,7 @@ def _force_stop(run_dir: Path) -> None:
 
 def _stop_process(info: RunInfo, timeout: float) -> RunInfo:
     """Stop a run trained by a process of its own (the command line; an older version's
-    worker): SIGTERM -> final checkpoint -> status stopped; killed after ``timeout``."""
+    GPT worker): SIGTERM -> final checkpoint -> status stopped; killed after ``timeout``."""
     try:
         os.kill(info.pid, signal.SIGTERM)
     except ProcessLookupError:
@@ -326,7 +327,7 @@ def _stop_process(info: RunInfo, timeout: float) -> RunInfo:
             pass
         _wait(lambda: not pid_alive(info.pid), 5.0)
     status = read_status(info.path).get("status")
-    # "failed" is how a reader sees a process that ended without a word: here, killed
+    # FAILED is how a reader sees a process that ended without a word: here, killed
     if status in (None, *TRAINING) or (killed and status == RunStatus.FAILED):
         write_status(info.path, RunStatus.STOPPED, pid=info.pid, ended=now(), error=None)
     return run_info(info.path)

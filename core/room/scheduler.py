@@ -1,19 +1,19 @@
 """The queue's scheduler: ``python -m core.room.scheduler RUNS_DIR [--dask ADDRESS]``.
 
-One process per runs folder gives the runs launched there turns on its workers: ``max_running``
-worker processes of its own (``core.room.workers``; the caps the server wrote into the folder,
+One process per runs folder gives the runs launched there turns on its GPT workers: ``max_running``
+GPT workers of its own (``core.room.gpt_workers``; the caps the server wrote into the folder,
 read before every turn, so the scheduler obeys the server's settings whoever started it), or the
-workers of a Dask cluster (``core.room.dask_workers``, when ``--dask`` or
+Dask workers of a cluster (``core.room.dask_workers``, when ``--dask`` or
 ``$BPE_EXPLORER_DASK_SCHEDULER`` names one).  Whose turn it is, and what a turn's end does to a
-run, is ``core.room.turns``; the turn itself, in the worker, ``core.room.turn_runner.run_turn``.
+run, is ``core.room.turns``; the turn itself, in the GPT worker, ``core.room.turn_runner.run_turn``.
 
 Why a separate process: runs must train with no browser open, and survive a restart of
 ``streamlit run``; a thread in the web server would do neither.  Why it is safe to start one "on
 demand" from every Launch: it takes an exclusive ``flock`` on ``RUNS_DIR/.scheduler.lock`` first
 and exits at once if another scheduler holds it.  It exits by itself when no run is queued or
-training, stopping its workers; before exiting it releases the lock and looks at the queue once
+training, stopping its GPT workers; before exiting it releases the lock and looks at the queue once
 more, so a run queued in that moment is never stranded (either this scheduler sees it and carries
-on, or the launcher found the lock free and started a new one).  A worker that dies during a turn
+on, or the launcher found the lock free and started a new one).  A GPT worker that dies during a turn
 (killed, out of memory) loses that turn only: the run gets another from its last checkpoint; so
 does a turn of a scheduler that died (``turns.reclaim_turns``).  Torch is never imported here.
 """
@@ -28,14 +28,14 @@ import traceback
 from pathlib import Path
 
 from .limits import TURN_S, threads_per_run
-from .locks import FileLock, locked
+from ..runfolder.locks import FileLock, locked
 from .queries import launchers
-from .rundir import QUEUE_LOCK, SCHEDULER_LOCK, queue_settings
-from .status import IN_TURNS, TurnOutcome, read_status
-from .workers import LocalWorkers, train_turn
+from ..runfolder.layout import QUEUE_LOCK, SCHEDULER_LOCK, queue_settings
+from ..runfolder.status import IN_TURNS, TurnOutcome, read_status
+from .gpt_workers import LocalWorkers, train_turn
 from .turns import Turn, end_turn, lose_turn, next_turn, reclaim_turns
 
-POLL_S = 0.5   # how often the queue is looked at while every worker is busy
+POLL_S = 0.5   # how often the queue is looked at while every GPT worker is busy
 
 
 class Scheduler:
@@ -47,7 +47,7 @@ class Scheduler:
         self.in_flight: dict[object, Turn] = {}   # future -> the turn it trains
 
     def collect(self) -> None:
-        """Record the turns that ended: trained (``turns.end_turn``), or lost with their worker."""
+        """Record the turns that ended: trained (``turns.end_turn``), or lost with their GPT worker."""
         for future, turn in list(self.in_flight.items()):
             if not future.done():
                 continue
@@ -65,7 +65,7 @@ class Scheduler:
             end_turn(self.runs_dir, turn, outcome)
 
     def give_turns(self) -> None:
-        """Every free worker gets the next turn, while runs wait for one."""
+        """Every free GPT worker gets the next turn, while runs wait for one."""
         caps = queue_settings(self.runs_dir)
         self.workers.configure(caps["max_running"], threads_per_run(caps["max_running"]), caps["gpus"])
         busy = {turn.run_dir for turn in self.in_flight.values()}
@@ -85,7 +85,7 @@ class Scheduler:
 
     def run(self, lock: FileLock) -> None:
         """Give turns until no run is queued or training (``lock`` is held), then stop the
-        workers."""
+        GPT workers."""
         try:
             while True:
                 self.collect()
@@ -118,11 +118,11 @@ def _workers(address: str | None, resources: str | None):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m core.room.scheduler",
-                                description="Give the runs of RUNS_DIR turns on workers.")
+                                description="Give the runs of RUNS_DIR turns on GPT workers.")
     p.add_argument("runs_dir")
     p.add_argument("--dask", default=os.environ.get("BPE_EXPLORER_DASK_SCHEDULER"),
-                   help="a Dask scheduler's address: train on its workers (default: "
-                        "$BPE_EXPLORER_DASK_SCHEDULER; none: worker processes here)")
+                   help="a Dask scheduler's address: train on its Dask workers (default: "
+                        "$BPE_EXPLORER_DASK_SCHEDULER; none: GPT workers here)")
     p.add_argument("--dask-resources", default=os.environ.get("BPE_EXPLORER_DASK_RESOURCES"),
                    help="what one turn takes from a Dask worker, e.g. GPU=1")
     args = p.parse_args(argv)

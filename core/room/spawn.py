@@ -1,8 +1,8 @@
 """How this package starts its background processes: the scheduler of a runs folder and the
 probes, each as ``python -m core.room.<module>`` in the repository, with the repository on
 ``PYTHONPATH`` and absolute paths only, so nothing depends on the working directory of the
-server that started them.  The scheduler's workers inherit its environment
-(``core.room.workers``).
+server that started them.  The scheduler's GPT workers inherit its environment
+(``core.room.gpt_workers``).
 
 Torch-free (the scheduler imports it).  Leaves out what the scheduler and the probes do
 (``core.room.scheduler``, ``core.room.probe``).
@@ -17,8 +17,8 @@ import threading
 from pathlib import Path
 
 from .limits import CPU_SHARING_ENV
-from .locks import is_locked
-from .rundir import SCHEDULER_LOCK, SCHEDULER_LOG
+from ..runfolder.locks import is_locked
+from ..runfolder.layout import SCHEDULER_LOCK, SCHEDULER_LOG
 
 ROOT = Path(__file__).resolve().parents[2]   # the repository: the folder that holds core/
 SCHEDULER = "core.room.scheduler"
@@ -46,7 +46,7 @@ def _start(cmd: list[str], log_path: Path) -> subprocess.Popen:
 
 def ensure_scheduler(runs_dir) -> None:
     """Start the scheduler of ``runs_dir`` unless one holds the folder's scheduler lock (it reads
-    the caps from the folder: ``rundir.queue_settings``).  Its exit status is collected by a
+    the caps from the folder: ``core.runfolder.layout.queue_settings``).  Its exit status is collected by a
     waiting thread, so it never lingers as a zombie of this process."""
     runs_dir = Path(runs_dir).resolve()
     if is_locked(runs_dir / SCHEDULER_LOCK):

@@ -1,4 +1,4 @@
-"""The room's heavy BPE work as jobs for ``core.room.jobs``: module-level functions (a worker
+"""The room's heavy BPE work as jobs for ``core.room.jobs``: module-level functions (a job worker
 process imports them by name) that report their progress (merges done / asked) with
 ``report_progress`` and return what the page shows.
 
@@ -7,7 +7,7 @@ process imports them by name) that report their progress (merges done / asked) w
 - :func:`statistics`: a corpus's statistics (``core.corpus.corpus_stats``).
 
 The same work runs inline for small corpora (``core.room.jobs.INLINE_BELOW``); these functions
-are what a worker runs, and nothing here knows about pages.
+are what a job worker runs, and nothing here knows about pages.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def extend(start: str, text: str, num_merges: int, max_memory: int) -> BPETokeni
 
 @functools.lru_cache(maxsize=2)
 def _pretrained(name: str) -> BPETokenizer:
-    """A real tokenizer, loaded once per worker (GPT-4's takes seconds and tens of MB)."""
+    """A real tokenizer, loaded once per job worker (GPT-4's takes seconds and tens of MB)."""
     return BPETokenizer.from_pretrained(name)
 
 

@@ -1,16 +1,16 @@
-"""A run's turn, in a worker process: :func:`run_turn` trains a run launched from the page for a
+"""A run's turn, in a GPT worker process: :func:`run_turn` trains a run launched from the page for a
 few seconds with ``core.gpt.loop.Training`` and checkpoints it, so that its next turn can be in
-any worker.  The scheduler's workers call it (``core.room.workers`` on this machine,
+any GPT worker.  The scheduler's GPT workers call it (``core.room.gpt_workers`` on this machine,
 ``core.room.dask_workers`` on a Dask cluster).
 
 From Launch to a training step: ``app_pages/train_gpt.py`` (the button) ->
 ``core.room.runs.launch_run`` (the run folder, queued) -> ``core.room.scheduler`` (a turn on a free
-worker, ``core.room.turns``) -> :func:`run_turn` -> ``core.gpt.loop.Training.advance`` ->
+GPT worker, ``core.room.turns``) -> :func:`run_turn` -> ``core.gpt.loop.Training.advance`` ->
 ``core.gpt.optimizer_step``.
 
 Everything a run needs is in its folder, written at launch: the config (``train_config.json``,
 read straight into a ``TrainConfig``), the corpus and the tokenizer; so a run depends neither on
-the session that launched it nor on the process that trained its last turn.  A worker keeps the
+the session that launched it nor on the process that trained its last turn.  A GPT worker keeps the
 runs it trained in memory (``HELD_BYTES`` at most, corpora included, the least recently trained
 dropped first): when a run's next turn comes back to the same process and the run's status says
 that the last turn it finished was this process's (nobody trained it since, no turn was lost), it
@@ -34,15 +34,15 @@ from ..corpus import read_corpus
 from ..gpt.config import TrainConfig
 from ..gpt.data import Data, prepare_data
 from .identical import read_identity
-from .locks import FileLock
+from ..runfolder.locks import FileLock
 from ..gpt.loop import Hooks, Training
-from .rundir import (CHECKPOINT_FILE, CORPUS_FILE, STOP_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE,
+from ..runfolder.layout import (CHECKPOINT_FILE, CORPUS_FILE, STOP_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE,
                      TRAIN_LOCK_FILE, read_json)
-from .status import TurnOutcome
+from ..runfolder.status import TurnOutcome
 from .turns import claim_turn
 
-HELD_BYTES = 1 << 30       # runs one worker keeps between turns: models, optimizer states, corpora
-HELD_DATA = 64             # encoded corpora one worker keeps
+HELD_BYTES = 1 << 30       # runs one GPT worker keeps between turns: models, optimizer states, corpora
+HELD_DATA = 64             # encoded corpora one GPT worker keeps
 HELD_DATA_BYTES = 1 << 30  # and their bytes (a 64 MB corpus of characters is 512 MB of int64 ids)
 
 
@@ -63,9 +63,10 @@ _memory = threading.Lock()  # a Dask worker may run turns of different runs in t
 def run_turn(run_dir, turn_id: str, seconds: float) -> dict:
     """Train the run in ``run_dir`` for up to ``seconds`` if turn ``turn_id`` is still its turn
     (``core.room.turns``), then checkpoint it.  Returns ``{"outcome": ..., "step": ...,
-    "seconds": ...}``: ``paused`` (its time is up), ``finished``, ``stopped`` (asked to, by
-    ``core.room.runs.stop_run``), ``failed`` (with ``error``: a setting, corpus or checkpoint
-    that cannot be trained), ``busy`` (another process trains this folder) or ``revoked``."""
+    "seconds": ...}``, the outcome a ``TurnOutcome``: ``PAUSED`` (its time is up), ``FINISHED``,
+    ``STOPPED`` (asked to, by ``core.room.runs.stop_run``), ``FAILED`` (with ``error``: a setting,
+    corpus or checkpoint that cannot be trained), ``BUSY`` (another process trains this folder) or
+    ``REVOKED``."""
     run_dir = Path(run_dir).absolute()
     lock = FileLock(run_dir / TRAIN_LOCK_FILE)
     if not lock.acquire():
@@ -103,7 +104,7 @@ def _training(run_dir: Path, last_turn_id: str | None) -> Training:
         held = _held.pop(str(run_dir), None)
     if (held is not None and last_turn_id and held.turn_id == last_turn_id and held.identity == identity
             and held.checkpoint == _file_stamp(run_dir / CHECKPOINT_FILE)):
-        return held.training  # else someone trained it since (e.g. Dask ran a dead worker's turn again)
+        return held.training  # else someone trained it since (e.g. Dask ran a dead GPT worker's turn again)
     settings = read_json(run_dir / TRAIN_CONFIG_FILE)
     if not settings:
         raise ValueError(f"{run_dir / TRAIN_CONFIG_FILE} is missing or unreadable.")

@@ -1,10 +1,10 @@
-"""Runs take turns on the workers: which run trains next, fair between owners, and what a turn
+"""Runs take turns on the GPT workers: which run trains next, fair between owners, and what a turn
 given, finished or lost does to the run's status.
 
 Every run launched from the page trains in turns of ``TURN_S`` seconds (``core.room.limits``) on
-one of the scheduler's workers (``core.room.scheduler``), and is checkpointed at the end of each
-(``core.room.turn_runner``), so its next turn can be anywhere: the same worker, which still holds it
-in memory, another worker process, another machine.  A room of 30 therefore sees every curve
+one of the scheduler's GPT workers (``core.room.scheduler``), and is checkpointed at the end of each
+(``core.room.turn_runner``), so its next turn can be anywhere: the same GPT worker, which still holds it
+in memory, another GPT worker process, another machine.  A room of 30 therefore sees every curve
 move within seconds, instead of a queue of whole runs.
 
 Fair between owners: each owner is charged the seconds their runs trained (``.turns.json`` in
@@ -17,10 +17,11 @@ others' training).  Among equals, a run that has had no turn yet goes first, the
 last turn ended longest ago, then the one queued first.
 
 A turn's fields in ``status.json`` (``turn``, ``pid``, ``turns``, ``last_turn_id``, ``lost_turns``,
-...) are ``core.room.status.StatusRecord``'s.  ``last_turn_id`` is none after a lost turn, whose
-worker may have written part of it; a run whose worker dies ``MAX_LOST_TURNS`` times in a row (it
-takes its worker down: out of memory) fails, and resumes by hand.  Each function here holds the runs folder's
-queue lock while it reads and writes, the lock Launch, Stop, Resume and Delete take.  Torch-free.
+...) are ``core.runfolder.status.StatusRecord``'s.  ``last_turn_id`` is none after a lost turn, whose
+GPT worker may have written part of it; a run whose GPT worker dies ``MAX_LOST_TURNS`` times in a
+row (it takes its GPT worker down: out of memory) fails, and resumes by hand.  Each function here
+holds the runs folder's queue lock while it reads and writes, the lock Launch, Stop, Resume and
+Delete take.  Torch-free.
 """
 
 from __future__ import annotations
@@ -33,26 +34,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .limits import TURN_S
-from .locks import locked
+from ..runfolder.locks import locked
 from .owners import ROOM_OWNER
 from .queries import launchers, process_alive, process_start
 from ..atomic import write_json
-from .rundir import QUEUE_LOCK, STOP_FILE, TURNS_FILE, now, read_json
-from .status import ENDED, IN_TURNS, RunStatus, TurnOutcome, read_status, write_status
+from ..runfolder.layout import QUEUE_LOCK, STOP_FILE, TURNS_FILE, now, read_json
+from ..runfolder.status import ENDED, IN_TURNS, RunStatus, TurnOutcome, read_status, write_status
 
 MAX_LOST_TURNS = 3
 
 
 @dataclass(frozen=True)
 class Turn:
-    """A turn given to a worker: the run, and the id its status holds while the turn lasts."""
+    """A turn given to a GPT worker: the run, and the id its status holds while the turn lasts."""
 
     run_dir: Path
     id: str
 
 
 def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | None:
-    """Give the next turn (see the module docstring) to scheduler ``scheduler``'s free worker:
+    """Give the next turn (see the module docstring) to scheduler ``scheduler``'s free GPT worker:
     marks the run as having it and returns it; None when no run waits for a turn.  Runs in
     ``busy`` are left out."""
     runs_dir = Path(runs_dir)
@@ -65,7 +66,7 @@ def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | N
         charged = _charges(runs_dir, found, statuses)
         floor = min(charged.values(), default=0.0)
         for run, who in found.items():  # a turn under way counts as charged already, so that free
-            if statuses[run].get("turn"):  # workers go to other owners
+            if statuses[run].get("turn"):  # GPT workers go to other owners
                 payers = who or [ROOM_OWNER]
                 for owner in payers:
                     charged[owner] = max(charged.get(owner, floor), floor) + TURN_S / len(payers)
@@ -113,10 +114,10 @@ def _charge(runs_dir: Path, run_dir: Path, seconds: float) -> None:
 
 
 def claim_turn(run_dir, turn_id: str, pid: int, host: str, gpu: str | None = None) -> dict | None:
-    """In the worker, as its turn begins: the run's status, with this process recorded as the
+    """In the GPT worker, as its turn begins: the run's status, with this process recorded as the
     one training it (its host, and its GPU when it has one of its own; ``started`` on a first
-    turn); None when the turn is no longer this worker's (the run was stopped, or its turn
-    given again after a worker was thought gone)."""
+    turn); None when the turn is no longer this GPT worker's (the run was stopped, or its turn
+    given again after a GPT worker was thought gone)."""
     run_dir = Path(run_dir)
     with locked(run_dir.parent.parent / QUEUE_LOCK):
         status = read_status(run_dir)
@@ -127,9 +128,9 @@ def claim_turn(run_dir, turn_id: str, pid: int, host: str, gpu: str | None = Non
 
 
 def end_turn(runs_dir, turn: Turn, outcome: dict) -> None:
-    """Record a turn its worker finished (``core.room.turn_runner.run_turn``'s ``outcome``): the run
-    trains on (``paused``), or ended (``finished``, ``stopped``, ``failed``); a turn the worker
-    could not take (``busy``: another process trains the folder; ``revoked``) changes nothing."""
+    """Record a turn its GPT worker finished (``core.room.turn_runner.run_turn``'s ``outcome``): the run
+    trains on (``TurnOutcome.PAUSED``), or ended (``FINISHED``, ``STOPPED``, ``FAILED``); a turn the
+    GPT worker could not take (``BUSY``: another process trains the folder; ``REVOKED``) changes nothing."""
     runs_dir = Path(runs_dir)
     with locked(runs_dir / QUEUE_LOCK):
         status = read_status(turn.run_dir)
@@ -144,7 +145,7 @@ def end_turn(runs_dir, turn: Turn, outcome: dict) -> None:
         _charge(runs_dir, turn.run_dir, seconds)
         stop_file = turn.run_dir / STOP_FILE
         if kind == TurnOutcome.PAUSED and stop_file.exists():
-            kind = TurnOutcome.STOPPED  # asked after the worker last looked: the checkpoint is there
+            kind = TurnOutcome.STOPPED  # asked after the GPT worker last looked: the checkpoint is there
         fields = dict(turn=None, pid=None, host=None, gpu=None, last_turn_id=turn.id,
                       turns=int(status.get("turns") or 0) + 1,
                       turn_s=float(status.get("turn_s") or 0.0) + seconds, last_turn=time.time(),
@@ -159,7 +160,7 @@ def end_turn(runs_dir, turn: Turn, outcome: dict) -> None:
 
 
 def lose_turn(runs_dir, turn: Turn, reason: str) -> None:
-    """The worker of ``turn`` died during it: the run gets a turn again (from its last
+    """The GPT worker of ``turn`` died during it: the run gets a turn again (from its last
     checkpoint, so no step is lost and none logged twice), unless that happened
     ``MAX_LOST_TURNS`` times in a row: then it fails, resumable by hand."""
     runs_dir = Path(runs_dir)
@@ -184,9 +185,9 @@ def _lose(run_dir: Path, status: dict, reason: str) -> None:
 
 
 def reclaim_turns(runs_dir, scheduler: int, in_flight: Collection[str]) -> None:
-    """Give again the turns whose worker is gone: turns of scheduler ``scheduler`` (this one)
+    """Give again the turns whose GPT worker is gone: turns of scheduler ``scheduler`` (this one)
     that it no longer waits on, and turns of a scheduler that died (the machine or the server
-    restarted) whose worker, when it ran here, has ended too."""
+    restarted) whose GPT worker, when it ran here, has ended too."""
     runs_dir = Path(runs_dir)
     with locked(runs_dir / QUEUE_LOCK):
         for run in launchers(runs_dir):
@@ -201,4 +202,4 @@ def reclaim_turns(runs_dir, scheduler: int, in_flight: Collection[str]) -> None:
             giver_alive = not ours and (turn.get("host") != host or process_alive(giver))
             worker_alive = status.get("pid") is not None and process_alive(status)
             if not giver_alive and not worker_alive:
-                _lose(run, status, "its scheduler or worker is gone")
+                _lose(run, status, "its scheduler or GPT worker is gone")

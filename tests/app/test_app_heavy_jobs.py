@@ -62,7 +62,7 @@ def test_a_large_corpus_shows_progress_then_the_result_and_a_change_cancels_its_
     paste_box(heavy).set_value(big_corpus()).run()
     assert not heavy.exception, [e.message for e in heavy.exception]
     texts = progress_texts(heavy)
-    assert "Training char BPE: waiting for a free worker… (0 s)" in texts, texts
+    assert "Training char BPE: waiting for a free job worker… (0 s)" in texts, texts
     assert any(t.startswith("Counting the corpus: waiting") for t in texts), texts  # in the sidebar
     [first] = [j for j in one_worker._live.values() if j.key[0] == "train"]
 

@@ -10,7 +10,7 @@ from conftest import missing
 from streamlit.testing.v1 import AppTest
 
 from core import CharTokenizer
-from core.room.rundir import CHECKPOINT_FILE
+from core.runfolder.layout import CHECKPOINT_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "streamlit_app.py"

@@ -38,8 +38,8 @@ def paste(pg, text: str) -> None:
 
 def sidebar_count(pg, label: str) -> int | None:
     """The figure the sidebar's table gives for ``label`` (``None`` while it is not shown)."""
-    found = re.search(rf"^{re.escape(label)}\s+([\d,]+)$", pg.locator('[data-testid="stSidebar"]').inner_text(),
-                      re.MULTILINE)
+    sidebar = pg.locator('[data-testid="stSidebar"]').inner_text()
+    found = re.search(rf"^{re.escape(label)}\s+([\d,]+)$", sidebar, re.MULTILINE)
     return int(found.group(1).replace(",", "")) if found else None
 
 

@@ -54,7 +54,7 @@ def launch(pg, owner: str, run_name: str) -> None:
     for label, value in (("Steps", "20000"), ("Run name", run_name)):
         type_until_kept(pg, label, value)
     main(pg).get_by_role("button", name="🚀 Launch", exact=True).click()
-    # a first turn needs a trainer to import torch: slow on a busy machine
+    # a first turn needs a GPT worker to import torch: slow on a busy machine
     expect(main(pg).get_by_text(STARTED)).to_be_visible(timeout=300_000)
 
 

@@ -14,7 +14,7 @@ from core import BPETokenizer
 from core.bpe.explain import explain_step, occurrence_indices, segment
 from test_browser import chromium_context, idle, serve
 from ui.plumbing.charts import pair_rows
-from ui.plumbing.render import token_face
+from core.bpe.markup import token_face
 from core.samples import load_sample
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

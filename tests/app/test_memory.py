@@ -1,5 +1,5 @@
 """What gives the server's memory back when a room leaves (``ui.serving.memory``,
-``ui.plumbing.bounded_cache``): idle cache entries go, expired sessions are closed on a real
+``ui.serving.bounded_cache``): idle cache entries go, expired sessions are closed on a real
 Streamlit runtime (through the private attributes this Streamlit keeps them in: an upgrade that
 moves them fails here), and memory is trimmed when sessions end; full collections, which pause
 every session, come rarely.  The RSS figures are in bench/bench_server.py, not here."""
@@ -20,7 +20,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 
 from app_helpers import open_page
 from ui.serving import memory
-from ui.plumbing.bounded_cache import BoundedCache
+from ui.serving.bounded_cache import BoundedCache
 
 
 def test_entries_nobody_uses_go_and_used_ones_stay():

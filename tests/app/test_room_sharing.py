@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
+from ui.serving.bounded_cache import BoundedCache, KeyLocks
 
 ROOT = Path(__file__).resolve().parents[2]
 

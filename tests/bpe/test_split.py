@@ -130,5 +130,5 @@ def test_chunk_counting_cuts_with_the_scanner_as_regex_cuts(pattern):
     text = sorted((ROOT / "sample_corpora").glob("*.txt"))[0].read_text(encoding="utf-8")
     texts = [text[:1000], "<|endoftext|>", text[1000:]]
     expected = Counter(regex.findall(pattern, text[:1000]) + regex.findall(pattern, text[1000:]))
-    counts = count_chunks(texts, pattern, ["<|endoftext|>"], workers=1, slice_bytes=4096)
+    counts = count_chunks(texts, pattern, ["<|endoftext|>"], processes=1, slice_bytes=4096)
     assert counts == dict(expected) and list(counts) == list(expected)

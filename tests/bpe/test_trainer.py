@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from core import BPETokenizer, BPETrainer
 from core.bpe import _educational as oracle
-from core.bpe.kernels import train as kernels
+from core.bpe.kernels import training as kernels
 from core.bpe.pretokenize import byte_chunks, resolve_pattern, word_counts
 
 

@@ -17,7 +17,7 @@ from core import BPETokenizer, CharTokenizer
 from core.gpt.checkpoint import load_checkpoint
 from core.gpt.config import PRESETS, default_preset, make_config
 from core.gpt.data import prepare_data
-from core.room.locks import FileLock
+from core.runfolder.locks import FileLock
 from core.gpt.loop import Hooks, RunLockedError, Training, train
 from core.gpt.optimizer_step import get_lr
 from training_data import CHARS, TEXT, tiny_config
@@ -97,7 +97,7 @@ def test_resume_after_a_kill_logs_each_step_once(tmp_path):
 
 def test_training_in_turns_gives_the_same_model_as_training_at_once(tmp_path):
     """Turns of 10 ms (a step takes longer than 1 ms here), each ending with a checkpoint, some
-    carried on in memory and some from the checkpoint (as a run's next turn in another trainer):
+    carried on in memory and some from the checkpoint (as a run's next turn in another GPT worker):
     the same steps logged once each, and the same weights as one uninterrupted run (dropout 0,
     batches drawn by step)."""
     config = tiny_config(max_steps=80, eval_interval=20, dropout=0.0)
@@ -121,7 +121,7 @@ def test_training_in_turns_gives_the_same_model_as_training_at_once(tmp_path):
 
 
 def test_every_checkpoint_is_written_after_its_step_is_logged(tmp_path, monkeypatch):
-    """A trainer killed between the two must not leave a checkpoint whose evaluation was never
+    """A GPT worker killed between the two must not leave a checkpoint whose evaluation was never
     logged: the run would resume after it, and that step's bits per character would be lost."""
     from core.gpt import loop
 
@@ -189,7 +189,7 @@ def test_schedule_and_presets():
 
 @pytest.mark.slow
 def test_the_command_line_sets_passive_cpu_threads_before_torch_loads():
-    """``python -m core.train`` waits like the app's trainers (no spinning threads on shared
+    """``python -m core.train`` waits like the app's GPT workers (no spinning threads on shared
     cores), unless whoever started it chose otherwise."""
     probe = ("import os, sys; import core.train; "
              "print(os.environ['OMP_WAIT_POLICY'], 'torch' in sys.modules)")
@@ -235,7 +235,7 @@ def test_cli_fails_clearly_on_bad_sizes(tmp_path):
     assert proc.returncode != 0 and "divisible" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_a_second_trainer_for_a_folder_changes_nothing(tmp_path):
+def test_a_second_gpt_worker_for_a_folder_changes_nothing(tmp_path):
     """While one process trains in a folder (it holds train.lock), another one, in this process
     or from the command line, leaves status, metrics and checkpoint exactly as they were."""
     run_dir = tmp_path / "run"

@@ -17,8 +17,8 @@ def checkpointed_run(folder, text: str = TEXT, vocab_merges: int = 20):
     torch = pytest.importorskip("torch")
     from core.gpt.checkpoint import checkpoint_path, save_checkpoint
     from core.gpt.model import GPT, GPTConfig
-    from core.room.rundir import CORPUS_FILE, write_text
-    from core.room.status import write_status
+    from core.runfolder.layout import CORPUS_FILE, write_text
+    from core.runfolder.status import write_status
 
     folder.mkdir(parents=True)
     tok = BPETokenizer.from_text(text, vocab_merges)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from core.bpe import BPETokenizer
-from core.bpe.errors import ArgumentError
+from core.bpe.checks import ArgumentError
 from core.insights import (UDHR_DIR, language_costs, language_index, named_tokenizer, read_parallel,
                            token_count)
 from tests.insights.references import quicktok_encoding, tiktoken_encoding

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from core.bpe import BPETokenizer
-from core.bpe.errors import ArgumentError
+from core.bpe.checks import ArgumentError
 from core.room.queries import RunInfo
 from core.insights import split_held_out
 from core.insights.sweep import run_name, sweep_point, sweep_tokenizers

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.bpe import PRETRAINED_NAMES, BPETokenizer
-from core.bpe.errors import ArgumentError
+from core.bpe.checks import ArgumentError
 from core.insights import named_tokenizer, token_reach, unreachable_tokens
 from tests.insights.references import quicktok_encoding, tiktoken_encoding, unreachable_by_encoding
 

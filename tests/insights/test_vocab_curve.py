@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.bpe import BPETokenizer
-from core.bpe.errors import ArgumentError
+from core.bpe.checks import ArgumentError
 from core.corpus import sample_corpora
 from core.insights import split_held_out, vocabulary_curve
 

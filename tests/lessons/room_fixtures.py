@@ -6,8 +6,8 @@ be answered without training a model."""
 from pathlib import Path
 
 from core.atomic import write_json
-from core.room.rundir import CONFIG_FILE, METRICS_FILE, append_jsonl
-from core.room.status import write_status
+from core.runfolder.layout import CONFIG_FILE, METRICS_FILE, append_jsonl
+from core.runfolder.status import write_status
 from core.lessons import load_path
 from core.lessons.room_runs import run_paths
 

@@ -93,7 +93,7 @@ def test_the_gpt_station_reads_the_room_s_runs_own_metrics(tmp_path, char_bpc, b
 
 
 def test_the_gpt_station_waits_while_the_runs_train(tmp_path):
-    from core.room.status import write_status
+    from core.runfolder.status import write_status
 
     paths = finished_room_runs(tmp_path)
     write_status(paths["bpe"], "queued")

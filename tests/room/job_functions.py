@@ -69,3 +69,10 @@ def scheduling() -> tuple[int, int]:
     signal = ctypes.c_int(0)
     ctypes.CDLL(None).prctl(2, ctypes.byref(signal))  # 2: PR_GET_PDEATHSIG
     return os.sched_getscheduler(0), signal.value
+
+
+def loaded(names: tuple[str, ...]) -> list[str]:
+    """Which of the modules ``names`` this job worker has imported."""
+    import sys
+
+    return [name for name in names if name in sys.modules]

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import IN_CI
 from core.room.dask_workers import parse_resources
-from core.room.status import read_status
+from core.runfolder.status import read_status
 from core.room.runs import launch_run, list_runs, read_metrics, run_info
 from core.room.spawn import ROOT, child_env
 from core.settings import ServerSettings

@@ -1,4 +1,4 @@
-"""The room's job engine (core.room.jobs): fair between owners, shared when identical, cancelled,
+"""The room's job engine (core.room.jobs): fair between sessions, shared when identical, cancelled,
 bounded in time and memory, with progress.  Each test waits on what the engine reports (a job's
 state, its progress, a file a job wrote), with generous bounds for a busy 2-core machine."""
 
@@ -53,7 +53,7 @@ def test_imports_without_torch_or_streamlit():
 
 
 @pytest.mark.slow
-def test_a_heavy_job_does_not_delay_another_owners_small_one(engines, tmp_path):
+def test_a_heavy_job_does_not_delay_another_sessions_small_one(engines, tmp_path):
     engine = engines(workers=2)
     heavy = engine.submit("alice", "big", jf.forever)
     second = engine.submit("alice", "big too", jf.forever)  # alice may hold one of the two workers
@@ -83,7 +83,7 @@ def test_changing_key_cancels_the_job_and_frees_its_worker(engines, tmp_path):
 
 
 @pytest.mark.slow
-def test_cancelling_all_of_an_owners_jobs_leaves_a_shared_one_running(engines, tmp_path):
+def test_cancelling_all_of_a_sessions_jobs_leaves_a_shared_one_running(engines, tmp_path):
     engine = engines(workers=1)
     shared = engine.submit("alice", "shared", jf.counted, (str(tmp_path / "runs"), 50))
     queued = engine.submit("alice", "mine", jf.double, (1,))
@@ -116,7 +116,7 @@ def test_a_job_over_its_memory_ends_with_the_message(engines):
 
 
 @pytest.mark.slow
-def test_identical_jobs_from_two_owners_run_once(engines, tmp_path):
+def test_identical_jobs_from_two_sessions_run_once(engines, tmp_path):
     engine = engines(workers=2)
     runs = tmp_path / "runs"
     first = engine.submit("alice", ("corpus", "char", 300), jf.counted, (str(runs), 20))
@@ -129,13 +129,13 @@ def test_identical_jobs_from_two_owners_run_once(engines, tmp_path):
 
 
 @pytest.mark.slow
-def test_the_next_free_worker_serves_the_owners_served_least(engines, tmp_path):
+def test_the_next_free_job_worker_serves_the_sessions_served_least(engines, tmp_path):
     engine = engines(workers=1)
     order, gate = tmp_path / "order", tmp_path / "gate"
     blocker = engine.submit("alice", "a0", jf.until_released, (str(order), "a0", str(gate)))
     wait_for(lambda: blocker.progress[0] > 0, what="the first job's progress")
-    jobs = [engine.submit(owner, name, jf.record, (str(order), name))
-            for owner, name in [("alice", "a1"), ("alice", "a2"), ("bob", "b1"), ("alice", "a3"),
+    jobs = [engine.submit(session, name, jf.record, (str(order), name))
+            for session, name in [("alice", "a1"), ("alice", "a2"), ("bob", "b1"), ("alice", "a3"),
                                 ("carol", "c1"), ("bob", "b2")]]
     gate.touch()
     for job in jobs:

@@ -11,7 +11,7 @@ import pytest
 from core.gpt.config import make_config
 from core.room.limits import default_max_running, threads_per_run
 from core.room.probe import MAX_PROMPT_CHARS, estimate_step, run_step_seconds, sample_checkpoint
-from core.room.rundir import TRAIN_CONFIG_FILE
+from core.runfolder.layout import TRAIN_CONFIG_FILE
 from core.room.runs import SERVER, launch_run, read_metrics, run_info, stop_run
 from core.settings import ServerSettings
 from training_data import CHARS, TEXT

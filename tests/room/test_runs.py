@@ -1,5 +1,5 @@
-"""core.room.runs: real trainers give runs turns that are listed, stopped, resumed, shared, lost to a
-killed trainer or a restarted scheduler without losing a step; who may do what; the per-owner cap;
+"""core.room.runs: real GPT workers give runs turns that are listed, stopped, resumed, shared, lost to a
+killed GPT worker or a restarted scheduler without losing a step; who may do what; the per-owner cap;
 the device's model bounds.  (Whose turn it is, without training: test_turns.py.)"""
 
 import json
@@ -17,10 +17,10 @@ import pytest
 from core import CharTokenizer
 from core.gpt.checkpoint import load_checkpoint
 from core.room.limits import BACKGROUND_NICENESS, TURN_S, LimitError
-from core.room.locks import FileLock
+from core.runfolder.locks import FileLock
 from core.gpt.loop import train
-from core.room.rundir import SCHEDULER_LOCK
-from core.room.status import read_status
+from core.runfolder.layout import SCHEDULER_LOCK
+from core.runfolder.status import read_status
 from core.room.runs import (SERVER, RunAccessError, RunLimitError, Viewer, delete_run, get_run,
                            launch_run, list_runs, pid_alive, read_metrics, read_samples, resume_run,
                            run_info, sample_run, sanitize_run_name, set_shared, stop_run,
@@ -78,7 +78,7 @@ def _processes():
 @pytest.fixture
 def runs_dir(tmp_path):
     """A runs folder whose training processes are all killed at the end, whatever happened: its
-    scheduler first (a session of its own, with its workers), which would replace a killed trainer
+    scheduler first (a session of its own, with its GPT workers), which would replace a killed GPT worker
     and train on after the suite has ended; then, with its lock held so that listing the runs
     starts no other, each run's own process."""
     yield tmp_path
@@ -139,7 +139,7 @@ def test_launch_list_and_stop_a_real_process(runs_dir):
     assert listed.name == "sneaky-name" and listed.status == "running" and listed.step >= 10
     assert listed.owner == ALICE.owner and listed.config["vocab_size"] == len(set(TEXT))
     assert listed.stepping and listed.taking_turns == 1
-    # the trainer gives way to the server that launched it: pages stay quick while runs fill the cores
+    # the GPT worker gives way to the server that launched it: pages stay quick while runs fill the cores
     server = os.getpriority(os.PRIO_PROCESS, 0)
     assert os.getpriority(os.PRIO_PROCESS, listed.pid) >= server + BACKGROUND_NICENESS
     stopped = stop_run(info.path, ALICE, timeout=30)
@@ -147,18 +147,18 @@ def test_launch_list_and_stop_a_real_process(runs_dir):
     ckpt = load_checkpoint(info.path / "ckpt.pt", tokenizer=CharTokenizer.from_text(TEXT))
     assert ckpt.step >= stopped.step  # the final checkpoint was written on the way out
     assert read_samples(info.path) is not None
-    wait_for(lambda: not pid_alive(listed.pid), timeout=30)  # nothing left to train: trainers stop
+    wait_for(lambda: not pid_alive(listed.pid), timeout=30)  # nothing left to train: GPT workers stop
 
 
 @pytest.mark.slow
-def test_a_killed_trainer_costs_its_turn_only_and_no_step_is_logged_twice(runs_dir):
-    """The trainer dies mid-turn (SIGKILL): the run carries on from its last checkpoint in a new
-    trainer by itself, and every step appears once; killed in every turn, the run fails, keeps
+def test_a_killed_gpt_worker_costs_its_turn_only_and_no_step_is_logged_twice(runs_dir):
+    """The GPT worker dies mid-turn (SIGKILL): the run carries on from its last checkpoint in a new
+    GPT worker by itself, and every step appears once; killed in every turn, the run fails, keeps
     its checkpoint and resumes by hand (once: a second Resume is refused)."""
     config = tiny_config(max_steps=20_000, eval_interval=10, log_interval=5)
     info = launch_run(config, "interrupted", runs_dir, owner=ALICE.owner, text=TEXT, settings=ROOMY)
     wait_for(lambda: (info.path / "ckpt.pt").is_file())
-    first = _trainer_of(info.path)
+    first = _gpt_worker_of(info.path)
     os.kill(first, signal.SIGKILL)
     saved = load_checkpoint(info.path / "ckpt.pt").step
     wait_for(lambda: read_metrics(info.path)[-1]["step"] >= saved + 20)
@@ -167,7 +167,7 @@ def test_a_killed_trainer_costs_its_turn_only_and_no_step_is_logged_twice(runs_d
 
     wait_for(lambda: read_status(info.path).get("lost_turns") == 0)  # a whole turn since the kill
     for kill in range(1, MAX_LOST_TURNS + 1):
-        pid = _trainer_of(info.path)
+        pid = _gpt_worker_of(info.path)
         os.kill(pid, signal.SIGKILL)
         wait_for(lambda: read_status(info.path).get("lost_turns") == kill, timeout=60)
     dead = run_info(info.path)
@@ -187,14 +187,14 @@ def test_a_killed_trainer_costs_its_turn_only_and_no_step_is_logged_twice(runs_d
     assert load_checkpoint(info.path / "ckpt.pt").step >= saved + 20
 
 
-def _trainer_of(run_dir: Path) -> int:
-    """The pid of the trainer in the middle of this run's turn (waits for one)."""
+def _gpt_worker_of(run_dir: Path) -> int:
+    """The pid of the GPT worker in the middle of this run's turn (waits for one)."""
     return wait_for(lambda: (s := read_status(run_dir)).get("turn") and s.get("pid"))
 
 
 @pytest.mark.slow
 def test_a_stop_a_resume_and_a_server_restart_mid_turn_lose_no_step_and_log_none_twice(runs_dir):
-    """Stopped mid-turn, resumed, then the scheduler and its trainers killed mid-turn (the
+    """Stopped mid-turn, resumed, then the scheduler and its GPT workers killed mid-turn (the
     machine restarting under a room): a page that lists the runs starts a scheduler, which gives
     the run its turn again; it ends at its last step with every step logged once."""
     config = tiny_config(max_steps=3_000, eval_interval=50, log_interval=10)
@@ -204,7 +204,7 @@ def test_a_stop_a_resume_and_a_server_restart_mid_turn_lose_no_step_and_log_none
     assert stopped.status == "stopped" and load_checkpoint(info.path / "ckpt.pt").step >= stopped.step
     resume_run(info.path, ALICE, ROOMY)
     before = wait_for(lambda: load_checkpoint(info.path / "ckpt.pt").step > stopped.step and
-                      _trainer_of(info.path))
+                      _gpt_worker_of(info.path))
     scheduler, = schedulers_of(runs_dir)
     for pid in (scheduler, before):
         os.kill(pid, signal.SIGKILL)
@@ -216,7 +216,7 @@ def test_a_stop_a_resume_and_a_server_restart_mid_turn_lose_no_step_and_log_none
 
 
 def _trainers_of(runs_dir: Path) -> list[int]:
-    """The trainer processes of the scheduler of ``runs_dir`` (its spawned children)."""
+    """The GPT workers of the scheduler of ``runs_dir`` (its spawned children)."""
     schedulers = set(schedulers_of(runs_dir))
     return [pid for pid, cmd in _processes() if b"spawn_main" in cmd and _parent(pid) in schedulers]
 
@@ -229,7 +229,7 @@ def _parent(pid: int) -> int:
 
 
 @pytest.mark.slow
-def test_two_resumes_at_once_queue_one_run_and_one_trainer_trains_it(runs_dir):
+def test_two_resumes_at_once_queue_one_run_and_one_gpt_worker_trains_it(runs_dir):
     """Both threads call resume_run at the same moment: one run is queued, the other refused; the
     checkpoint's step only ever grows and no step is logged twice."""
     config = tiny_config(max_steps=20_000, eval_interval=5, log_interval=5)
@@ -268,11 +268,11 @@ def _ckpt_step(run_dir) -> int:
 
 @pytest.mark.slow
 def test_every_run_in_a_room_moves_before_any_finishes(runs_dir):
-    """Three owners' long runs on one trainer: each logs steps within a few turns of the others,
+    """Three owners' long runs on one GPT worker: each logs steps within a few turns of the others,
     taking turns, long before the first could finish."""
-    one_trainer = ServerSettings(max_running=1, max_runs_per_owner=2)
+    one_gpt_worker = ServerSettings(max_running=1, max_runs_per_owner=2)
     runs = [launch_run(tiny_config(max_steps=20_000, seed=k), f"run{k}", runs_dir, owner=who.owner,
-                       text=TEXT, settings=one_trainer)
+                       text=TEXT, settings=one_gpt_worker)
             for k, who in enumerate((ALICE, BOB, CAROL))]
     wait_for(lambda: all(read_metrics(r.path) for r in runs), timeout=120)
     listed = list_runs(runs_dir)
@@ -282,7 +282,7 @@ def test_every_run_in_a_room_moves_before_any_finishes(runs_dir):
 
 
 @pytest.mark.slow
-def test_one_trainer_gives_first_turns_in_launch_order_and_leaves_no_zombies(runs_dir):
+def test_one_gpt_worker_gives_first_turns_in_launch_order_and_leaves_no_zombies(runs_dir):
     """Cap 1: three short runs launched at once train one at a time, their first turns in launch
     order (a new run goes first).  Seen from each run's metrics file, which its first turn creates
     (step 0 is logged) and which stays: polling which run steps can miss a 30-step run that starts
@@ -422,7 +422,7 @@ def test_delete_a_run_but_never_a_queued_one_or_another_folder(runs_dir):
 
 
 def test_the_queue_says_what_trains_what_waits_and_for_about_how_long(runs_dir):
-    """One trainer; a run training (this process stands in for its trainer) at 0.1 s a step with
+    """One GPT worker; a run training (this process stands in for its GPT worker) at 0.1 s a step with
     100 steps left, and two runs waiting for a first turn: they get one in about one and two
     turns; the training one, taking turns with them, ends in about 3 x 10 s."""
     blocker = FileLock(runs_dir / SCHEDULER_LOCK)
@@ -442,7 +442,7 @@ def test_the_queue_says_what_trains_what_waits_and_for_about_how_long(runs_dir):
         runs = {r.name: r for r in list_runs(runs_dir)}
         assert runs["a"].queue_position == 1 and runs["a"].wait_s == pytest.approx(TURN_S)
         assert runs["b"].queue_position == 2 and runs["b"].wait_s == pytest.approx(2 * TURN_S)
-        assert runs["busy"].stepping and runs["busy"].taking_turns == 3 and runs["busy"].trainers == 1
+        assert runs["busy"].stepping and runs["busy"].taking_turns == 3 and runs["busy"].gpt_workers == 1
         assert runs["busy"].eta_s == pytest.approx(30.0)
         for name in ("a", "b"):
             stop_run(runs[name].path, ALICE)

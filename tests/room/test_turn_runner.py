@@ -1,19 +1,19 @@
-"""core.room.turn_runner: a trainer carries a run on from memory only while the run is as it left it."""
+"""core.room.turn_runner: a GPT worker carries a run on from memory only while the run is as it left it."""
 
 import os
 
 from core.room import turn_runner
-from core.room.rundir import CHECKPOINT_FILE
-from core.room.status import read_status
+from core.runfolder.layout import CHECKPOINT_FILE
+from core.runfolder.status import read_status
 from core.room.runs import launch_run
 from core.room.turns import end_turn, next_turn
 from training_data import TEXT, tiny_config
 from test_turns import ALICE, ROOMY, SCHEDULER, runs_dir  # noqa: F401  (runs_dir: a fixture)
 
 
-def test_a_run_in_memory_is_dropped_once_another_trainer_wrote_its_checkpoint(runs_dir):  # noqa: F811
+def test_a_run_in_memory_is_dropped_once_another_gpt_worker_wrote_its_checkpoint(runs_dir):  # noqa: F811
     """Dask runs a dead worker's turn again elsewhere; that worker wrote a checkpoint before it
-    died.  A trainer still holding the run from the turn before must load that checkpoint, not
+    died.  A GPT worker still holding the run from the turn before must load that checkpoint, not
     carry on from memory (it would log the same steps twice and overwrite the newer checkpoint)."""
     long = tiny_config(max_steps=20_000)  # a turn of 0.3 s ends paused on any machine
     run = launch_run(long, "held", runs_dir, owner=ALICE.owner, text=TEXT, settings=ROOMY)
@@ -28,6 +28,6 @@ def test_a_run_in_memory_is_dropped_once_another_trainer_wrote_its_checkpoint(ru
 
     checkpoint = run.path / CHECKPOINT_FILE
     stat = checkpoint.stat()
-    os.utime(checkpoint, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # another trainer's save
+    os.utime(checkpoint, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # another GPT worker's save
     again = turn_runner._training(run.path, last)
     assert again is not held and again.step == held.step  # from the checkpoint on disk

@@ -1,7 +1,7 @@
 """core.room.turns and core.room.identical, without training: whose turn it is (fair between owners,
 newcomers first), identical launches joined and counted once, caps by share, the room's runs,
-turns lost to a dead trainer, stopping during a turn.  The test holds the runs folder's scheduler
-lock, so no scheduler starts, and plays the trainers itself."""
+turns lost to a dead GPT worker, stopping during a turn.  The test holds the runs folder's scheduler
+lock, so no scheduler starts, and plays the GPT workers itself."""
 
 import os
 import subprocess
@@ -12,9 +12,9 @@ from collections import Counter
 
 import pytest
 
-from core.room.locks import FileLock
-from core.room.rundir import SCHEDULER_LOCK, STOP_FILE
-from core.room.status import read_status, write_status
+from core.runfolder.locks import FileLock
+from core.runfolder.layout import SCHEDULER_LOCK, STOP_FILE
+from core.runfolder.status import read_status, write_status
 from core.room.runs import (ROOM_OWNER, SERVER, RunAccessError, RunLimitError, Viewer, delete_run,
                            launch_run, list_runs, resume_run, run_info, set_shared, stop_run)
 from core.room.turns import MAX_LOST_TURNS, claim_turn, end_turn, lose_turn, next_turn, reclaim_turns
@@ -118,7 +118,7 @@ def test_turns_are_fair_between_owners_and_a_newcomer_goes_first(runs_dir):
 
 
 def test_two_free_trainers_go_to_two_owners_not_both_to_one(runs_dir):
-    """Alice launched two runs before Bob launched his: with two trainers free at once, the second
+    """Alice launched two runs before Bob launched his: with two GPT workers free at once, the second
     turn is Bob's, as Alice's first turn under way already counts against her."""
     launch(runs_dir, ALICE, "first")
     launch(runs_dir, ALICE, "second", seed=2)
@@ -175,7 +175,7 @@ def test_the_turns_of_a_scheduler_that_died_are_given_again(runs_dir):
     assert read_status(run.path).get("turns") is None
 
 
-def test_a_pid_given_again_to_another_process_is_not_taken_for_the_trainer(runs_dir):
+def test_a_pid_given_again_to_another_process_is_not_taken_for_the_gpt_worker(runs_dir):
     """After a restart pids count from 1 again: the pids a run's status names may belong to other
     processes now.  Their start times tell them apart: the turn is given again, and a Stop that
     finds the turn unfinished kills nobody."""
@@ -186,7 +186,7 @@ def test_a_pid_given_again_to_another_process_is_not_taken_for_the_trainer(runs_
             turn = next_turn(runs_dir, stranger.pid)
             claim_turn(run.path, turn.id, stranger.pid, os.uname().nodename)
             status = read_status(run.path)
-            earlier = status["pid_start"] - 1  # the scheduler and trainer that had the pid before
+            earlier = status["pid_start"] - 1  # the scheduler and GPT worker that had the pid before
             write_status(run.path, status["status"], pid_start=earlier,
                          turn={**status["turn"], "scheduler_start": earlier})
             if name == "after-restart":
@@ -194,13 +194,13 @@ def test_a_pid_given_again_to_another_process_is_not_taken_for_the_trainer(runs_
                 assert read_status(run.path)["lost_turns"] == 1
             else:
                 assert stop_run(run.path, ALICE, timeout=0.5).status == "stopped"
-        assert stranger.poll() is None, "a process that merely reused the trainer's pid was killed"
+        assert stranger.poll() is None, "a process that merely reused the GPT worker's pid was killed"
     finally:
         stranger.kill()
         stranger.wait()
 
 
-def test_stop_between_turns_is_immediate_and_during_a_turn_waits_for_the_trainer(runs_dir):
+def test_stop_between_turns_is_immediate_and_during_a_turn_waits_for_the_gpt_worker(runs_dir):
     run = launch(runs_dir, ALICE, "stoppable")
     play(runs_dir, 1)
     (run.path / "ckpt.pt").write_bytes(b"")  # as the turn left it
@@ -208,12 +208,12 @@ def test_stop_between_turns_is_immediate_and_during_a_turn_waits_for_the_trainer
     resume_run(run.path, ALICE, ROOMY)
     turn = next_turn(runs_dir, SCHEDULER)
 
-    def trainer():  # notices the stop file after its next step, checkpoints, ends its turn
+    def gpt_worker():  # notices the stop file after its next step, checkpoints, ends its turn
         while not (run.path / STOP_FILE).exists():
             time.sleep(0.01)
         end_turn(runs_dir, turn, {"outcome": "stopped", "step": 20, "seconds": 0.5})
 
-    thread = threading.Thread(target=trainer)
+    thread = threading.Thread(target=gpt_worker)
     thread.start()
     stopped = stop_run(run.path, ALICE, timeout=10)
     thread.join()

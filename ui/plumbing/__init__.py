@@ -1,7 +1,7 @@
 """Streamlit plumbing every page shares.
 
 - ``state``: every session-state key, with typed accessors; the shared corpus and settings;
-- ``cache``, ``bounded_cache``: cached wrappers around ``core``, bounded and shared by sessions;
+- ``cache``: cached wrappers around ``core``, bounded (``ui.serving.bounded_cache``) and shared by sessions;
 - ``heavy_jobs``: work on a large corpus handed to the room's job engine, and its progress bar;
 - ``frame``: the page list and the sidebar every page runs inside;
 - ``corpus_sidebar``: the corpus sidebar (samples, paste, upload, Tiny Shakespeare, server folder);

@@ -41,7 +41,7 @@ from core.room.jobs import INLINE_BELOW
 from core.settings import PREFIX, SETTING_NAMES, ServerSettings
 
 from ui.plumbing import heavy_jobs, state
-from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
+from ui.serving.bounded_cache import BoundedCache, KeyLocks
 
 _log = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ def _settings_for(env: tuple, secrets: tuple) -> ServerSettings:
     return settings
 
 
-# -- bounded caches (``ui.plumbing.bounded_cache``) ---------------------------------------------------------
+# -- bounded caches (``ui.serving.bounded_cache``) ---------------------------------------------------------
 def tokenizer_bytes(tok: BPETokenizer) -> int:
     """Estimated memory of a trained tokenizer, rounded up from tracemalloc: 2 KB per merge (its
     trace record with the competing pairs, its vocabulary entry) and 256 bytes per base symbol (its

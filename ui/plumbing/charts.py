@@ -27,7 +27,7 @@ from streamlit.dataframe_util import convert_anything_to_arrow_bytes
 from core import BPETokenizer
 from core.bpe.explain import compression_curve, quoted
 
-from ui.plumbing.bounded_cache import BoundedCache
+from ui.serving.bounded_cache import BoundedCache
 from ui.plumbing.render import tokenizer_scope
 
 STATUS = ["winner", "tie (lost on order)", "other"]

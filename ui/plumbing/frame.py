@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.serving import memory, serve, sockets, turns
+from ui.serving import memory, page_queue, sockets, supervisor
 
 from ui.plumbing import heavy_jobs, state, theme
 from ui.plumbing.controls import restore_settings, sync_settings_url
@@ -21,8 +21,9 @@ from ui.plumbing.identity import owner_id
 
 
 def run_app() -> None:
-    """Run the page the URL names in its frame, in this process's turn (``ui.serving.turns``)."""
-    with turns.page_turn():
+    """Run the page the URL names in its frame, in its place in this process's line of page runs
+    (``ui.serving.page_queue``)."""
+    with page_queue.place_in_line():
         _run_page()
 
 
@@ -52,6 +53,6 @@ def _run_page() -> None:
     corpus_sidebar()
     memory.hold_corpus(state.corpus_digest())  # the caches keep its work while a session has it
     with st.sidebar:
-        serve.rerun_on_reconnect()  # a tab whose app process died comes back at once (``ui.serving.serve``)
+        supervisor.rerun_on_reconnect()  # a tab whose app process died comes back at once
     sync_settings_url()
     page.run()

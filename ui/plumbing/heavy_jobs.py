@@ -1,7 +1,7 @@
 """The room's heavy work, seen from a page: ``core.room.jobs``'s engine (one per server process)
 and what a page shows while a job of its session runs.
 
-:func:`job_result` gives the result of ``fn(*args)`` computed by a worker process for this
+:func:`job_result` gives the result of ``fn(*args)`` computed by a job worker process for this
 session (a job shared with every session that asks for the same key).  Until it is done, the page
 draws a progress bar in a fragment that polls the job every ``POLL_S`` seconds and reruns the page
 once the job ends, and the page stops there (``st.stop``): the server's thread is free at once,
@@ -29,11 +29,11 @@ from ui.plumbing import state
 
 POLL_S = 0.5
 ABANDON_S = 30.0
-# A worker's own memory (Python, numba's kernels, the corpus it was sent) on top of what one
+# A job worker's own memory (Python, numba's kernels, the corpus it was sent) on top of what one
 # training may take (the server's ``max_train_memory``, refused up front by ``core.bpe``'s estimate):
-# a worker above both is killed.
+# a job worker above both is killed.
 WORKER_BASE_BYTES = 512 * 2**20
-PRELOAD = ("core.room.tokenizer_jobs", "ui.views.step_view")  # what the workers run, imported once
+PRELOAD = ("core.room.tokenizer_jobs", "core.bpe.step_data")  # what the job workers run, imported once
 _MINE = "heavy_jobs_epoch"  # session state: the corpus-and-settings epoch of this session's jobs
 _engine: list[JobEngine] = []  # the server process's engine, made at the first heavy job
 _making = threading.Lock()
@@ -65,7 +65,7 @@ def engine(settings: ServerSettings) -> JobEngine:
 
 def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit: str = "",
                block: bool = True, forget: bool = False, advice: str = "Use a smaller text."):
-    """``fn(*args)`` from a worker, or, while it runs, a progress bar reading "``doing``: done /
+    """``fn(*args)`` from a job worker, or, while it runs, a progress bar reading "``doing``: done /
     total``unit``" and then ``st.stop()`` (``block``) or ``None``.  ``forget``: the caller keeps the
     result in a cache of its own, so the engine need not.  Raises what ``fn`` raised, or
     :class:`TooHeavyError` ("``doing`` was stopped: why. ``advice``")."""
@@ -104,7 +104,7 @@ def _progress(key, doing: str, unit: str) -> None:
     done, total = job.progress
     waited = f" ({time.monotonic() - job.submitted:.0f} s)"
     if job.state is JobState.QUEUED:
-        st.progress(0.0, text=f"{doing}: waiting for a free worker…{waited}")
+        st.progress(0.0, text=f"{doing}: waiting for a free job worker…{waited}")
     elif total:
         st.progress(min(done / total, 1.0), text=f"{doing}: {done:,} / {total:,}{unit}{waited}")
     else:
@@ -112,6 +112,7 @@ def _progress(key, doing: str, unit: str) -> None:
 
 
 def _session() -> str:
-    """This attendee's tab: whose turn a job counts in, and whose jobs a change cancels."""
+    """This attendee's tab, the job engine's session: whose share a job counts in, and whose jobs a
+    change cancels."""
     ctx = get_script_run_ctx()
     return ctx.session_id if ctx is not None else "no session"

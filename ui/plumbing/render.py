@@ -1,11 +1,14 @@
 """Safe HTML for token spans, and safe Markdown for error banners.  Every piece of user text goes
 through ``html.escape`` before it reaches ``st.html``; nothing here interprets text as Markdown.
 
-Token boundaries are alternating pastel backgrounds with a thin outline; the pair being merged is
-bright yellow, bold, underlined and inside a thick dark outline (told apart without colour too);
-hovering a token shows its id and bytes (``title``).  Invisible characters are drawn as grey
-symbols (``core.bpe.display``: ␣ ↵ ⇥), with a one-line legend; byte tokens that split a character
-sit under that character inside one purple outline.
+Token boundaries are alternating pastel backgrounds with a thin outline; hovering a token shows
+its id and bytes (``title``).  The pair about to merge is drawn by Learn BPE's step view, in the
+browser (``ui/views/assets/step_view.js``), with the styles here (``HIT``, ``HIT_PAIR``): bright
+yellow, bold, underlined and inside a thick dark outline (told apart without colour too).
+Invisible characters are drawn as grey symbols (``core.bpe.display``: ␣ ↵ ⇥), with a one-line
+legend; byte tokens that split a character sit under that character inside one purple outline.
+A token's own markup (its text, invisible characters, the end-of-word mark) is
+``core.bpe.markup``'s, shared with the step view.
 
 Readable in either theme and in any script: the text box takes the page's own background and text
 colour (a token box carries its own light fill and dark text, every colour at least 4.5:1 against
@@ -21,7 +24,8 @@ import html
 import streamlit as st
 
 from core import BPETokenizer, Token
-from core.bpe.display import LEGEND, hex_bytes, is_invisible, quoted, split_characters, visible_parts
+from core.bpe.display import hex_bytes, quoted, split_characters
+from core.bpe.markup import MUTED, esc, gap_html, legend_text, marker_html, visible_html
 
 PALETTE = ("#dbeafe", "#fce7f3", "#dcfce7", "#fef3c7", "#ede9fe", "#ffedd5")
 INK = "#111827"  # text on a token's light fill, in either theme
@@ -32,7 +36,6 @@ CONTAINER = ("font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:
              "padding:8px;border:1px solid rgba(128,128,128,.45);border-radius:6px;"
              "direction:ltr;unicode-bidi:isolate;text-align:left;")
 HIT = "background:#facc15;border:2px solid #78350f;font-weight:700;text-decoration:underline 2px;"
-FAINT = "color:#4b5563;font-weight:400;"
 GROUP = ("display:inline-flex;flex-direction:column;align-items:center;vertical-align:bottom;"
          "border:1.5px solid #7c3aed;border-radius:5px;margin:1px 1px;padding:0 1px;"
          f"background:#f5f3ff;color:{INK};unicode-bidi:isolate;")
@@ -40,17 +43,10 @@ HIT_PAIR = "display:inline-block;border-radius:4px;outline:3px solid #78350f;out
 GLYPH = "line-height:1.35;padding:0 2px"
 IN_GROUP = "font-size:10px;line-height:1.3;color:#6b21a8;"
 PARTIAL = "color:#9a3412;font-style:italic;"
-GAP = "unicode-bidi:isolate;"
 LEGEND_STYLE = "font-size:12px;margin-top:4px;opacity:.8"
-MUTED = "color:#374151"  # ids, bytes and the end-of-word mark on a token's fill
 TEXT_LABEL = "The text split into tokens"
-NEWLINE = "\n"
 GROUP_LEGEND = ("A purple outline joins byte tokens that spell one character (shown above them); "
                 "hover it for the bytes.")
-
-
-def esc(s: str) -> str:
-    return html.escape(s, quote=True)
 
 
 def md_safe(s: str) -> str:
@@ -63,12 +59,6 @@ def show_error(exc: Exception, prefix: str = "") -> None:
     """An error banner for bad input.  Its message often quotes what the visitor supplied (a file
     name, a token, a pattern), so it is shown as typed: never as a link, bold text or HTML."""
     st.error(prefix + md_safe(str(exc)), icon="⚠️")
-
-
-def visible_html(s: str) -> str:
-    """A token's text as escaped HTML, invisible characters as faint symbols (``core.bpe.display``)."""
-    return "".join(f'<span class="ws" style="{FAINT}">{esc(part)}</span>' if symbol else esc(part)
-                   for part, symbol in visible_parts(s))
 
 
 def token_label(tok: BPETokenizer, token: Token, text: str) -> tuple[str, bool]:
@@ -88,19 +78,13 @@ def token_title(tok: BPETokenizer, token_id: int) -> str:
     return f"id {token_id}: {quoted(tok.token_str(token_id))}, bytes {hex_bytes(tok.token_bytes(token_id))}"
 
 
-def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], hits=(),
-                     show_ids: bool = False, height: int = 420, view: str | None = None,
-                     label: str = TEXT_LABEL) -> str:
-    """The text as outlined, coloured token spans.  ``hits`` are indices ``i`` where tokens
-    ``i, i + 1`` are a pair about to merge (``core.bpe.explain.occurrence_indices``): both are drawn
-    bright yellow inside one dark outline.  Byte tokens that split a character are drawn under
-    that character, inside one purple outline.  Text between tokens (spaces in the word variant)
-    is shown plain.  ``view`` names the text for clicks (``ui.views.token_view``); ``label`` names
-    the box for a screen reader."""
-    hits = set(hits)
+def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids: bool = False,
+                     height: int = 420, view: str | None = None, label: str = TEXT_LABEL) -> str:
+    """The text as outlined, coloured token spans.  Byte tokens that split a character are drawn
+    under that character, inside one purple outline.  Text between tokens (spaces in the word
+    variant) is shown plain.  ``view`` names the text for clicks (``ui.views.token_view``);
+    ``label`` names the box for a screen reader."""
     runs = _character_runs(tok, tokens)
-    single = {first for first, stop in runs if stop - first == 1}
-    wrapped = {n for n in hits if (n in single and n + 1 in single) or _same_run(runs, n)}
     out, pos = [], 0
     for first, stop in runs:
         if tokens[first].start > pos:
@@ -109,11 +93,7 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], hits=(),
         if group:
             out.append(_group_open(tok, text, tokens[first:stop]))
         for n in range(first, stop):
-            if n in wrapped:
-                out.append(f'<span class="bpe-hit" style="{HIT_PAIR}">')
-            out.append(_token_html(tok, text, tokens[n], n, hits, show_ids, group, view))
-            if (n - 1) in wrapped:
-                out.append("</span>")
+            out.append(_token_html(tok, text, tokens[n], n, show_ids, group, view))
         if group:
             out.append("</span></span>")
         pos = max(pos, tokens[stop - 1].end)
@@ -130,10 +110,6 @@ def _character_runs(tok: BPETokenizer, tokens: list[Token]) -> list[tuple[int, i
     return split_characters([tok.token_bytes(t.id) for t in tokens])
 
 
-def _same_run(runs: list[tuple[int, int]], n: int) -> bool:
-    return any(first <= n and n + 1 < stop for first, stop in runs)
-
-
 def _group_open(tok: BPETokenizer, text: str, group: list[Token]) -> str:
     chars = text[group[0].start:group[-1].end]
     raw = b"".join(tok.token_bytes(t.id) for t in group)
@@ -143,11 +119,10 @@ def _group_open(tok: BPETokenizer, text: str, group: list[Token]) -> str:
             f'<span style="display:inline-flex;gap:1px">')
 
 
-def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, hits: set, show_ids: bool,
-                in_group: bool, view: str | None) -> str:
+def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, show_ids: bool, in_group: bool,
+                view: str | None) -> str:
     label, partial = token_label(tok, t, text)
-    in_hit = n in hits or (n - 1) in hits
-    style = BOX + (HIT if in_hit else f"background:{PALETTE[n % 2]};")
+    style = BOX + f"background:{PALETTE[n % 2]};"
     if in_group:  # the character is drawn above: the token shows its bytes, small
         style += IN_GROUP
         shown = esc(hex_bytes(tok.token_bytes(t.id)))
@@ -157,45 +132,15 @@ def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, hits: set, show_
         shown = visible_html(label)
     if view:
         style += "cursor:pointer;"
-    shown += _marker_html(tok, t.id)
+    shown += marker_html(tok, t.id)
     title = token_title(tok, t.id)
     if show_ids and not in_group:
         shown += (f'<sub style="{MUTED};font-size:10px;margin-left:2px">{t.id}</sub>'
                   f'<sup style="{MUTED};font-size:9px">{esc(hex_bytes(tok.token_bytes(t.id)))}</sup>')
     elif show_ids:
         shown += f'<sub style="{MUTED};font-size:9px;margin-left:1px">{t.id}</sub>'
-    cls = "tok tok-hit" if in_hit else "tok"
-    html_ = f'<span class="{cls}" data-id="{t.id}" title="{esc(title)}" style="{style}">{shown}</span>'
+    html_ = f'<span class="tok" data-id="{t.id}" title="{esc(title)}" style="{style}">{shown}</span>'
     return html_ + ("<br>" if label.endswith("\n") else "")
-
-
-def _marker_html(tok: BPETokenizer, token_id: int) -> str:
-    marker = tok.end_of_word  # the word variant's; None for the others
-    if marker and tok.token_str(token_id).endswith(marker):
-        return f'<span style="{MUTED};font-size:11px">{esc(marker)}</span>'
-    return ""
-
-
-def token_face(tok: BPETokenizer, token_id: int) -> tuple[str, bool, bool]:
-    """A token drawn wherever it stands, for a renderer in the browser (``ui.views.step_view``): its
-    escaped inner HTML, whether it is bytes short of a character, whether a line break follows.
-    The same pieces ``token_spans_html`` draws, read from the vocabulary instead of the text."""
-    text = tok.token_str(token_id)
-    marker = tok.end_of_word
-    if marker and text.endswith(marker):
-        text = text[:-len(marker)]
-    label, partial = text, False
-    if not tok.variant_rules.has_alphabet:
-        try:
-            label = tok.token_bytes(token_id).decode("utf-8")
-        except UnicodeDecodeError:
-            partial = True
-    return visible_html(label) + _marker_html(tok, token_id), partial, label.endswith("\n")
-
-
-def legend_text(text: str) -> str:
-    """The legend's line for ``text``'s invisible characters, or ``""`` where it has none."""
-    return f"Invisible characters are drawn faintly: {esc(LEGEND)}." if any(map(is_invisible, text)) else ""
 
 
 def _legend(text: str, grouped: bool) -> str:
@@ -208,22 +153,14 @@ def _legend(text: str, grouped: bool) -> str:
     return f'<div class="bpe-legend" style="{LEGEND_STYLE}">{" ".join(parts)}</div>'
 
 
-def gap_html(s: str) -> str:
-    """Text between tokens: escaped, line breaks kept, isolated like a token (right-to-left text
-    between tokens would otherwise turn the tokens around it)."""
-    if not s:
-        return ""
-    return f'<span class="gap" style="{GAP}">{esc(s).replace(NEWLINE, "<br>")}</span>'
-
-
 def box_attrs(label: str) -> str:
     """A scrolling text box's attributes: reachable with Tab (its arrow keys scroll it), named."""
     return f'tabindex="0" role="region" aria-label="{esc(label)}"'
 
 
-def show_tokens(tok: BPETokenizer, text: str, tokens: list[Token], hits=(), show_ids: bool = False,
+def show_tokens(tok: BPETokenizer, text: str, tokens: list[Token], show_ids: bool = False,
                 height: int = 420, view: str | None = None, label: str = TEXT_LABEL) -> None:
-    st.html(token_spans_html(tok, text, tokens, hits, show_ids, height, view, label))
+    st.html(token_spans_html(tok, text, tokens, show_ids, height, view, label))
 
 
 def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300,

@@ -41,7 +41,7 @@ import time
 
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui.plumbing.bounded_cache import BoundedCache
+from ui.serving.bounded_cache import BoundedCache
 
 ARENAS = 2
 PERIOD_S = 5.0

@@ -30,8 +30,9 @@ import streamlit as st
 from core import PRETRAINED_NAMES, BPETokenizer, Token
 from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError
 from core.bpe.compare import SCRIPT_NAMES, char_scripts, script_costs
+from core.bpe.markup import esc, gap_html, visible_html
 
-from ui.plumbing.bounded_cache import BoundedCache
+from ui.serving.bounded_cache import BoundedCache
 from ui.plumbing.cache import PRETRAINED_LABELS as LABELS
 from ui.plumbing.cache import TRAINING_ERRORS, pretrained, session_tokenizer
 from ui.plumbing.render import (
@@ -39,13 +40,10 @@ from ui.plumbing.render import (
     CONTAINER,
     PALETTE,
     box_attrs,
-    esc,
-    gap_html,
     show_error,
     string_tokens_html,
     token_label,
     token_title,
-    visible_html,
 )
 
 SESSION = "session"

@@ -7,7 +7,7 @@ and their charts.
   ``residue_frame(tok, text)``: what a training here left unused; ``token_facts(tok, id)``: one
   token's, where a page shows a token.
 - ``embedding_frame(run_dir)``, ``embedding_chart(frame)``: a GPT trained here, each token's training
-  count against its embedding's norm (the under-trained signature);
+  count against its embedding's norm (where under-trained tokens would show);
 - ``language_frame(keys)``: tokens and premium per language of the parallel corpus, per
   tokenizer (each counted once); ``premium_chart(frame)``: the grouped bars.
 - ``sweep_chart(points)``: a sweep's validation bits per character against vocabulary size;
@@ -32,7 +32,7 @@ from core.insights import (UDHR_DIR, Unreachable, language_index, read_parallel,
 from core.insights.embeddings import RARE, embedding_use
 from core.insights.sweep import SweepPoint
 
-from ..plumbing.bounded_cache import BoundedCache
+from ..serving.bounded_cache import BoundedCache
 from ..plumbing.cache import tokenizer_bytes
 from ..plumbing.render import md_safe
 

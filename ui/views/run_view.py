@@ -19,9 +19,9 @@ from core.gpt.device import describe_device, detect_device
 from core.room.limits import ModelLimits, default_max_running, limits_for, threads_per_run
 from core.room.probe import StepEstimate, estimate_step
 from core.bpe import TokenizerFileError, load_tokenizer
-from core.room.rundir import CORPUS_FILE, TOKENIZER_FILE, queue_settings
+from core.runfolder.layout import CORPUS_FILE, TOKENIZER_FILE, queue_settings
 from core.room.queries import queue_state
-from core.room.status import RunStatus
+from core.runfolder.status import RunStatus
 from core.room.runs import ROOM_OWNER, RunInfo, Viewer, read_metrics
 
 from ui.plumbing import state
@@ -93,17 +93,17 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'s' * (n != 1)}"
 
 
-def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, trainers: int = 1) -> str:
+def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_workers: int = 1) -> str:
     """What the estimate says, and what it assumed: settings, device, threads, the load, and the
-    turns a run launched now would take with the ``others`` on ``trainers``."""
+    turns a run launched now would take with the ``others`` on ``gpt_workers`` GPT workers."""
     where = f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu" else est.device
     load = f"while {plural(others, 'other run')} trained" if others else "while no other run trained"
     alone = est.seconds * config.max_steps
     turns = ""
-    if others + 1 > trainers:
+    if others + 1 > gpt_workers:
+        together = format_seconds(alone * (others + 1) / gpt_workers)
         turns = (f" It would take turns with the {plural(others, 'other run')} on this server's "
-                 f"{plural(trainers, 'trainer')}: about {format_seconds(alone * (others + 1) / trainers)} "
-                 f"in all while they train.")
+                 f"{plural(gpt_workers, 'GPT worker')}: about {together} in all while they train.")
     return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → about "
             f"{format_seconds(alone)} for {config.max_steps:,} steps, "
             f"plus evaluation. Measured just now on {where} (what a run launched now gets), "
@@ -115,7 +115,7 @@ def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, train
 @st.cache_data(show_spinner=False, max_entries=64)
 def too_short(digest: str, tokenizer_key: tuple, block_size: int, _text: str, _tokenizer) -> bool:
     """Whether the corpus (by its hash) is too short for ``block_size`` with the tokenizer named
-    by ``tokenizer_key`` (``core.gpt.data.check_length``'s rule, so the worker would refuse it)."""
+    by ``tokenizer_key`` (``core.gpt.data.check_length``'s rule, so the GPT worker would refuse it)."""
     try:
         check_length(_text, _tokenizer, block_size)
     except DataTooShortError:
@@ -165,12 +165,12 @@ def queue_text(run: RunInfo) -> str:
 
 def turns_text(run: RunInfo) -> str:
     """What a run's training looks like while others train too: e.g. "training now, in turns
-    with 10 other runs on 2 trainers"."""
+    with 10 other runs on 2 GPT workers"."""
     now = "training now" if run.stepping else "waiting for its next turn"
     others = run.taking_turns - 1
-    if others <= 0 or run.taking_turns <= run.trainers:
+    if others <= 0 or run.taking_turns <= run.gpt_workers:
         return "training now"
-    return f"{now}, in turns with {plural(others, 'other run')} on {plural(run.trainers, 'trainer')}"
+    return f"{now}, in turns with {plural(others, 'other run')} on {plural(run.gpt_workers, 'GPT worker')}"
 
 
 def format_seconds(seconds: float) -> str:

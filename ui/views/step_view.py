@@ -16,39 +16,35 @@ each other as they take each other's place.
 
 The payload is built once per tokenizer and window and kept as encoded JSON in a bounded cache
 shared by every session: a rerun of the page (a click on a token, another window) re-sends the
-same bytes and computes nothing.  Its size is bounded by the window and the merges: the window's
-tokens before the first merge, every merge (pair, new id, count, corpus length after, ties) with
-its competing pairs, and how each token that can appear in the window is drawn (the window's
-final tokens and their parts).  Every piece of text is escaped here (``ui.plumbing.render``); the browser
-only assembles it.  The charts are Vega-Lite specs built with Altair (``ui.plumbing.charts``) and drawn by
-Vega in the browser (``ui.serving.vega_bundle``); at a step the browser only refills the pairs chart's
-named data set and moves the cursors it lays over the curves.
+same bytes and computes nothing.  Its data (``core.bpe.step_data``, which a job worker can build
+without Streamlit) are bounded by the window and the merges; every piece of text in them is
+escaped there (``core.bpe.markup``), and the browser only assembles it.  The charts are
+Vega-Lite specs built with Altair (``ui.plumbing.charts``) and drawn by Vega in the browser
+(``ui.serving.vega_bundle``); at a step the browser only refills the pairs chart's named data set
+and moves the cursors it lays over the curves.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import streamlit as st
 
 from core import BPETokenizer, Token
-from core.bpe.display import is_invisible, quoted, visible_char
-from core.bpe.explain import segment
+from core.bpe import step_data
+from core.bpe.markup import FAINT, esc
+from core.bpe.step_data import digest
 
 from core.room.jobs import INLINE_BELOW
 
 from ui.plumbing import charts, heavy_jobs, render, state
-from ui.plumbing.bounded_cache import BoundedCache, KeyLocks
+from ui.serving.bounded_cache import BoundedCache, KeyLocks
 from ui.plumbing.cache import server_settings
-from ui.plumbing.render import esc, gap_html, token_face
 from ui.plumbing.render import tokenizer_scope
 from ui.serving.vega_bundle import bundle_url
 
 SPEEDS = [1, 2, 5, 10, 20]  # merges per second Play offers
 DEFAULT_SPEED = 5
-NAME_CHARS = 32  # a token named only in the table, the chart or a heading is cut to this
 HEIGHT = 320  # the text box's height in pixels
 # A payload of this many merges or more is built by the room's job engine: its tokens' names and
 # faces grow with the merges, to seconds of work on a busy 2-core machine.
@@ -156,62 +152,37 @@ def show(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[To
 
 def encoded_payload(tok: BPETokenizer, window: str, text_length: int,
                     start_tokens: list[Token] | None = None) -> bytes:
-    """``payload`` as the bytes the browser parses: a line naming the payload (so a browser parses
-    each payload once), then its JSON.  Built once, shared by every session: by the room's job
-    engine for a large corpus or many merges (``ui.plumbing.heavy_jobs``; the page shows its progress and
-    stops there until it is built), else here."""
-    key = (text_length, _digest(window))
+    """``payload`` as the bytes the browser parses (``core.bpe.step_data.built_payload``).  Built
+    once, shared by every session: by the room's job engine for a large corpus or many merges
+    (``ui.plumbing.heavy_jobs``; the page shows its progress and stops there until it is built),
+    else here."""
+    key = (text_length, digest(window))
     with _building.hold((id(tok), key)):
         return _payloads().made_for(tok, key, lambda: _built(tok, window, text_length, start_tokens))
 
 
 def _built(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[Token] | None) -> bytes:
     scope = tokenizer_scope(tok)  # a hash of str: computed here, as another process hashes otherwise
+    args = (tok, window, text_length, start_tokens, scope, _page(tok, text_length))
     if text_length < INLINE_BELOW and len(tok.trace) < INLINE_MERGES:
-        return built_payload(tok, window, text_length, start_tokens, scope)
+        return step_data.built_payload(*args)
     return heavy_jobs.job_result(server_settings(), ("step view", scope, tok.vocab_size, text_length,
-                                                     _digest(window)),
-                                 built_payload, (tok, window, text_length, start_tokens, scope),
-                                 "Preparing the step view", forget=True,
+                                                     digest(window)),
+                                 step_data.built_payload, args, "Preparing the step view", forget=True,
                                  advice="Ask for fewer merges, or show another part of the text.")
 
 
-def built_payload(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[Token] | None,
-                  scope: str) -> bytes:
-    """The encoded payload (a job a worker process may run)."""
-    data = payload(tok, window, text_length, start_tokens, scope)
-    return (data["key"] + "\n" + json.dumps(data, ensure_ascii=False)).encode("utf-8")
-
-
 def payload(tok: BPETokenizer, window: str, text_length: int,
-            start_tokens: list[Token] | None = None, scope: str | None = None) -> dict:
+            start_tokens: list[Token] | None = None) -> dict:
     """Everything the browser needs to show any step of ``tok``'s merges over ``window``
-    (``scope``: ``tokenizer_scope(tok)`` when the caller has it)."""
-    tokens = segment(tok, window, 0, start_tokens)
-    n = len(tok.trace)
-    ids = shown_ids(tok, window, [t.id for t in tokens])
-    merges = [[s.left, s.right, s.new_id, s.count, s.length_after, s.ties] for s in tok.trace]
-    pairs = [[x for pair in s.competitors for x in pair] for s in tok.trace]
-    named = ids | {i for m in merges for i in m[:3]} | {i for p in pairs for i in _pair_ids(p)}
-    byte_level = not tok.variant_rules.has_alphabet
-    faces = {i: token_face(tok, i) for i in ids}
+    (``core.bpe.step_data.payload``, with this page's styles, charts and controls)."""
+    return step_data.payload(tok, window, text_length, start_tokens, tokenizer_scope(tok),
+                             _page(tok, text_length))
+
+
+def _page(tok: BPETokenizer, text_length: int) -> dict:
+    """The payload's entries that are the page's own: how it draws and what it offers."""
     return {
-        # an extension's scope names its new merges only: its vocabulary's size tells the bases apart
-        "key": f"{scope or tokenizer_scope(tok)}-{tok.vocab_size}-{_digest(window)}-{text_length}",
-        "n": n,
-        "base_vocab": tok.vocab_size - n,
-        "length0": tok.initial_length,
-        "whole": len(window) == text_length,
-        "byte_level": byte_level,
-        **_window_parts(window, tokens),
-        "merges": merges,
-        "pairs": pairs,
-        "names": {i: _name(tok, i, full=i in ids) for i in named},
-        "faces": {i: [html, int(partial), int(br)] for i, (html, partial, br) in faces.items()},
-        "hex": {i: render.hex_bytes(tok.token_bytes(i)) for i in ids},
-        "cont": {i: 1 for i in ids if byte_level and _continues(tok.token_bytes(i))},
-        "symbols": {ch: visible_char(ch) for ch in set(window) if is_invisible(ch)},
-        "legend": render.legend_text(window),
         "group_legend": esc(render.GROUP_LEGEND),
         "styles": _styles(),
         "charts": {"pairs": charts.pairs_spec(), "curves": charts.curves_spec(tok, text_length)},
@@ -224,60 +195,7 @@ def payload(tok: BPETokenizer, window: str, text_length: int,
     }
 
 
-def _window_parts(window: str, tokens: list[Token]) -> dict:
-    """The window's tokens before the first merge and the text between them, escaped, as lines (the
-    browser draws the text a line at a time)."""
-    gaps, pos = {}, 0
-    for i, t in enumerate(tokens):
-        if t.start > pos:
-            gaps[i] = _gap_lines(window[pos:t.start])
-        pos = max(pos, t.end)
-    return {"ids": [t.id for t in tokens], "chunks": [t.chunk for t in tokens], "gaps": gaps,
-            "tail": _gap_lines(window[pos:])}
-
-
-def _gap_lines(text: str) -> list[str]:
-    return [gap_html(line) for line in text.split("\n")] if text else []
-
-
-def shown_ids(tok: BPETokenizer, window: str, first: list[int]) -> set[int]:
-    """Every token the window can show at some step: the tokens before the first merge
-    (``first``) and the parts, made by a merge of the trace, of the window's final tokens."""
-    made = {s.new_id for s in tok.trace}  # an extension's old tokens are never split
-    found, todo = set(first), [t.id for t in segment(tok, window, len(tok.trace))]
-    while todo:
-        i = todo.pop()
-        if i in found:
-            continue
-        found.add(i)
-        if i in made:
-            todo.extend(tok.merge_parts(i))
-    return found
-
-
-def _pair_ids(flat: list[int]) -> list[int]:
-    return [x for j, x in enumerate(flat) if j % 3 != 2]
-
-
-def _name(tok: BPETokenizer, token_id: int, full: bool) -> str:
-    """A token quoted as the page names it; cut short where it is not in the window (tokens of
-    thousands of merges would make most of the payload, and take most of its time)."""
-    text = tok.token_str(token_id)
-    if full:
-        return quoted(text)
-    name = quoted(text[:NAME_CHARS + 1])  # the first NAME_CHARS characters of the whole name
-    return name if len(text) <= NAME_CHARS and len(name) <= NAME_CHARS else name[:NAME_CHARS - 2] + "…'"
-
-
-def _continues(raw: bytes) -> bool:
-    return bool(raw) and raw[0] & 0xC0 == 0x80
-
-
-def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
-
-
 def _styles() -> dict:
     """The styles the script writes inline (once a step, not once a token)."""
-    return {"faint": render.FAINT, "legend": render.LEGEND_STYLE,
+    return {"faint": FAINT, "legend": render.LEGEND_STYLE,
             "container": render.CONTAINER.format(h=HEIGHT), "attrs": render.box_attrs(render.TEXT_LABEL)}

@@ -22,7 +22,7 @@ from core.bpe.display import quoted, visible
 from core.bpe.explain import DagNode, merge_dag, merge_tree, tree_lines
 
 from ui.plumbing import state
-from ui.plumbing.bounded_cache import BoundedCache
+from ui.serving.bounded_cache import BoundedCache
 from ui.plumbing.render import tokenizer_scope
 from core.bpe.tree_layout import Layout, layout
 

@@ -2,7 +2,7 @@
 speeds up.  Plain Python that numba compiles: ``function.py_func`` runs the same source
 uncompiled, which the tests compare against.
 
-- ``train``        counting pairs and applying a merge while training (``core.bpe.trainer``);
+- ``training``     counting pairs and applying a merge while training (``core.bpe.trainer``);
   ``encode`` borrows its pair key and table probe from there.
 - ``encode``       applying a tokenizer's merges to many chunks at once (``core.bpe.encoding``);
 - ``count``        where a corpus may be cut into slices counted apart (``core.bpe.counting``);
@@ -16,4 +16,4 @@ Each module loads on first use (``core.bpe._lazy``): ``import core`` loads no nu
 
 from .. import _lazy
 
-_lazy.defer(__name__, ("train", "encode", "count", "scanners", "piece_table"))
+_lazy.defer(__name__, ("training", "encode", "count", "scanners", "piece_table"))

@@ -28,7 +28,7 @@ import heapq
 import numpy as np
 from numba import njit
 
-from .train import _find, pair_key
+from .training import _find, pair_key
 
 SHORT = 48  # symbols: a chunk up to this long is merged by scanning (``_merge_short``), longer by a heap
 

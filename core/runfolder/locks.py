@@ -1,6 +1,6 @@
 """File locks (``fcntl.flock``) that end with the process holding them.
 
-A run folder has one worker, ever, and a runs folder one scheduler: the holder keeps an exclusive
+A run folder has one GPT worker, ever, and a runs folder one scheduler: the holder keeps an exclusive
 ``flock`` on a lock file for its whole life.  The kernel drops the lock when the process dies, even
 by SIGKILL, so a crash never leaves a stale lock behind, and "is anyone there?" is answered by
 trying to take the lock, not by checking a pid and then acting (two processes could both pass the
@@ -58,7 +58,7 @@ def locked(path):
 
 def is_locked(path) -> bool:
     """Whether some process holds ``path``'s lock right now (briefly takes it when free, so use it
-    only where a competing holder retries or waits; never on a worker's lock)."""
+    only where a competing holder retries or waits; never on a GPT worker's lock)."""
     lock = FileLock(path)
     if not lock.acquire():
         return True

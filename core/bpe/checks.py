@@ -1,8 +1,9 @@
 """What every layer of the tokenizer library checks its arguments against: the shared errors, the
 argument checks (token lengths added up from merges included), and the limits on ids.
 
-Owns: :class:`ArgumentError`, :class:`EmptyCorpusError`, :class:`UnknownCharacterError`, :class:`VocabularyTooLargeError`,
-``check_count`` / ``check_text`` / ``check_id`` / ``token_lengths`` and the id limits.
+Owns: :class:`ArgumentError`, :class:`EmptyCorpusError`, :class:`UnknownCharacterError`,
+:class:`VocabularyTooLargeError`, ``check_count`` / ``check_text`` / ``check_id`` / ``token_lengths``
+and the id limits.
 Leaves out: the errors of one module (``PatternError`` in ``pretokenize``, ``CorpusTooLargeError``
 in ``trainer``, ``TokenizerFileError`` in ``files``, ``GPT2FileError`` in ``gpt2``, ``ExportError``
 in ``interop``).

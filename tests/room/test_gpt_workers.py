@@ -1,5 +1,5 @@
-"""core.room.workers and the scheduler on a machine with GPUs, run here on a CPU: the same code
-path (trainer processes, each given a GPU of its own or shared by ``runs_per_gpu`` trainers),
+"""core.room.gpt_workers and the scheduler on a machine with GPUs, run here on a CPU: the same code
+path (GPT workers, each given a GPU of its own or shared by ``runs_per_gpu`` GPT workers),
 with the runs themselves training on the CPU.  No GPU was lent to this project's tests; the
 measurement that sets ``runs_per_gpu`` is bench/bench_gpu_turns.py's."""
 
@@ -10,17 +10,17 @@ import time
 import pytest
 
 from core.room.limits import BACKGROUND_NICENESS
-from core.room.rundir import queue_settings, write_queue_settings
-from core.room.status import read_status
+from core.runfolder.layout import queue_settings, write_queue_settings
+from core.runfolder.status import read_status
 from core.room.runs import SERVER, launch_run, list_runs, stop_run
-from core.room.workers import LocalWorkers, gpu_for, visible_device
+from core.room.gpt_workers import LocalWorkers, gpu_for, visible_device
 from core.settings import ServerSettings
 from test_runs import ALICE, BOB, CAROL, runs_dir, wait_for  # noqa: F401  (runs_dir: a fixture)
 from training_data import TEXT, tiny_config
 
 
 def where_am_i() -> dict:
-    """Run in a trainer: what it was given."""
+    """Run in a GPT worker: what it was given."""
     import torch
 
     return {"pid": os.getpid(), "gpu": os.environ.get("CUDA_VISIBLE_DEVICES"),
@@ -28,49 +28,49 @@ def where_am_i() -> dict:
 
 
 def test_trainers_spread_over_the_gpus_in_turn():
-    assert [gpu_for(trainer, 2) for trainer in range(4)] == [0, 1, 0, 1]
-    assert [gpu_for(trainer, 3) for trainer in range(4)] == [0, 1, 2, 0]
+    assert [gpu_for(gpt_worker, 2) for gpt_worker in range(4)] == [0, 1, 0, 1]
+    assert [gpu_for(gpt_worker, 3) for gpt_worker in range(4)] == [0, 1, 2, 0]
     assert gpu_for(0, 0) is None
 
 
 @pytest.mark.slow
-def test_each_trainer_process_gets_its_gpu_threads_and_background_priority():
-    trainers = LocalWorkers()
-    trainers.configure(4, 1, 2)  # 2 GPUs, 2 runs on each
+def test_each_gpt_worker_process_gets_its_gpu_threads_and_background_priority():
+    gpt_workers = LocalWorkers()
+    gpt_workers.configure(4, 1, 2)  # 2 GPUs, 2 runs on each
     try:
-        futures = [trainers.submit(where_am_i) for _ in range(4)]
-        assert trainers.free() == 0
+        futures = [gpt_workers.submit(where_am_i) for _ in range(4)]
+        assert gpt_workers.free() == 0
         found = [f.result(timeout=300) for f in futures]
     finally:
-        trainers.close()
+        gpt_workers.close()
     assert sorted(r["gpu"] for r in found) == ["0", "0", "1", "1"]
     assert len({r["pid"] for r in found}) == 4 and {r["threads"] for r in found} == {1}
     assert min(r["nice"] for r in found) >= os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS
 
 
 @pytest.mark.slow
-def test_a_trainer_killed_while_idle_is_replaced_at_the_next_turn():
-    """The kernel's out-of-memory killer picks an idle trainer: the next turn gets a new one,
+def test_a_gpt_worker_killed_while_idle_is_replaced_at_the_next_turn():
+    """The kernel's out-of-memory killer picks an idle GPT worker: the next turn gets a new one,
     and the scheduler goes on (before, the dead pool's submit raised and the scheduler exited)."""
-    trainers = LocalWorkers()
-    trainers.configure(1, 1, 0)
+    gpt_workers = LocalWorkers()
+    gpt_workers.configure(1, 1, 0)
     try:
-        first = trainers.submit(where_am_i)
+        first = gpt_workers.submit(where_am_i)
         pid = first.result(timeout=300)["pid"]
-        trainers.done(first, lost=False)
+        gpt_workers.done(first, lost=False)
         os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 60
-        while not trainers._pools[0][0]._broken:  # the pool notices its process is gone
+        while not gpt_workers._pools[0][0]._broken:  # the pool notices its process is gone
             assert time.monotonic() < deadline
             time.sleep(0.05)
-        second = trainers.submit(where_am_i)
+        second = gpt_workers.submit(where_am_i)
         assert second.result(timeout=300)["pid"] != pid
     finally:
-        trainers.close()
+        gpt_workers.close()
 
 
 def test_a_server_s_own_gpu_mask_is_kept(monkeypatch):
-    """A server started with CUDA_VISIBLE_DEVICES=2,3 gives its trainers GPUs 2 and 3, not 0 and 1."""
+    """A server started with CUDA_VISIBLE_DEVICES=2,3 gives its GPT workers GPUs 2 and 3, not 0 and 1."""
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "2,3")
     assert [visible_device(gpu) for gpu in range(2)] == ["2", "3"]
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
@@ -80,7 +80,7 @@ def test_a_server_s_own_gpu_mask_is_kept(monkeypatch):
 @pytest.mark.slow
 def test_the_scheduler_trains_runs_per_gpu_at_once_on_every_gpu(runs_dir):  # noqa: F811
     """The caps of a server with 2 GPUs and 2 runs per GPU: four runs train at the same moment,
-    two on each GPU's trainers (the runs train on the CPU here; their turns say which GPU)."""
+    two on each GPU's GPT workers (the runs train on the CPU here; their turns say which GPU)."""
     settings = ServerSettings(max_running=4, max_runs_per_owner=2)
     runs = [launch_run(tiny_config(max_steps=20_000, seed=k), f"run{k}", runs_dir,
                        owner=(ALICE, BOB, CAROL)[k % 3].owner, text=TEXT, settings=settings)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from ..atomic import write_json
-from .rundir import read_json
+from .layout import read_json
 
 STATUS_FILE = "status.json"
 
@@ -36,13 +36,13 @@ RESUMABLE = (RunStatus.STOPPED, RunStatus.FAILED)   # with a checkpoint
 
 
 class TurnOutcome(StrEnum):
-    """How a worker's turn on a run ended (``core.room.turn_runner.run_turn``)."""
+    """How a GPT worker's turn on a run ended (``core.room.turn_runner.run_turn``)."""
     PAUSED = "paused"       # its time is up; the run trains on at its next turn
     FINISHED = RunStatus.FINISHED.value
     STOPPED = RunStatus.STOPPED.value
     FAILED = RunStatus.FAILED.value
     BUSY = "busy"           # another process holds the run folder
-    REVOKED = "revoked"     # the turn was no longer this worker's
+    REVOKED = "revoked"     # the turn was no longer this GPT worker's
 
 
 class StatusRecord(TypedDict, total=False):
@@ -50,12 +50,12 @@ class StatusRecord(TypedDict, total=False):
     status: RunStatus
     in_turns: bool            # trained in turns (core.room.turns), not by python -m core.train
     queued_at: float | None   # time.time() when queued: the queue's order; None once it ended
-    turn: dict | None         # the turn a worker has now: {"id", "scheduler", ...}; None between turns
+    turn: dict | None         # the turn a GPT worker has now: {"id", "scheduler", ...}; None between turns
     pid: int | None           # the process training it,
     pid_start: int | None     # its start time (tells a reused pid apart),
     host: str | None          # its machine (a Dask worker elsewhere),
     gpu: int | None           # its GPU
-    started: str | None       # time stamps (core.room.rundir.now)
+    started: str | None       # time stamps (core.runfolder.layout.now)
     ended: str | None
     error: str | None         # why it failed
     step: int                 # the last step trained
@@ -63,8 +63,8 @@ class StatusRecord(TypedDict, total=False):
     turns: int                # turns it has had,
     turn_s: float             # their seconds,
     last_turn: float          # when the last one ended (time.time()),
-    last_turn_id: str | None  # and its id: a worker carries a run on from memory only after its own
-    lost_turns: int           # turns in a row whose worker died (turns.MAX_LOST_TURNS fails the run)
+    last_turn_id: str | None  # and its id: a GPT worker carries a run on from memory only after its own
+    lost_turns: int           # turns in a row whose GPT worker died (turns.MAX_LOST_TURNS fails the run)
 
 
 FIELDS = frozenset(StatusRecord.__annotations__)
@@ -77,7 +77,7 @@ def read_status(run_dir) -> StatusRecord:
 
 def write_status(run_dir, status: RunStatus, *, fresh: bool = False, **fields) -> StatusRecord:
     """Set the run's ``status`` and ``fields``, keeping the others already there (none when
-    ``fresh``: a worker starting over).  Returns the record written."""
+    ``fresh``: a GPT worker starting over).  Returns the record written."""
     unknown = set(fields) - FIELDS
     if unknown:
         raise TypeError(f"status.json has no field {', '.join(sorted(unknown))} (StatusRecord)")

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import IN_CI
 from test_browser import CHROMIUM, NAVIGATION_MS, _free_port, choose_settings, chromium_context, idle
-from ui.serving.serve import COOKIE, Child, find_haproxy, haproxy_config, healthy, proxy_sessions
+from ui.serving.supervisor import COOKIE, Child, find_haproxy, haproxy_config, healthy, proxy_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "serve-test-instructor-key"
@@ -79,7 +79,7 @@ def served(tmp_path: Path, processes: int, env: dict):
     pids: list[int] = []
     try:
         _wait(lambda: status.exists() or proc.poll() is not None, START_S, "the command's status file")
-        assert proc.poll() is None, f"ui.serving.serve exited: {log.read_text()[-3000:]}"
+        assert proc.poll() is None, f"ui.serving.supervisor exited: {log.read_text()[-3000:]}"
         yield proc, status
     finally:
         if status.exists():
@@ -175,12 +175,13 @@ def _become_instructor(pg) -> None:
 def test_a_process_that_stops_answering_is_killed_then_started_again(monkeypatch):
     """Hung (alive, but its health check unanswered): the proxy would keep its attendees there,
     so the command kills it after ``HUNG_S`` and restarts it like a process that died."""
-    from ui.serving import serve
+    from ui.serving import supervisor
 
-    monkeypatch.setattr(serve, "READY_S", 0.0)
-    monkeypatch.setattr(serve, "HEALTH_EVERY_S", 0.05)
-    monkeypatch.setattr(serve, "HUNG_S", 0.3)
-    hung = serve.Child("p1", [sys.executable, "-c", "import time; time.sleep(300)"], port=serve.free_port())
+    monkeypatch.setattr(supervisor, "READY_S", 0.0)
+    monkeypatch.setattr(supervisor, "HEALTH_EVERY_S", 0.05)
+    monkeypatch.setattr(supervisor, "HUNG_S", 0.3)
+    hung = supervisor.Child("p1", [sys.executable, "-c", "import time; time.sleep(300)"],
+                            port=supervisor.free_port())
     hung.start()
     try:
         first = hung.pid
@@ -221,7 +222,8 @@ def test_two_tabs_spread_over_two_processes_and_survive_one_dying(tmp_path):
 
         dead = a.pin
         os.kill(status["processes"][dead]["pid"], signal.SIGKILL)
-        # no click: the tab runs again by itself in a new session (``ui.serving.serve.rerun_on_reconnect``)
+        # no click: the tab runs again by itself in a new session
+        # (``ui.serving.supervisor.rerun_on_reconnect``)
         _wait(lambda: len(a.runs) >= 2 and a.runs[-1][0] >= 1, 120, "tab A's run on a new websocket", a.page)
         assert not _gone(json.loads(status_path.read_text())["processes"][a.pin]["pid"])
         expect(a.page.get_by_text("corpus-a.txt", exact=True)).to_be_visible(timeout=60_000)

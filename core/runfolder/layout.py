@@ -1,7 +1,7 @@
-"""A run folder, owned in one place: the name of every file a run keeps, JSON and JSON-lines
-records, and the run's status.
+"""A run folder's layout, owned in one place: the name of every file a run keeps, JSON and
+JSON-lines records.
 
-Shared by the worker (``core.gpt.loop``), the checkpoint writer, the run manager
+Shared by the training loop (``core.gpt.loop``), the checkpoint writer, the run manager
 (``core.room.runs``) and the scheduler (``core.room.scheduler``) without importing PyTorch, so the
 scheduler process stays small.  Leaves out what the files mean to a run's life (queueing,
 permissions: ``core.room.runs``) and what a checkpoint holds (``core.gpt.checkpoint``).
@@ -11,7 +11,7 @@ temporary file beside the target, flushed and ``fsync``-ed, then ``os.replace``-
 in another process sees the old file or the new one, never half of it.
 
 The runs folder holds one folder per owner, and in it one per run: ``runs_dir/<owner>/<run>/``.
-``status.json`` and its values are ``core.room.status``'s.
+``status.json`` and its values are ``core.runfolder.status``'s.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from pathlib import Path
 
 from ..atomic import atomic_write, write_json
 
-# written by the worker
+# written by the training loop (core.gpt.loop), in a GPT worker or python -m core.train
 CONFIG_FILE = "config.json"            # the training and model config, device, data statistics
 METRICS_FILE = "metrics.jsonl"         # one record per logged step
 SAMPLES_FILE = "samples.jsonl"         # text generated at intervals
 CHECKPOINT_FILE = "ckpt.pt"            # the latest checkpoint (core.gpt.checkpoint)
 TRAIN_LOCK_FILE = "train.lock"         # held by the one process training in this folder
 # written when a run is launched from the page (core.room.runs)
-TRAIN_CONFIG_FILE = "train_config.json"  # the TrainConfig the worker trains with
+TRAIN_CONFIG_FILE = "train_config.json"  # the TrainConfig the GPT worker trains with
 CORPUS_FILE = "corpus.txt"
 TOKENIZER_FILE = "tokenizer.json"
 IDENTITY_FILE = "identity.json"        # what makes two launches the same run (core.room.identical)
@@ -38,12 +38,12 @@ LAUNCH_FILE = "launch.json"            # runs of an older version: the process t
 LOG_FILE = "train.log"
 SHARE_FILE = "shared.json"
 JOIN_FILE = "joined.json"              # a launcher's folder for an identical run trained once
-STOP_FILE = "stop.request"             # asks the worker that has the run's turn to stop it
+STOP_FILE = "stop.request"             # asks the GPT worker that has the run's turn to stop it
 # in the runs folder itself, beside the owners' folders
 QUEUE_LOCK = ".queue.lock"             # taken by every change to the queue (core.room.runs)
 SCHEDULER_LOCK = ".scheduler.lock"     # held by the folder's one scheduler
 QUEUE_FILE = ".queue.json"             # the queue's caps (write_queue_settings)
-SCHEDULER_LOG = ".scheduler.log"       # the scheduler's and its workers' output
+SCHEDULER_LOG = ".scheduler.log"       # the scheduler's and its GPT workers' output
 TURNS_FILE = ".turns.json"             # the owners' training time so far (core.room.turns)
 
 
@@ -111,8 +111,8 @@ def keep_records_until(path, step: int) -> None:
 def write_queue_settings(runs_dir, max_running: int, gpus: int, runs_per_gpu: int = 1) -> None:
     """The server's caps for this runs folder, read by the scheduler before every turn: whoever
     starts the scheduler, and whenever, it keeps the caps of the server that queued last.
-    ``max_running``: runs trained at the same moment (one per worker process); ``gpus`` and
-    ``runs_per_gpu``: how those workers spread over this machine's GPUs."""
+    ``max_running``: runs trained at the same moment (one per GPT worker); ``gpus`` and
+    ``runs_per_gpu``: how those GPT workers spread over this machine's GPUs."""
     write_json(Path(runs_dir) / QUEUE_FILE, {"max_running": max(1, int(max_running)),
                                              "gpus": max(0, int(gpus)),
                                              "runs_per_gpu": max(1, int(runs_per_gpu))})

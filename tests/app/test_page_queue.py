@@ -1,6 +1,6 @@
-"""A process's page runs take turns (``ui.serving.turns``): a run waits while another holds the turn,
-but not for a long holder past ``LONG_S``; and every run gives the turn back however it ends: a
-turn kept would make every later run of every attendee in the process wait."""
+"""A process's page runs wait in line (``ui.serving.page_queue``): a run waits while another holds the
+front, but not for a long holder past ``LONG_S``; and every run gives its place back however it
+ends: a place kept would make every later run of every attendee in the process wait."""
 
 from __future__ import annotations
 
@@ -9,28 +9,28 @@ import time
 
 from app_helpers import open_page, step_view, paste_box
 from tests.room.test_runs import wait_for
-from ui.serving import turns
+from ui.serving import page_queue
 
 
-def test_a_page_run_waits_for_the_turn_but_goes_on_beside_a_long_holder():
+def test_a_page_run_waits_in_line_but_goes_on_beside_a_long_holder():
     at = open_page("learn_bpe")
     began = time.monotonic()
-    with turns.page_turn() as had:  # another attendee's long run holds the turn throughout
+    with page_queue.place_in_line() as had:  # another attendee's long run holds the front throughout
         assert had
         at.run()
         waited = time.monotonic() - began
     assert not at.exception, [e.message for e in at.exception]
     assert step_view(at)[2]["n"] > 0  # the page ran to its result beside the holder
-    assert waited >= turns.LONG_S  # and not before the holder had held the turn that long
-    assert not turns._process.held
+    assert waited >= page_queue.LONG_S  # and not before the holder had held the front that long
+    assert not page_queue._process.held
 
 
-def test_runs_take_the_turn_one_after_another_in_the_order_they_asked():
-    line, order = turns.Turns(long_s=60), []
+def test_runs_reach_the_front_one_after_another_in_the_order_they_came():
+    line, order = page_queue.PageQueue(long_s=60), []
     first_in, let_go = threading.Event(), threading.Event()
 
     def run(name: str, hold: threading.Event | None = None) -> None:
-        with line.turn() as had:
+        with line.place() as had:
             assert had
             order.append(name)
             if hold is not None:
@@ -45,7 +45,7 @@ def test_runs_take_the_turn_one_after_another_in_the_order_they_asked():
         waiting.append(threading.Thread(target=run, args=(name,)))
         waiting[-1].start()
         wait_for(lambda: line.waiting == len(waiting), timeout=30, interval=0.01)  # it waits in line
-    assert order == ["first"]  # nobody ran while the first held the turn
+    assert order == ["first"]  # nobody ran while the first held the front
     let_go.set()
     for thread in (first, *waiting):
         thread.join(30)
@@ -53,22 +53,22 @@ def test_runs_take_the_turn_one_after_another_in_the_order_they_asked():
     assert not line.held
 
 
-def test_a_run_beside_a_long_holder_leaves_the_holder_s_turn_alone():
-    line = turns.Turns(long_s=0.01)
-    with line.turn() as had:
+def test_a_run_beside_a_long_holder_leaves_the_holder_at_the_front():
+    line = page_queue.PageQueue(long_s=0.01)
+    with line.place() as had:
         assert had
-        with line.turn() as beside:
+        with line.place() as beside:
             assert not beside
         assert line.held  # still the holder's
     assert not line.held
 
 
-def test_every_page_run_gives_the_turn_back_however_it_ends():
+def test_every_page_run_gives_its_place_back_however_it_ends():
     at = open_page("learn_bpe")  # ended with its result
-    assert not turns._process.held
+    assert not page_queue._process.held
     paste_box(at).set_value(" ").run()  # ended early: nothing to learn from
     assert not at.exception, [e.message for e in at.exception]
-    assert at.info and not turns._process.held
+    assert at.info and not page_queue._process.held
     at.switch_page("app_pages/char_vs_bpe.py").run()  # ended by a page switch, then run again
     assert not at.exception, [e.message for e in at.exception]
-    assert not turns._process.held
+    assert not page_queue._process.held
