@@ -41,8 +41,8 @@ def cut(tok: BPETokenizer, text: str) -> Cut:
     if tok.alphabet is None:
         return cut_of_ids(tok, tok.encode(text, allowed_special="none"))
     found = tok.encode_tokens(text, unknown="keep", allowed_special="none", offsets=False)
-    ids = tuple(t.id if t.id < UNSEEN else UNSEEN_ID for t in found)
-    return Cut(tuple(tok.tokenize(text)) if text else (), ids)
+    tokens = tuple(chr(t.id - UNSEEN) if t.id >= UNSEEN else tok.token_str(t.id) for t in found)
+    return Cut(tokens, tuple(t.id if t.id < UNSEEN else UNSEEN_ID for t in found))
 
 
 def cut_of_ids(tok: BPETokenizer, ids) -> Cut:

@@ -45,14 +45,14 @@ class WhitespaceCost:
 def whitespace_cost(tok: BPETokenizer, text: str) -> WhitespaceCost:
     """``text`` encoded by ``tok`` as ordinary text, its whitespace tokens counted (each distinct
     token looked at once)."""
-    if tok.alphabet is None:
+    if tok.alphabet is None or not tok.unknown_characters(text):
         ids, counts = np.unique(np.asarray(tok.encode(text, allowed_special="none"), dtype=np.int64),
                                 return_counts=True)
         texts = [tok.token_bytes(int(i)).decode("utf-8", errors="replace") for i in ids]
-    else:  # a char or word tokenizer: characters it never saw are tokens too
+    else:  # characters a char or word tokenizer never saw are tokens too
         seen = Counter(cut(tok, text).tokens)
-        texts, counts = [t.removesuffix(tok.end_of_word or "") for t in seen], list(seen.values())
-    kinds = [_kind(t) for t in texts]
+        texts, counts = list(seen), list(seen.values())
+    kinds = [_kind(t.removesuffix(tok.end_of_word or "")) for t in texts]
     white = sum(int(n) for n, kind in zip(counts, kinds) if kind)
     breaks = sum(int(n) for n, kind in zip(counts, kinds) if kind == "line break")
     return WhitespaceCost(int(np.sum(counts)), white, breaks)
