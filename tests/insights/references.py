@@ -135,3 +135,9 @@ def weird_texts(max_parts: int = 8):
 
     plain = st.text(alphabet="abcxyzABCXYZ0123456789  \n\t.,:;-_{}\"'<|>é€", max_size=12)
     return st.lists(st.one_of(plain, st.sampled_from(SPECIAL_TEXTS)), max_size=max_parts).map("".join)
+
+
+def library_cut(enc, text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """``(tokens, ids)`` of ``text`` as ordinary text by ``enc``: what a ``Cut`` must equal."""
+    ids = enc.encode_ordinary(text)
+    return reference_tokens(enc, ids), tuple(ids)
