@@ -108,3 +108,12 @@ def test_formats_cost_core_s_counts_and_bad_json_is_named(at, gpt4):
     assert any("not a JSON array of objects" in e.value for e in at.error)
     at.text_area(key="questions_records").set_value('[{"a": 1}, {"a": 2}]').run()
     assert "2 records from your JSON" in said(at)
+
+
+def test_compare_tokenizers_reads_a_pasted_special_token_as_ordinary_text(gpt4):
+    from ui.views.compare_view import _encoded
+
+    text = "a <|endoftext|> b"
+    found = _encoded("cl100k_base", GPT4, gpt4, text)
+    assert [t.id for t in found.tokens] == gpt4.encode(text, allowed_special="none")
+    assert 100257 not in [t.id for t in found.tokens]
