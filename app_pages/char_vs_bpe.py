@@ -163,7 +163,7 @@ def show_gpt2() -> None:
     try:
         if not test or (tokenizer := gpt2()) is None:
             return
-        gtokens = tokenizer.encode_tokens(test)
+        gtokens = tokenizer.encode_tokens(test, allowed_special="none")  # a paste is ordinary text
     except (GPT2FileError, PatternTimeoutError) as exc:
         show_error(exc, "Could not load GPT-2's tokenizer: ")
         return

@@ -1,6 +1,7 @@
-"""Tokenizer questions: what vocabulary size to pick, which tokens never appear, and what a language
-pays, each answered by ``core.insights`` on the sidebar's corpus, the real models' tokenizers and
-a parallel corpus shipped with the app."""
+"""Tokenizer questions: what vocabulary size to pick, which tokens never appear, what a language
+pays, and why language models are weird (spelling, numbers, code, special tokens, a trailing space,
+JSON or YAML: ``ui.views.questions_sections``), each answered by ``core.insights`` on the sidebar's
+corpus, the real models' tokenizers and a parallel corpus shipped with the app."""
 
 import streamlit as st
 
@@ -21,6 +22,7 @@ from ui.plumbing.render import md_safe, show_error
 from ui.views.insights_view import (curve, curve_chart, curve_frame, embedding_chart, embedding_frame,
                                    findings, language_frame, parallel_texts, premium_chart, residue_frame,
                                    sweep_chart, sweep_rows, token_facts, unreachable_frame)
+from ui.views import questions_sections
 from ui.views.token_view import show_merge_graph
 
 YOURS = "session"
@@ -33,7 +35,9 @@ FIRST_LANGUAGES = ["eng", "fra", "deu", "rus", "ell", "arb", "heb", "hin", "ben"
 
 st.title("❓ Tokenizer questions")
 st.caption("The questions people ask about tokenizers, answered on your corpus and on the real models' "
-           "tokenizers: what vocabulary size to pick, which tokens never appear, what a language pays.")
+           "tokenizers: what vocabulary size to pick, which tokens never appear, what a language pays, "
+           "and why language models are weird: spelling, arithmetic, code, special tokens, a trailing "
+           "space, JSON or YAML.")
 name, text = state.corpus()
 digest = state.corpus_digest()
 
@@ -236,6 +240,24 @@ def languages_section() -> None:
     st.dataframe(wide, hide_index=True, width="stretch")
 
 
+# -- 4. why language models are weird ----------------------------------------------------------------
+def weird_sections() -> None:
+    """The six questions, under every real tokenizer that loads and the session's own."""
+    st.header("Why are language models weird?")
+    tokenizers, names = {}, {}
+    for key in PRETRAINED_NAMES:
+        try:
+            tokenizers[label_of(key)] = pretrained(key)
+            names[label_of(key)] = key
+        except PRETRAINED_ERRORS as exc:
+            st.caption(f"{md_safe(label_of(key))} is not shown: {md_safe(str(exc))}")
+    yours = your_tokenizer()
+    if yours is not None:
+        tokenizers[label_of(YOURS, yours)] = yours
+    questions_sections.show(tokenizers, names, name, text, digest)
+
+
 vocabulary_section()
 never_section()
 languages_section()
+weird_sections()

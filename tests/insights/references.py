@@ -90,3 +90,54 @@ def textbook_counts(tok, text: str) -> collections.Counter:
         for i in _educational.encode(symbols, merges):
             counts[i] += freq
     return counts
+
+
+REAL = ("gpt2", "cl100k_base", "o200k_base", "llama3", "qwen3")
+
+
+def real_tokenizer(name: str):
+    """A real tokenizer as the app loads it (GPT-2 from ``../shared/gpt2``: skipped, or failed
+    under CI, without its files)."""
+    from core.insights import named_tokenizer
+
+    if name == "gpt2":
+        shared_path("gpt2", "vocab.bpe"), shared_path("gpt2", "encoder.json")
+    return named_tokenizer(name)
+
+
+def reference_encoding(name: str):
+    """The library a real tokenizer's questions are checked against: tiktoken (GPT-2 from its
+    files; Llama 3 over quicktok's ranks, as :func:`tiktoken_encoding` says), quicktok for Qwen 3."""
+    return quicktok_encoding(name) if name == "qwen3" else tiktoken_encoding(name)
+
+
+def reference_ids_each(enc, texts: list[str]) -> list[list[int]]:
+    """Each text encoded alone as ordinary text by ``enc`` (tiktoken's or quicktok's), in batch."""
+    if hasattr(enc, "encode_ordinary_batch"):
+        return enc.encode_ordinary_batch(texts, num_threads=1)
+    flat, offsets = enc.encode_batch(texts, threads=1)
+    return [flat[offsets[k]:offsets[k + 1]].tolist() for k in range(len(texts))]
+
+
+def reference_tokens(enc, ids) -> tuple[str, ...]:
+    """Token texts as the insights write them: bytes that are not a whole character as ``\\xNN``."""
+    return tuple(enc.decode_single_token_bytes(i).decode("utf-8", "backslashreplace") for i in ids)
+
+
+# Special-token texts of the real tokenizers (and one that none has), for random texts.
+SPECIAL_TEXTS = ("<|endoftext|>", "<|endofprompt|>", "<|begin_of_text|>", "<|eot_id|>", "<|im_start|>",
+                 "<think>", "<|fim_prefix|>", "<|not_special|>")
+
+
+def weird_texts(max_parts: int = 8):
+    """Hypothesis texts of digits, spaces, capitals, new lines, punctuation and special-token texts."""
+    from hypothesis import strategies as st
+
+    plain = st.text(alphabet="abcxyzABCXYZ0123456789  \n\t.,:;-_{}\"'<|>é€", max_size=12)
+    return st.lists(st.one_of(plain, st.sampled_from(SPECIAL_TEXTS)), max_size=max_parts).map("".join)
+
+
+def library_cut(enc, text: str) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """``(tokens, ids)`` of ``text`` as ordinary text by ``enc``: what a ``Cut`` must equal."""
+    ids = enc.encode_ordinary(text)
+    return reference_tokens(enc, ids), tuple(ids)

@@ -32,7 +32,7 @@ import streamlit as st
 from core import PRETRAINED_NAMES, BPETokenizer, BPETrainer
 from core.bpe import (CorpusTooLargeError, GPT2FileError, PatternError, PatternTimeoutError,
                       extension_trainer, load_gpt2_bytes)
-from core.bpe.errors import EmptyCorpusError
+from core.bpe.checks import EmptyCorpusError
 from core.bpe.explain import unseen_words
 from core.bpe.pretokenize import set_regex_timeout
 from core.corpus import CorpusStats, corpus_stats

@@ -135,7 +135,7 @@ def _encode(key: str, label: str, text: str) -> tuple[Encoded, BPETokenizer | No
 def _encoded(key: str, label: str, tok: BPETokenizer, text: str) -> Encoded:
     shown = tok.normalized(text)
     try:
-        return Encoded(key, label, weakref.ref(tok), shown, tok.encode_tokens(shown))
+        return Encoded(key, label, weakref.ref(tok), shown, tok.encode_tokens(shown, allowed_special="none"))
     except UnknownCharacterError:
         unseen = tuple(dict.fromkeys(ch for _, ch in tok.unknown_characters(shown)))
         return Encoded(key, label, weakref.ref(tok), shown, [], unseen=unseen,

@@ -1,0 +1,119 @@
+"""AppTest: the Tokenizer questions page's "why are language models weird" sections show
+core.insights' answers on the sidebar's corpus (the opening Sennrich sample), with built-in examples
+where it has none of what a question is about."""
+
+import json
+
+import pytest
+
+from app_helpers import open_page
+from core import BPETokenizer
+from core.insights import (SAMPLE_RECORDS, format_costs, number_groupings, prompt_boundary, python_sample,
+                           spelling, whitespace_cost)
+from ui.views.questions_sections import APP_READS_SPECIALS
+from ui.views.questions_view import NUMBER_EXAMPLE
+
+GPT4 = "GPT-4 (cl100k_base)"
+
+
+@pytest.fixture(scope="module")
+def at():
+    return open_page("insights", timeout=300)
+
+
+@pytest.fixture(scope="module")
+def gpt4() -> BPETokenizer:
+    return BPETokenizer.from_pretrained("cl100k_base")
+
+
+def table(at, column: str):
+    """The first table with ``column``, as a DataFrame indexed by tokenizer."""
+    for frame in at.dataframe:
+        if column in frame.value.columns:
+            return frame.value.set_index(frame.value.columns[0])
+    raise AssertionError(f"no table with {column!r}")
+
+
+def chart_rows(at, field: str) -> list[dict]:
+    import pyarrow as pa
+
+    for element in at.main.get("vega_lite_chart"):
+        spec = json.loads(element.proto.spec)
+        fields = {c.get("field") for c in spec.get("encoding", {}).values() if isinstance(c, dict)}
+        if field in fields:
+            return pa.ipc.open_stream(element.proto.datasets[0].data.data).read_all().to_pylist()
+    raise AssertionError(f"no chart of {field}")
+
+
+def said(at) -> str:
+    return " ".join([c.value for c in at.caption] + [m.value for m in at.main.get("markdown")])
+
+
+@pytest.mark.slow
+def test_a_word_in_every_form_with_its_letters(at, gpt4):
+    at.text_input(key="questions_word").set_value("strawberry").run()
+    at.selectbox(key="questions_letter").set_value("r").run()
+    rows = table(at, "␣word")
+    assert rows.loc[GPT4, "word"] == "str · aw · berry" and rows.loc[GPT4, "␣word"] == "␣strawberry"
+    assert rows.loc[GPT4, "'r' per token"] == "str: 1 · aw: 0 · berry: 2"
+    assert rows.loc[GPT4, "letters inside longer tokens"] == \
+        f"{spelling(gpt4, 'strawberry').letters_in_longer_tokens} of 10"
+    assert any(m.label == "Cut otherwise after a space" for m in at.main.get("metric"))
+
+
+@pytest.mark.slow
+def test_numbers_fall_back_to_the_built_in_sentence_and_chart_every_grouping(at, gpt4):
+    assert NUMBER_EXAMPLE in said(at)  # the Sennrich sample has no numbers
+    rows = table(at, "number")
+    assert rows.loc["␣2024", GPT4].startswith("␣ · 202 · 4")
+    bars = [r for r in chart_rows(at, "grouping") if r["tokenizer"] == GPT4]
+    expected = number_groupings(gpt4).groupings
+    assert {r["grouping"]: r["integers"] for r in bars} == {"-".join(map(str, g)): n
+                                                            for g, n in expected.items()}
+    assert "1 2 3|4 5" in at.code[0].value
+
+
+@pytest.mark.slow
+def test_whitespace_shares_are_core_s(at, gpt4):
+    rows = [r for r in chart_rows(at, "share") if r["tokenizer"] == GPT4 and r["text"].startswith("Python")]
+    found = whitespace_cost(gpt4, python_sample())
+    assert rows[0]["whitespace tokens"] == found.whitespace_tokens and rows[0]["tokens"] == found.tokens
+
+
+@pytest.mark.slow
+def test_special_token_text_is_read_both_ways_and_the_app_says_what_it_does(at, gpt4):
+    at.text_input(key="questions_special_text").set_value("<|endoftext|>").run()
+    rows = table(at, "read as special (ids)")
+    assert rows.loc[GPT4, "read as special (ids)"] == "100257"
+    assert rows.loc[GPT4, "tokens"] == len(gpt4.encode("<|endoftext|>", allowed_special="none")) > 1
+    assert rows.loc["Llama 3", "read as special (ids)"].startswith("—")
+    assert "refuses" in rows.loc[GPT4, "its library, by default"]
+    assert APP_READS_SPECIALS in said(at)
+
+
+@pytest.mark.slow
+def test_a_trailing_space_is_cut_otherwise(at, gpt4):
+    at.text_input(key="questions_prompt").set_value("Hello ").run()
+    at.text_input(key="questions_continuation").set_value("world").run()
+    rows = table(at, "cut otherwise")
+    found = prompt_boundary(gpt4, "Hello ", "world")
+    assert rows.loc[GPT4, "kept"] == f"{found.kept} of 2" and rows.loc[GPT4, "cut otherwise"] == "␣"
+
+
+@pytest.mark.slow
+def test_formats_cost_core_s_counts_and_bad_json_is_named(at, gpt4):
+    bars = {r["format"]: r["tokens"] for r in chart_rows(at, "format") if r["tokenizer"] == GPT4}
+    assert bars == {f: c["tokens"] for f, c in format_costs(SAMPLE_RECORDS, {"t": gpt4})["t"].items()}
+    at.text_area(key="questions_records").set_value('{"not": "an array"}').run()
+    assert any("not a JSON array of objects" in e.value for e in at.error)
+    at.text_area(key="questions_records").set_value('[{"a": 1}, {"a": 2}]').run()
+    assert "2 records from your JSON" in said(at)
+
+
+def test_compare_tokenizers_reads_a_pasted_special_token_as_ordinary_text(gpt4):
+    from ui.views.compare_view import _encoded
+
+    text = "a <|endoftext|> b"
+    found = _encoded("cl100k_base", GPT4, gpt4, text)
+    assert [t.id for t in found.tokens] == gpt4.encode(text, allowed_special="none")
+    assert 100257 not in [t.id for t in found.tokens]

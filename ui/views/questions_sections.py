@@ -1,0 +1,151 @@
+"""The Tokenizer questions page's "why are language models weird" sections, one per question:
+spelling, numbers, code and whitespace, special tokens in text, a trailing space, JSON or YAML.
+Each is computed on the sidebar's corpus (a built-in example where the corpus has nothing the
+question is about) under every tokenizer given, and says in one line what it does to a model.
+
+Leaves out: the answers and their caching (``ui.views.questions_view``, over ``core.insights``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import streamlit as st
+
+from core import BPETokenizer
+from core.insights.boundary import trailing_space_prompt
+from core.insights.formats import FORMAT_HELP, MAX_RECORDS_BYTES, SAMPLE_RECORDS, read_records
+from core.insights.numbers import NUMBER
+
+from ..plumbing.charts import vega_spec
+from ..plumbing.render import md_safe, show_error
+from . import questions_view as qv
+
+APP_READS_SPECIALS = (
+    "**What this app does with it:** Compare tokenizers, Char vs BPE and this page read your text as "
+    "ordinary text, so a pasted special token's text is cut into pieces there, never made the special "
+    "token. Learn BPE, when it starts from a real tokenizer, keeps that tokenizer's special tokens in "
+    "your corpus as one token each, never merged: the document boundaries they are in its own training.")
+
+
+def show(tokenizers: dict[str, BPETokenizer], names: dict[str, str], corpus_name: str, text: str,
+         digest: str) -> None:
+    """Every section, in the order people ask the questions (``names``: label -> real name)."""
+    spelling_section(tokenizers, text, digest)
+    numbers_section(tokenizers, text, digest)
+    whitespace_section(tokenizers, corpus_name, text, digest)
+    specials_section(tokenizers, names, text, digest)
+    boundary_section(tokenizers, text)
+    formats_section(tokenizers, text, digest)
+
+
+def spelling_section(tokenizers, text: str, digest: str) -> None:
+    st.subheader("Why can't a model spell, or count the r's in a word?")
+    word = st.text_input("A word", value=qv.example_word(digest, text), key="questions_word",
+                         help="Your corpus's most frequent long word, to start with; try strawberry.").strip()
+    try:
+        letters = sorted({c.lower() for c in word if c.isalpha()}, key=lambda c: -word.lower().count(c))
+        letter = st.selectbox("Count the letter", letters, key="questions_letter") if letters else ""
+        st.dataframe(qv.spelling_rows(tokenizers, word, letter or ""), hide_index=True, width="stretch")
+    except ValueError as exc:
+        show_error(exc)
+        return
+    st.caption(f"A model is given the ids of these tokens, not their letters: to count the {letter!r}s in "
+               f"{md_safe(word)} it must have learned what each id spells, and the same word is other ids "
+               f"after a space (␣word), with a capital, or in capitals.")
+    label = st.selectbox("Your corpus's words, cut by", list(tokenizers), key="questions_words_of")
+    cuts = qv.word_cuts(tokenizers[label], text, digest)
+    m = st.columns(3)
+    m[0].metric("Words checked", f"{cuts.words:,}", help=f"The {qv.PAGE_WORDS:,} most frequent at most.")
+    m[1].metric("Cut otherwise after a space", f"{cuts.by_space / max(1, cuts.words):.0%}")
+    m[2].metric("Cut otherwise with a capital", f"{cuts.by_capital / max(1, cuts.words):.0%}")
+    if cuts.examples:
+        st.caption("The most frequent of them: " + ", ".join(md_safe(w) for w in cuts.examples) + ".")
+
+
+def numbers_section(tokenizers, text: str, digest: str) -> None:
+    st.subheader("Why is a model bad at arithmetic?")
+    found_here = NUMBER.search(text) is not None
+    source, source_digest = (text, digest) if found_here else (qv.NUMBER_EXAMPLE, "number-example")
+    if not found_here:
+        st.caption(f"Your corpus has no numbers: a built-in sentence instead: “{qv.NUMBER_EXAMPLE}”")
+    st.dataframe(qv.number_rows(tokenizers, source, source_digest), hide_index=True, width="stretch")
+    frame = qv.grouping_frame(tokenizers)
+    st.vega_lite_chart(vega_spec("number groupings", frame, qv.grouping_chart), width="stretch")
+    st.caption("Each integer from 0 to 9,999 written plainly, by how its digits are grouped into tokens "
+               "(3-1: `202 · 4`). Where the groups change from one number to the next, the same place "
+               "value (units, tens) sits in a different token, at a different position.")
+    c = st.columns(2)
+    a = c[0].number_input("a", 0, 10**15, 12345, key="questions_a")
+    b = c[1].number_input("b", 0, 10**15, 678, key="questions_b")
+    st.code(qv.aligned_sum(tokenizers, int(a), int(b)), language=None)
+    st.caption("The addition as each tokenizer cuts each number, digits aligned by place value; `|` where "
+               "a token ends. The model adds ids, not digits: the digits it must line up sit in tokens "
+               "that do not line up.")
+
+
+def whitespace_section(tokenizers, corpus_name: str, text: str, digest: str) -> None:
+    st.subheader("Why did GPT-2 struggle with Python?")
+    shown = {label: tok for label, tok in tokenizers.items() if tok.variant != "word"}
+    if len(shown) < len(tokenizers):
+        st.caption("A word tokenizer is left out: it splits words at whitespace, so none of its tokens is "
+                   "whitespace.")
+    frame = qv.whitespace_frame(shown, text, digest, f"your corpus ({corpus_name})"[:60])
+    st.vega_lite_chart(vega_spec("whitespace", frame, qv.whitespace_chart), width="stretch")
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_config={"share": st.column_config.NumberColumn(format="percent")})
+    st.caption("Tokens whose text is whitespace only (indentation, runs of spaces, new lines), on your "
+               "corpus and on a built-in Python file. Each is a step of the model's context spent on "
+               "spaces: GPT-2 has a token for one space, not for a run of them.")
+
+
+def specials_section(tokenizers, names: dict[str, str], text: str, digest: str) -> None:
+    st.subheader("Why does a model stop at the text `<|endoftext|>`?")
+    snippet = qv.special_snippet(digest, text, qv.all_specials(tokenizers))
+    if not snippet:
+        st.caption("Your corpus holds no special token's text: a built-in example instead.")
+    shown = st.text_input("Text", value=snippet or qv.SPECIAL_EXAMPLE, key="questions_special_text")
+    st.dataframe(qv.special_rows(tokenizers, names, shown), hide_index=True, width="stretch")
+    st.caption("Read as text, the special token's characters are a few ordinary tokens; read as the "
+               "special token, they are one id that the model was trained to see only where a document "
+               "ends, so what comes after it is a new document to the model.")
+    st.markdown(APP_READS_SPECIALS)
+
+
+def boundary_section(tokenizers, text: str) -> None:
+    st.subheader("Why the warning about a trailing space?")
+    prompt, rest = trailing_space_prompt(text)
+    c = st.columns(2)
+    prompt = c[0].text_input("Prompt", value=prompt or "Hello ", key="questions_prompt")
+    rest = c[1].text_input("Continuation", value=rest or "world", key="questions_continuation")
+    st.dataframe(qv.boundary_rows(tokenizers, prompt, rest), hide_index=True, width="stretch")
+    st.caption("The prompt's last tokens that its continuation cuts otherwise: a prompt ending in a space "
+               "hands the model a lone space token where its training text mostly had a space joined to "
+               "the next word. Token healing removes those tokens and lets the model write them again.")
+
+
+def formats_section(tokenizers, text: str, digest: str) -> None:
+    st.subheader("Why prefer YAML to JSON?")
+    records, where = qv.corpus_records(digest, text), "your corpus"
+    raw = st.text_area("Your own JSON (an array of flat objects)", key="questions_records", height=100,
+                       help=f"At most {MAX_RECORDS_BYTES >> 10} KB. Left empty: your corpus if it is such "
+                            "JSON, else a built-in sample.")
+    if raw.strip():
+        try:
+            records, where = read_records(raw, "the JSON"), "your JSON"
+        except ValueError as exc:
+            show_error(exc)
+            return
+    if records is None:
+        records, where = SAMPLE_RECORDS, "a built-in sample"
+    key = hashlib.blake2b(json.dumps(records).encode(), digest_size=12).hexdigest()
+    frame = qv.format_frame(tokenizers, records, key)
+    st.vega_lite_chart(vega_spec("formats", frame, qv.format_chart), width="stretch")
+    label = next((t for t in tokenizers if t.startswith("GPT-4 ")), next(iter(tokenizers)))
+    gpt = frame[frame["tokenizer"] == label].set_index("format")["tokens"]
+    st.caption(f"{len(records):,} records from {where}. A model's context and its price are counted in "
+               f"tokens: under {md_safe(label)} the same records take "
+               f"{gpt.max():,} tokens as {gpt.idxmax()} and {gpt.min():,} as {gpt.idxmin()}.")
+    with st.expander("How each format is written"):
+        st.markdown("\n".join(f"- **{fmt}**: `{how}`" for fmt, how in FORMAT_HELP.items()))
