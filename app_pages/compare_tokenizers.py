@@ -201,14 +201,19 @@ def draw_tree() -> None:
     st.caption(token_facts(r.tok, token, corpus))  # can it come out of the tokenizer at all?
 
 
+def article(word: str) -> str:
+    return "an" if word[:1] in "AEIOU" else "a"
+
+
 def draw_costs() -> None:
-    spec, ratios = costs(results, text)
+    spec, ranked = costs(results, text)
     if spec is None:
         return
     st.vega_lite_chart(spec=spec, width="stretch")
-    if ratios:
-        korean = ", ".join(f"{x:.1f}× a Latin one under {md_safe(name)}" for name, x in ratios.items())
-        st.caption(f"A Korean character costs {korean}.")
+    if ranked:
+        said = "; ".join(f"under {md_safe(name)}, {article(worst)} {worst} character costs {x:.1f}× "
+                         f"{article(best)} {best} one" for name, (worst, best, x) in ranked.items())
+        st.caption(f"The costliest script against the cheapest (emoji and symbols apart): {said}.")
     st.caption("Each token counts as one, shared evenly by the characters it covers; spaces and "
                "punctuation count with the script before them.")
     paid = {r.label: premium(r.tok, "kor") for r in results if r.tok is not None}

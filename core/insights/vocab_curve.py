@@ -33,6 +33,8 @@ from ..bpe.alphabet import UNSEEN
 from ..bpe.checks import ArgumentError
 
 HELD_OUT = 0.1  # the share of the corpus a GPT run validates on (core.gpt.data.split_text)
+# What Tokenizer questions' curve opens with; the Start here check asks a station's corpus to reach it.
+CURVE_VARIANT, CURVE_TOP = "byte", 1024
 
 
 def split_held_out(text: str, held_out: float = HELD_OUT) -> tuple[str, str]:

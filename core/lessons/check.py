@@ -1,6 +1,7 @@
 """``python -m core.lessons check``: what a teacher runs before a workshop.  Every station file is
 read and checked, its answer computed by ``core`` on its data and its feedback filled, and its
-words checked against what its tool computes (``core.lessons.claims``); the report lists each
+words checked against what its tool computes and states (``core.lessons.claims``,
+``core.lessons.agreement``); the report lists each
 station with its words and answer, and any problem makes it fail.
 
 A live answer (the room's GPT runs) that is not ready yet is reported, not a failure: the runs are
@@ -14,6 +15,8 @@ from pathlib import Path
 
 from ..corpus import CorpusError
 from .computations import COMPUTATIONS
+from .agreement import (answer_problems, corpus_problems, hint_problems, not_ready_problems,
+                        plain_text_problems, word_problems)
 from .claims import literal_claims, settings_problems, text_problems
 from .content import PATH_FILE, LessonPath, Station, default_lessons_dir, load_path, shown_path
 from .errors import AnswerNotReady, LessonError, StationFileError
@@ -46,20 +49,25 @@ def check_station(station: Station, runs_dir=None) -> tuple[list[str], list[str]
     if unknown:
         return lines, unknown
     lines += _tool_lines(station, facts)
-    settings = settings_problems(station, facts)
+    settings = (settings_problems(station, facts) + corpus_problems(station, facts) + word_problems(station)
+                + hint_problems(station))
     try:
         answer = compute_answer(station, runs_dir)
     except AnswerNotReady as exc:
-        return [*lines, f"  answer: not yet: {exc}"], settings + text_problems(station, facts)
+        return ([*lines, f"  answer: not yet: {exc}"],
+                settings + text_problems(station, facts) + not_ready_problems(station, exc))
     except (LessonError, CorpusError, OSError, ImportError) as exc:
         return lines, [f"{station.file}: {q.compute} could not compute the answer: {exc}"]
     lines.append(f"  answer: {answer.shown}" + (f"  (choices: {', '.join(q.choices)})" if q.choices else
                                                   f"  {q.unit}, ± {q.tolerance:.0%} accepted"))
-    problems = settings + text_problems(station, {**facts, **answer.facts})
+    why = explanation(station, answer)
+    problems = (settings + text_problems(station, {**facts, **answer.facts})
+                + answer_problems(station, answer.value, facts)
+                + plain_text_problems(f"{station.file}: question.why, filled,", why, markdown=True))
     if q.choices and answer.value not in q.choices:
         problems.append(f"{station.file}: question.choices: core computes {answer.shown!r}, which is not "
                         f"one of the choices; add it (as the value) or change the data.")
-    return [*lines, f"  why:    {_one_line(explanation(station, answer))}"], problems
+    return [*lines, f"  why:    {_one_line(why)}"], problems
 
 
 def _tool_facts(station: Station, runs_dir) -> tuple[dict[str, str], list[str]]:

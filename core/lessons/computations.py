@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..bpe import BPETokenizer
-from ..bpe.compare import script_costs
+from ..bpe.compare import NOT_A_LANGUAGE, ranked_scripts, script_costs
 from ..bpe.display import visible
 from ..bpe.variants import variant_rules
 from ..corpus import CACHE_DIR, download_tiny_shakespeare, read_corpus, sample_corpora
@@ -89,7 +89,7 @@ def _trained(corpus: str | None, variant: str, merges: int, marker: str, split: 
     return BPETokenizer.from_text(text, merges, variant=variant, end_of_word=marker, pattern=pattern)
 
 
-COMPUTATION_DEFAULTS = {"tokenizer": "cl100k_base", "leave_out": ["Emoji & symbols"]}
+COMPUTATION_DEFAULTS = {"tokenizer": "cl100k_base", "leave_out": list(NOT_A_LANGUAGE)}
 
 
 def corpus_sources() -> list[str]:
@@ -230,9 +230,7 @@ def costliest_script(data: StationData) -> Answer:
     tok = BPETokenizer.from_pretrained(str(data.arg("tokenizer")))
     text = data.text()
     text = unicodedata.normalize(tok.normalization, text) if tok.normalization else text
-    leave_out = set(data.arg("leave_out"))
-    costs = sorted((c for c in script_costs(text, tok.encode_tokens(text)) if c.script not in leave_out),
-                   key=lambda c: -c.tokens_per_char)
+    costs = ranked_scripts(script_costs(text, tok.encode_tokens(text)), data.arg("leave_out"))
     if len(costs) < 2:
         raise LessonError("The corpus needs letters of at least two scripts to compare.")
     worst, best = costs[0], costs[-1]

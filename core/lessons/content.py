@@ -43,7 +43,7 @@ import hashlib
 import os
 import re
 import string
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import tomllib
@@ -61,6 +61,7 @@ MAX_MERGES = 5000  # the app's Merges box maximum (ui.plumbing.state.MAX_MERGES)
 MAX_FILE_BYTES = 64 * 1024
 MAX_STATIONS = 32
 MAX_CHOICES = 8
+DIRECTIONS = ("lower", "higher")  # a hint by where the answer lies from a wrong prediction
 STATION_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 PARAMS = ("corpus", "variant", "merges", "marker", "split", "start", "step")  # URL keys: ui.plumbing.controls
 KEYS = {"": ("title", "short", "text", "question", "tool"),
@@ -78,6 +79,7 @@ class Question:
     why: str                  # shown with the right answer: {facts} filled from core's result
     hint: str                 # shown after a wrong answer
     args: dict
+    hints: dict[str, str] = field(default_factory=dict)  # "lower" / "higher": by where the answer lies
 
     @property
     def computation(self) -> Computation:
@@ -235,7 +237,19 @@ def _question(q: dict) -> Question:
         raise ValueError("question.args must be a table, e.g. args = { words = [\"lowest\"] }.")
     return Question(ask=_text(q, "ask", where="question"), compute=compute, choices=choices,
                     tolerance=float(tolerance), unit=_text(q, "unit", "", "question"),
-                    why=_text(q, "why", where="question"), hint=_text(q, "hint", "", "question"), args=args)
+                    why=_text(q, "why", where="question"), args=args, **_hints(q))
+
+
+def _hints(q: dict) -> dict:
+    """``hint`` is one text, or a table by where the answer lies from a wrong prediction:
+    ``hint = { lower = "...", higher = "..." }`` (``lower``: the answer is below it)."""
+    hint = q.get("hint", "")
+    if not isinstance(hint, dict):
+        return {"hint": _text(q, "hint", "", "question"), "hints": {}}
+    texts = all(isinstance(v, str) and v.strip() for v in hint.values())
+    if not hint or set(hint) - set(DIRECTIONS) or not texts:
+        raise ValueError("question.hint must be a text, or a table of lower = \"...\" and higher = \"...\".")
+    return {"hint": "", "hints": {k: v.strip() for k, v in hint.items()}}
 
 
 def _check_question(station: Station) -> None:
@@ -270,7 +284,8 @@ def station_texts(station: Station) -> dict[str, str]:
     """The templates a station shows, by where they are in its file."""
     q, tool = station.question, station.tool
     return {"text": station.text, "question.ask": q.ask, "tool.label": tool.label, "tool.do": tool.do,
-            "question.why": q.why, "question.hint": q.hint}
+            "question.why": q.why, "question.hint": q.hint,
+            **{f"question.hint.{direction}": text for direction, text in q.hints.items()}}
 
 
 def quoted_facts(template: str) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..bpe import BPETokenizer
 from ..insights import UDHR_DIR, language_costs, language_index, read_parallel
 from ..runfolder.status import RunStatus
-from .computations import COMPUTATIONS, Answer, StationData, computation
+from .computations import COMPUTATIONS, Answer, StationData, computation, format_number
 from .errors import AnswerNotReady, LessonError
 
 REFERENCE = "eng"
@@ -58,18 +58,19 @@ def lowest_bpc_vocabulary(data: StationData) -> Answer:
     runs = room_sweep(data.text(), sizes, data.runs_dir, preset)
     missing = [size for size, run in runs.items() if run is None]
     if missing:
-        raise AnswerNotReady(f"The room's GPTs at {', '.join(map(str, missing))} tokens are not trained "
-                             f"yet: open the tool and press *Train small GPTs at these sizes* (once for "
-                             f"everyone).")
+        raise AnswerNotReady(f"The room's GPTs at {', '.join(map(format_number, missing))} tokens are not "
+                             f"trained yet: open the tool and press “Train small GPTs at these sizes” (once "
+                             f"for everyone).")
     points = {size: sweep_point(size, run) for size, run in runs.items()}
     waiting = [p for p in points.values() if p.status != RunStatus.FINISHED or p.val_bpc is None]
     if waiting:
-        where = "; ".join(f"{p.vocab_size}: step {p.step:,} of {p.max_steps:,} ({p.status})" for p in waiting)
+        where = "; ".join(f"{p.vocab_size:,}: step {p.step:,} of {p.max_steps:,} ({p.status})"
+                          for p in waiting)
         raise AnswerNotReady(f"The room's GPTs are still training ({where}). Your prediction can be "
                              f"checked when all have finished.")
     best = min(points.values(), key=lambda p: p.val_bpc)
     return Answer(str(best.vocab_size), {
-        "table": "; ".join(f"{p.vocab_size} tokens: {p.val_bpc:.3f} bits per character, embeddings "
+        "table": "; ".join(f"{p.vocab_size:,} tokens: {p.val_bpc:.3f} bits per character, embeddings "
                            f"{p.embedding_share:.0%} of {p.n_params:,} parameters" for p in points.values()),
         "best": f"{best.vocab_size:,}", "best_bpc": f"{best.val_bpc:.3f}",
         "share": f"{best.embedding_share:.0%}"})

@@ -22,8 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..bpe import BPETokenizer
+from ..bpe.compare import ranked_scripts, script_costs
 from ..bpe.explain import highlighted_merge, step_made, text_window
-from .computations import StationData, format_number
+from ..insights.vocab_curve import CURVE_TOP, CURVE_VARIANT, vocabulary_curve
+from ..samples import DEFAULT_SAMPLE
+from .computations import StationData, format_number, load_corpus
 from .errors import LessonError
 
 STEP_PAGES = ("learn_bpe",)  # the pages with the step view
@@ -130,3 +134,33 @@ def highlighted_next(data: StationData) -> str:
     if merge is None:
         raise LessonError("The tool learns one merge only: no pair is highlighted after it.")
     return format_number(merge)
+
+
+# -- what a page states of the station's data --------------------------------------------------------
+@tool_fact(needs=("corpus",), pages=("compare_tokenizers",))
+def tool_costliest_script(data: StationData) -> str:
+    """The script Compare tokenizers' caption names costliest under the question's tokenizer."""
+    tok = BPETokenizer.from_pretrained(str(data.arg("tokenizer")))
+    text = tok.normalized(data.text())
+    ranked = ranked_scripts(script_costs(text, tok.encode_tokens(text)))
+    if not ranked:
+        raise LessonError("The tool's text has letters of no script to rank.")
+    return ranked[0].script
+
+
+@tool_fact(needs=(), pages=("insights",))
+def curve_top_reached(data: StationData) -> str:
+    """The vocabulary Tokenizer questions' first curve reaches on the tool's corpus (the corpus a new
+    attendee has when the tool names none), of the size the page asks first."""
+    text = load_corpus(data.corpus or f"sample:{DEFAULT_SAMPLE}")
+    curve = vocabulary_curve(text, CURVE_TOP, CURVE_VARIANT, pattern="gpt4")
+    return format_number(int(curve.vocab_sizes[-1]))
+
+
+@tool_fact(needs=(), pages=("insights",))
+def sweep_sizes(data: StationData) -> str:
+    """The vocabulary sizes the question's sweep trains (its ``args.sizes``), as a list in words."""
+    sizes = [format_number(int(size)) for size in data.arg("sizes") or []]
+    if not sizes:
+        raise LessonError("The question names no sizes (args.sizes).")
+    return sizes[0] if len(sizes) == 1 else f"{', '.join(sizes[:-1])} and {sizes[-1]}"

@@ -97,12 +97,23 @@ def explanation(station: Station, answer: Answer, escape: Callable[[str], str] =
 def hint(station: Station, answer: Answer, given: Given, escape: Callable[[str], str] = str) -> str:
     """What a wrong prediction hears: whether the answer is higher or lower (a number), then the
     station's hint."""
-    parts = []
+    parts, q = [], station.question
+    direction = _direction(given, answer)
     if given.number is not None:
-        parts.append(f"The answer is {'lower' if given.number > float(answer.value) else 'higher'}.")
-    if station.question.hint:
-        parts.append(fill(station.question.hint, station, answer, escape))
+        parts.append(f"The answer is {direction}.")
+    said = q.hints.get(direction) or q.hint
+    if said:
+        parts.append(fill(said, station, answer, escape))
     return " ".join(parts)
+
+
+def _direction(given: Given, answer: Answer) -> str | None:
+    """Where the answer lies from a wrong prediction, when both are numbers (a choice may be one)."""
+    try:
+        mine = given.number if given.number is not None else float(given.text)
+        return "lower" if mine > float(answer.value) else "higher"
+    except ValueError:
+        return None
 
 
 def answer_station(store: ProgressStore, owner: str, station: Station, raw, answer: Answer | None = None,

@@ -7,7 +7,7 @@ per script as an Altair chart.
 - ``encode_all(keys, labels, text) -> list[Encoded]``: each tokenizer's tokens, or why it cannot encode.
 - ``spans_html(result, panel, marked, height)``: escaped HTML; hovering a token shows its id and bytes.
 - ``cost_frame(results, text)`` / ``cost_chart(frame)``: tokens per character, per tokenizer and script;
-  ``costs(results, text)``: the chart's spec and Korean's cost against Latin's, made once.
+  ``costs(results, text)``: the chart's spec and each tokenizer's costliest script, made once.
 
 Each tokenizer's encoding of a text, its spans' HTML and the costs are kept in bounded caches
 shared by every session, so a rerun of the page that changes none of them (a click on a token,
@@ -29,7 +29,7 @@ import streamlit as st
 
 from core import PRETRAINED_NAMES, BPETokenizer, Token
 from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError
-from core.bpe.compare import SCRIPT_NAMES, char_scripts, script_costs
+from core.bpe.compare import char_scripts, ranked_scripts, script_costs
 from core.bpe.markup import esc, gap_html, visible_html
 
 from ui.serving.bounded_cache import BoundedCache
@@ -47,8 +47,6 @@ from ui.plumbing.render import (
 )
 
 SESSION = "session"
-HANGUL = SCRIPT_NAMES["HANGUL"]
-LATIN = SCRIPT_NAMES["LATIN"]
 MAX_SHOWN = 6
 MARK = "box-shadow:inset 0 -3px 0 #dc2626;"  # a cut the reference tokenizer does not make
 
@@ -221,13 +219,19 @@ def cost_frame(results: list[Encoded], text: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def korean_vs_latin(frame: pd.DataFrame) -> dict[str, float]:
-    """Per tokenizer, what a Korean character costs over a Latin one (where the text has both)."""
-    per = frame.pivot_table(index="tokenizer", columns="script", values="tokens per character",
-                            sort=False)
-    if HANGUL not in per or LATIN not in per:
-        return {}
-    return {name: row[HANGUL] / row[LATIN] for name, row in per.iterrows() if row[LATIN] > 0}
+def costliest_vs_cheapest(results: list[Encoded], text: str) -> dict[str, tuple[str, str, float]]:
+    """Per tokenizer, its costliest and cheapest scripts of ``text`` and what a character of the one
+    costs over the other: ``core.bpe.compare.ranked_scripts``, the ranking Start here's script
+    station states."""
+    scripts, found = char_scripts(text), {}
+    for r in results:
+        if r.error:
+            continue
+        ranked = ranked_scripts(script_costs(r.text, r.tokens, scripts if r.text == text else None))
+        if len(ranked) >= 2 and ranked[-1].tokens_per_char > 0:
+            found[r.label] = (ranked[0].script, ranked[-1].script,
+                              ranked[0].tokens_per_char / ranked[-1].tokens_per_char)
+    return found
 
 
 BAR = 9  # pixels per bar: a row of bars per tokenizer, one per script
@@ -253,19 +257,20 @@ def cost_chart(frame: pd.DataFrame) -> alt.Chart:
 
 @st.cache_resource(show_spinner=False)
 def _costs() -> BoundedCache:
-    """The cost chart's spec and Korean's cost, by the encodings they come from."""
+    """The cost chart's spec and the scripts' ranking, by the encodings they come from."""
     return BoundedCache(32, 32 * 2**20, cost=lambda entry: 8192)
 
 
 def costs(results: list[Encoded], text: str) -> tuple[dict | None, dict[str, float]]:
     """The cost per script chart's Vega-Lite spec (``None`` when no tokenizer could encode the
-    text) and what a Korean character costs against a Latin one, per tokenizer: made once for
+    text) and each tokenizer's costliest script against its cheapest: made once for
     these encodings (each cached, so the same objects come back while nothing changed)."""
     key = tuple(id(r) for r in results)
     entry = _costs().get(key)
     if entry is None or any(ref() is not r for ref, r in zip(entry[0], results)):
         frame = cost_frame(results, text)
-        made = (None, {}) if frame.empty else (cost_chart(frame).to_dict(), korean_vs_latin(frame))
+        made = ((None, {}) if frame.empty
+                else (cost_chart(frame).to_dict(), costliest_vs_cheapest(results, text)))
         entry = (tuple(weakref.ref(r) for r in results), made)
         _costs().put(key, entry)
     return entry[1]

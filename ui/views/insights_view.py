@@ -271,6 +271,16 @@ def _language_label(code: str, entry: dict) -> str:
     return language if not script or language.startswith(script) else f"{language} ({script})"
 
 
+def unseen_note(yours: BPETokenizer | None) -> str:
+    """What the session's tokenizer does with a character its corpus never had, by its variant
+    (``core.lessons.agreement.unseen_problems`` holds words to the same rule)."""
+    if yours is None:
+        return ""
+    if yours.variant == "byte":
+        return "Yours reads a character its corpus never had as that character's UTF-8 bytes, a token each."
+    return "Yours counts a character its corpus never had as one token (it has no token for it)."
+
+
 def premium_chart(frame: pd.DataFrame) -> alt.Chart:
     """One group of bars per language (labelled on the axis), one bar per tokenizer; a rule at 1×
     (English)."""
