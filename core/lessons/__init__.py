@@ -10,6 +10,7 @@ instructor.  No Streamlit here: a script can do everything the Start here page d
                     figures, step words);
 - ``room_runs``     the char vs BPE station's two GPT runs, trained once for the whole room;
 - ``insight_questions``  the vocabulary-size and language stations' computations (``core.insights``);
+- ``token_questions``    the spelling, numbers and formats stations' computations (``core.insights``);
 - ``verdict``       a prediction checked, with the feedback that says why;
 - ``progress``      per-attendee progress files and the room's counts;
 - ``check``         ``python -m core.lessons check``, run before a workshop.
@@ -31,6 +32,7 @@ from .errors import AnswerNotReady, LessonError, StationFileError
 from .insight_questions import costliest_language, lowest_bpc_vocabulary
 from .progress import ProgressStore, RoomRow, StationProgress
 from .room_runs import ROOM_OWNER, progress_line, room_runs, start_room_runs
+from .token_questions import cheapest_format, digit_groups, word_tokens
 from .tool_facts import TOOL_FACTS, tool_facts
 from .verdict import Given, Verdict, answer_station, compute_answer, explanation, hint, is_right, read_given
 from .words import Words, station_facts, station_words
@@ -38,8 +40,8 @@ from .words import Words, station_facts, station_words
 __all__ = [
     "COMPUTATIONS", "ROOM_OWNER", "TOOL_FACTS", "Answer", "AnswerNotReady", "Given", "LessonError",
     "LessonPath", "ProgressStore", "RoomRow", "Station", "StationData", "StationFileError", "StationProgress",
-    "Verdict", "Words", "answer_station", "compute_answer", "costliest_language", "default_lessons_dir",
-    "explanation", "format_number", "hint", "is_right", "load_path", "lowest_bpc_vocabulary", "progress_line",
-    "read_given", "read_station", "room_runs", "start_room_runs", "station_facts", "station_words",
-    "tool_facts",
+    "Verdict", "Words", "answer_station", "cheapest_format", "compute_answer", "costliest_language",
+    "default_lessons_dir", "digit_groups", "explanation", "format_number", "hint", "is_right", "load_path",
+    "lowest_bpc_vocabulary", "progress_line", "read_given", "read_station", "room_runs", "start_room_runs",
+    "station_facts", "station_words", "tool_facts", "word_tokens",
 ]

@@ -147,6 +147,52 @@ def test_the_tool_button_opens_the_page_set_up_as_the_station_says(runs_dir):
     assert at.session_state["kept_variant"] == "word" and at.session_state["kept_num_merges"] == 10
 
 
+def open_tool(station_id: str) -> AppTest:
+    at = open_start(station=station_id)
+    at.button(key=f"lesson_open_{station_id}").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def gpt4_column(at: AppTest, column: str):
+    """The Tokenizer questions table with ``column``, indexed by its first column."""
+    frame = next(f.value for f in at.dataframe if column in f.value.columns)
+    return frame.set_index(frame.columns[0])
+
+
+@pytest.mark.slow
+def test_the_spelling_station_lands_on_its_word_as_core_cuts_it(runs_dir):
+    station = load_path().station("10_spelling")
+    answer = compute_answer(station)
+    at = open_tool(station.id)
+    assert [t.value for t in at.title] == ["❓ Tokenizer questions"]
+    args = station.question.args
+    assert at.text_input(key="questions_word").value == args["word"]  # "A word holds strawberry"
+    assert at.selectbox(key="questions_letter").value == args["letter"]
+    row = gpt4_column(at, "␣word").loc["GPT-4 (cl100k_base)"]
+    assert (row["word"], row["␣word"]) == (answer.facts["tokens"], answer.facts["spaced"])
+    assert row[f"'{args['letter']}' per token"] == answer.facts["places"]
+
+
+@pytest.mark.slow
+def test_the_numbers_station_lands_on_the_built_in_sentence_with_its_number(runs_dir):
+    station = load_path().station("11_numbers")
+    answer = compute_answer(station)
+    at = open_tool(station.id)
+    row = gpt4_column(at, "number").loc["␣" + station.question.args["number"]]  # "the table shows ..."
+    assert row["GPT-4 (cl100k_base)"] == f"{answer.facts['spaced']}  ({answer.value})"
+
+
+@pytest.mark.slow
+def test_the_formats_station_lands_on_the_built_in_sample(runs_dir):
+    station = load_path().station("12_formats")
+    answer = compute_answer(station)
+    at = open_tool(station.id)
+    said = " ".join(c.value for c in at.caption)
+    assert "records from a built-in sample" in said
+    assert f"take {answer.facts['xml_tokens']} tokens as xml and {answer.facts['csv_tokens']} as csv" in said
+
+
 def test_the_room_view_is_the_instructor_s_and_counts_two_owners(runs_dir, monkeypatch):
     monkeypatch.setenv("BPE_EXPLORER_INSTRUCTOR_KEY", KEY)
     store = ProgressStore(runs_dir)

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from core.lessons import compute_answer, load_path
+from core.lessons.check import check_path
+from core.lessons.content import station_files
 from tests.conftest import shared_path
 from tests.lessons.test_content import GOOD
 
@@ -51,6 +53,17 @@ def test_the_workshop_s_stations_pass_and_each_answer_is_listed(tmp_path):
             assert "answer: not yet: The room's two models are not trained yet" in result.stdout
         else:
             assert f"  answer: {compute_answer(station).shown}  " in result.stdout
+
+
+@pytest.mark.slow  # station 4 trains on Tiny Shakespeare
+def test_the_shipped_path_passes_its_check(tmp_path):
+    """The lessons folder as shipped, checked in the suite as a teacher checks it before a workshop:
+    every station read, answered and its words checked against its tool."""
+    shared_path("corpora", "tinyshakespeare.txt")
+    report = check_path(None, runs_dir=tmp_path)
+    assert report.ok, report.problems
+    assert report.lines[0] == f"Start here: {len(station_files())} station(s)"
+    assert len(load_path().stations) == len(station_files())
 
 
 def test_the_computations_are_listed_for_teachers():
