@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import poll_until_done
 from core.lessons import ProgressStore, compute_answer, explanation, load_path
 from tests.conftest import shared_path
 from tests.lessons.room_fixtures import finished_room_runs, finished_sweep_runs
@@ -150,6 +151,7 @@ def test_the_tool_button_opens_the_page_set_up_as_the_station_says(runs_dir):
 def open_tool(station_id: str) -> AppTest:
     at = open_start(station=station_id)
     at.button(key=f"lesson_open_{station_id}").click().run()
+    poll_until_done(at)  # a corpus as large as Tiny Shakespeare trains in the room's job engine
     assert not at.exception, [e.message for e in at.exception]
     return at
 

@@ -42,8 +42,9 @@ def show(tokenizers: dict[str, BPETokenizer], names: dict[str, str], corpus_name
 
 def spelling_section(tokenizers, text: str, digest: str) -> None:
     st.subheader("Why can't a model spell, or count the r's in a word?")
-    word = st.text_input("A word", value=qv.example_word(digest, text), key="questions_word",
-                         help="Your corpus's most frequent long word, to start with; try strawberry.").strip()
+    word = st.text_input("A word", value=qv.EXAMPLE_WORD, key="questions_word",
+                         help="The word of the famous question, to start with; try one of your corpus's "
+                              "(below: those a space or a capital cuts otherwise).").strip()
     try:
         letters = sorted({c.lower() for c in word if c.isalpha()}, key=lambda c: -word.lower().count(c))
         letter = st.selectbox("Count the letter", letters, key="questions_letter") if letters else ""
@@ -66,11 +67,14 @@ def spelling_section(tokenizers, text: str, digest: str) -> None:
 
 def numbers_section(tokenizers, text: str, digest: str) -> None:
     st.subheader("Why is a model bad at arithmetic?")
-    found_here = NUMBER.search(text) is not None
-    source, source_digest = (text, digest) if found_here else (qv.NUMBER_EXAMPLE, "number-example")
-    if not found_here:
-        st.caption(f"Your corpus has no numbers: a built-in sentence instead: “{qv.NUMBER_EXAMPLE}”")
-    st.dataframe(qv.number_rows(tokenizers, source, source_digest), hide_index=True, width="stretch")
+    st.caption(f"The numbers of a built-in sentence: “{qv.NUMBER_EXAMPLE}”")
+    st.dataframe(qv.number_rows(tokenizers, qv.NUMBER_EXAMPLE, "number-example"), hide_index=True,
+                 width="stretch")
+    if NUMBER.search(text) is None:
+        st.caption("Your corpus has no numbers of its own.")
+    else:
+        st.caption("Your corpus's most frequent numbers:")
+        st.dataframe(qv.number_rows(tokenizers, text, digest), hide_index=True, width="stretch")
     frame = qv.grouping_frame(tokenizers)
     st.vega_lite_chart(vega_spec("number groupings", frame, qv.grouping_chart), width="stretch")
     st.caption("Each integer from 0 to 9,999 written plainly, by how its digits are grouped into tokens "

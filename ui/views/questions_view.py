@@ -5,8 +5,8 @@ Each answer is ``core.insights``'s, made once per tokenizer object and corpus (b
 bounded cache shared by every session, so a rerun of the page computes none of them again; the
 corpus-wide ones read at most a few thousand distinct words or numbers.
 
-- ``spelling_rows``, ``word_cuts``, ``example_word``: a word in six forms; the corpus's words a
-  space or a capital cuts otherwise; a word of the corpus to start from.
+- ``spelling_rows``, ``word_cuts``: a word in six forms; the corpus's words a space or a capital
+  cuts otherwise.
 - ``number_rows``, ``grouping_frame`` / ``grouping_chart``, ``aligned_sum``: numbers of the text;
   how the integers 0..9,999 are grouped; an addition laid out by token.
 - ``whitespace_frame`` / ``whitespace_chart``: whitespace tokens on the corpus and on Python.
@@ -30,7 +30,7 @@ from core.insights.cuts import cut
 from core.insights.formats import FORMATS, format_costs, read_records
 from core.insights.numbers import grouping, number_groupings, numbers_in_text
 from core.insights.specials import LIBRARY_DEFAULTS, special_readings, special_strings
-from core.insights.spelling import FORMS, WORD, letter_places, spelling, words_cut_differently
+from core.insights.spelling import FORMS, letter_places, spelling, words_cut_differently
 from core.insights.whitespace import python_sample, whitespace_cost
 
 from ..serving.bounded_cache import BoundedCache
@@ -61,16 +61,6 @@ def joined(tokens) -> str:
 
 
 # -- spelling -----------------------------------------------------------------------------------
-@st.cache_data(show_spinner=False, max_entries=32)
-def example_word(digest: str, _text: str) -> str:
-    """The corpus's most frequent word of seven letters or more (``strawberry`` if none)."""
-    counts: dict[str, int] = {}
-    for w in WORD.findall(_text[:2_000_000]):
-        if len(w) >= 7:
-            counts[w.lower()] = counts.get(w.lower(), 0) + 1
-    return max(counts, key=counts.get) if counts else EXAMPLE_WORD
-
-
 def spelling_rows(tokenizers: dict[str, BPETokenizer], word: str, letter: str) -> pd.DataFrame:
     rows = []
     for label, tok in tokenizers.items():
