@@ -1,8 +1,11 @@
 """How long the tokenizer questions take (core.insights): the vocabulary curve of the whole Tiny
 Shakespeare up to 4,096 (one training, both parts counted at every size), the unreachable tokens of
-each real tokenizer, and the cost of the 38 parallel texts per tokenizer.
+each real tokenizer, and the cost of the 38 parallel texts per tokenizer; with ``--questions``, each
+section of "Why are language models weird?" as the page computes it on a text of about 1 MB (Tiny
+Shakespeare), for the five real tokenizers together: the figure the issue bounds at 1 s a section.
 
     python bench/bench_insights.py            # best of 3 runs each, in a warm process
+    python bench/bench_insights.py --questions
 
 A warm process: the compiled kernels are loaded by a first run (numba compiles or loads them from
 its cache once per process); a tokenizer's vocabulary is loaded before its check is timed.
@@ -33,11 +36,42 @@ def best(repeat: int, work) -> tuple[float, object]:
     return min(times), result
 
 
+def questions(text: str, repeat: int) -> None:
+    """Each section's computations over the five real tokenizers, as the page's first view makes
+    them (nothing cached): the best of ``repeat`` runs, tokenizers loaded and kernels warm."""
+    from core.insights.boundary import prompt_boundary
+    from core.insights.formats import SAMPLE_RECORDS, format_costs
+    from core.insights.numbers import number_groupings, numbers_in_text
+    from core.insights.specials import special_readings
+    from core.insights.spelling import spelling, words_cut_differently
+    from core.insights.whitespace import python_sample, whitespace_cost
+
+    toks = {name: named_tokenizer(name) for name in PRETRAINED_NAMES}
+    sections = {  # the page's own bounds: 5,000 words, 2,000 numbers
+        "spelling": lambda t: (spelling(t, "strawberry"), words_cut_differently(t, text, 5_000)),
+        "numbers": lambda t: (numbers_in_text(t, text, 2_000), number_groupings(t)),
+        "whitespace": lambda t: (whitespace_cost(t, text), whitespace_cost(t, python_sample())),
+        "special tokens": lambda t: special_readings(t, text),
+        "the prompt's last token": lambda t: prompt_boundary(t, "Hello ", "world"),
+        "formats": lambda t: format_costs(SAMPLE_RECORDS, {"t": t}),
+    }
+    for tok in toks.values():  # kernels loaded, each tokenizer's first encode done
+        tok.encode(text[:10_000])
+    print(f"| section ({len(text):,} characters, {len(toks)} tokenizers) | seconds |\n|---|---|")
+    for name, work in sections.items():
+        seconds, _ = best(repeat, lambda: [work(t) for t in toks.values()])
+        print(f"| {name} | {seconds:.2f} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--questions", action="store_true", help="time the six question sections")
     args = parser.parse_args()
     text = shared_file("corpora", "tinyshakespeare.txt").read_text(encoding="utf-8")
+    if args.questions:
+        questions(text, args.repeat)
+        return 0
     for variant in ("char", "byte", "word"):
         vocabulary_curve(text[:50_000], 400, variant)  # load the kernels
         seconds, curve = best(args.repeat, lambda: vocabulary_curve(text, 4096, variant))

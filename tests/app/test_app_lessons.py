@@ -2,12 +2,13 @@
 would (a wrong prediction gets feedback, a right one marks the station done), progress kept for
 the owner across sessions, and the instructor's room view."""
 
+import time
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import poll_until_done
+from app_helpers import JOB_WAIT_S, poll_until_done
 from core.lessons import ProgressStore, compute_answer, explanation, load_path
 from tests.conftest import shared_path
 from tests.lessons.room_fixtures import finished_room_runs, finished_sweep_runs
@@ -148,10 +149,13 @@ def test_the_tool_button_opens_the_page_set_up_as_the_station_says(runs_dir):
     assert at.session_state["kept_variant"] == "word" and at.session_state["kept_num_merges"] == 10
 
 
-def open_tool(station_id: str) -> AppTest:
+def open_tool(station_id: str, jobs: bool = True) -> AppTest:
+    """Start here at ``station_id``, its tool's button pressed; with ``jobs``, the tool's heavy work
+    waited for (a corpus as large as Tiny Shakespeare trains in the room's job engine)."""
     at = open_start(station=station_id)
     at.button(key=f"lesson_open_{station_id}").click().run()
-    poll_until_done(at)  # a corpus as large as Tiny Shakespeare trains in the room's job engine
+    if jobs:
+        poll_until_done(at)
     assert not at.exception, [e.message for e in at.exception]
     return at
 
@@ -275,3 +279,27 @@ def test_the_room_s_runs_are_labelled_the_room_s_on_train_a_gpt(runs_dir):
     said = " ".join(c.value for c in at.caption)
     assert "The room's run, trained once for everyone: read-only" in said
     assert "Shared by another attendee" not in said
+
+
+def test_station_7_s_button_opens_its_own_runs_not_the_newest_shared_one(runs_dir):
+    """Another attendee's run shared with the room, newer than the station's, is listed on Train a
+    GPT, but the station's button opens the station's runs, and the comparison draws those alone."""
+    from core.room.runs import SERVER, set_shared
+    from tests.app.app_helpers import finished_run
+
+    for path in finished_room_runs(runs_dir).values():
+        set_shared(path, SERVER, True)
+    finished_run(runs_dir, "alice-aaaaaaaaaaaaaaaa", "vocab-320-quick-0a1b2c3d", "2099-01-01T00:00:00", 3.0,
+                 shared=True)
+    at = open_tool("07_char_vs_bpe_gpt", jobs=False)  # a run's progress bar is no job
+    assert [t.value for t in at.title] == ["🧠 Train a GPT"]
+    deadline = time.monotonic() + JOB_WAIT_S  # the launch form's tokenizer, trained in the job engine
+    while not any(s.key == "gpt_selected_run" for s in at.selectbox) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        at.run()
+    picked = at.selectbox(key="gpt_selected_run").value
+    compared = at.multiselect(key="gpt_bpc_runs").value
+    assert picked.startswith("07_char_vs_bpe_gpt-bpe")
+    assert sorted(label.split(" · ")[0] for label in compared) == ["07_char_vs_bpe_gpt-bpe",
+                                                                     "07_char_vs_bpe_gpt-char"]
+    assert any("vocab-320" in option for option in at.selectbox(key="gpt_selected_run").options)
