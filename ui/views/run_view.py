@@ -214,7 +214,7 @@ def loss_chart(metrics: list[dict]) -> alt.Chart | None:
 
 
 # a run's name in a legend is never cut (Vega-Lite cuts at 160 px: "07_char_vs_bpe_gpt-bp…")
-RUN_LEGEND = alt.Legend(orient="bottom", direction="vertical", columns=2, labelLimit=320, title=None)
+RUN_LEGEND = alt.Legend(orient="bottom", direction="vertical", columns=1, labelLimit=0, title=None)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
