@@ -33,7 +33,7 @@ def debian_docs() -> str:
 def paste(pg, text: str) -> None:
     box = pg.get_by_role("textbox", name="Or paste your own text")
     box.evaluate(PASTE_JS, text)
-    box.press("Control+Enter")
+    box.press("Control+Enter", timeout=WAIT_MS)  # Chromium takes a while over tens of megabytes
 
 
 def sidebar_count(pg, label: str) -> int | None:
