@@ -208,7 +208,8 @@ def kept(name: str):
 def keep(name: str, on_change=None, max_chars: int | None = None) -> dict:
     """Keyword arguments for a widget whose value survives page switches: its key is
     ``w_<name>``, filled from ``kept_<name>``, which each change copies back (cut to
-    ``max_chars``) before ``on_change`` runs."""
+    ``max_chars``) before ``on_change`` runs.  Such a widget is drawn outside fragments: a change
+    in a fragment's run is an echo (:func:`echoed`)."""
     value = kept(name)
     st.session_state["w_" + name] = value[:max_chars] if max_chars else value
 
