@@ -76,3 +76,18 @@ def test_generate_offers_actions_for_unseen_characters(tmp_path):
     at.button(key="gpt_use_bytes").click().run()
     assert at.session_state["kept_variant"] == "byte"
     assert at.session_state["gpt_tokenizer"] == "bpe"
+
+
+@pytest.mark.parametrize("page", ["learn_bpe", "char_vs_bpe", "compare_tokenizers", "insights", "train_gpt",
+                                  "start_here"])
+def test_an_empty_corpus_is_a_message_on_every_page(tmp_path, page):
+    """A corpus emptied (as a large paste's echo once did): no page shows a traceback (Compare
+    tokenizers and Tokenizer questions did), and where the corpus is trained on, the page says so."""
+    at = open_app(tmp_path, f"app_pages/{page}.py")
+    at.session_state["corpus_text"] = ""
+    at.session_state["corpus_name"] = "empty.txt"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    if page in ("learn_bpe", "char_vs_bpe", "insights"):
+        said = " ".join(m.value for m in [*at.info, *at.error])
+        assert "corpus is empty" in said.replace("\\", ""), said
