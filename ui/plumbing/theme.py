@@ -8,6 +8,11 @@ dark background, so the primary colours (``.streamlit/config.toml``) are dark en
 text in both themes and a chosen pill's text takes the page's text colour, its violet tint and
 border marking the choice.  The colours in ``ui.render``'s token boxes need none of this: they
 carry their own fill and text colour.
+
+Focus stays in sight: Streamlit scrolls the page inside its main container, under a header laid
+over that container's top, so a control the keyboard focuses (Learn BPE's Next) could be scrolled
+to the very top and sit under the header; the container keeps a header's height and a focus ring
+clear at its top when it scrolls to a control.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ CSS = "\n".join([
     '[data-testid="stCaptionContainer"]{opacity:.85;}',
     # as specific as Streamlit's own rule for a chosen pill (a class, [data-selected], :not), and then some
     '[data-testid="stApp"] button[data-selected="true"]:not([data-disabled]){color:inherit;}',
+    # the header is 3.75rem tall; the rest is room for a focus ring
+    '[data-testid="stMain"]{scroll-padding-top:5rem;}',
 ])
 
 
