@@ -1,9 +1,14 @@
-"""Text drawn inside charts is legible in the dark theme: every label of every chart on the pages that
+"""Charts and tables are seen whole, and so is what comes before them (a real Chromium, 800 px, dark).
+
+Text drawn inside charts is legible in the dark theme: every label of every chart on the pages that
 draw them (axis labels and titles, legends, words on bars and points), SVG or canvas, stands at
 4.5:1 or more against what is under it, in a real Chromium.  axe-core never reads it: a chart's
 text is SVG (Streamlit's charts) or pixels (the step view's), so ``chart_text.js`` measures the
 colours a person sees.  The runs folder holds an evaluated sweep and a GPT checkpoint of this
 test's owner, so Tokenizer questions and Train a GPT draw every chart they have.
+
+A chart's or a table's toolbar (Streamlit's hover menu) covers nothing of the element before it:
+it hid a chart's title and a select box's arrow.
 
 Not the light theme: Streamlit draws every chart's axis and legend text in its own grey there
 (gray70 on white, below 4.5:1), which no theme setting changes.
@@ -15,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from core import BPETokenizer, samples
-from test_browser import charts_drawn, chromium_context, idle, serve
+from test_browser import charts_drawn, chromium_context, idle, serve, two_frames
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -32,14 +37,26 @@ PAGES = {
     "Train a GPT": "train_gpt",
 }
 LEGIBLE = 4.5  # WCAG's ratio for text
-# down the page a window at a time (Streamlit draws a chart once it comes near the window), then
-# whether every chart on it has drawn text, ``wanted`` among it
-DRAWN = """async (wanted) => {
+# a hovered element's toolbar against the element just before it, where the two share columns
+TOOLBAR = """(element) => {
+  const box = element.closest('[data-testid="stElementContainer"]'), before = box.previousElementSibling;
+  const bar = box.querySelector('[data-testid="stElementToolbar"]').getBoundingClientRect();
+  if (!before) return null;
+  const b = before.getBoundingClientRect();
+  const text = before.innerText.split("\\n")[0].slice(0, 50);
+  return {text, covers: bar.top < b.bottom - 0.5 && bar.left < b.right && b.left < bar.right,
+          bar: [bar.top, bar.bottom], before: [b.top, b.bottom]};
+}"""
+# down the page a window at a time: Streamlit draws a chart once it comes near the window
+SCROLL_THROUGH = """async () => {
   const main = document.querySelector('[data-testid="stMain"]');
   for (let y = 0; y <= main.scrollHeight; y += main.clientHeight / 2) {
     main.scrollTop = y;
     await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
   }
+}"""
+# every chart on the page has drawn text, ``wanted`` among it
+DRAWN = """(wanted) => {
   const labels = window.__chartTexts(), charts = document.querySelectorAll(
     '[data-testid="stVegaLiteChart"], .bpe-pairs-chart, .bpe-curve');
   const shown = labels.map((t) => t.text).join(" ");
@@ -93,24 +110,37 @@ def browser(tmp_path_factory):
         yield url, new_context
 
 
-def test_every_chart_label_is_legible_in_the_dark_theme(browser, shots_dir):
+def scrolled_until(pg, check: str, arg=None) -> None:
+    """Scroll down the page again and again until the JS function ``check(arg)`` holds."""
+    pg.wait_for_function(f"async (arg) => {{ await ({SCROLL_THROUGH})(); return ({check})(arg); }}",
+                         arg=arg, polling=1000, timeout=120_000)
+
+
+def open_page(context, url: str, name: str):
+    """``name`` on the owner's personal link and the test's corpus, 800 px wide, dark, drawn."""
     from playwright.sync_api import expect
 
+    path = PAGES[name]
+    pg = context.new_page()
+    pg.set_viewport_size({"width": 800, "height": 2400})
+    pg.emulate_media(color_scheme="dark")
+    sep = "&" if "?" in path else "?"
+    pg.goto(f"{url}/{path}{sep}corpus=sample:{CORPUS.replace(' ', '%20')}&u={OWNER}")
+    expect(pg.get_by_role("heading", name=name).first).to_be_visible(timeout=120_000)
+    idle(pg)
+    return pg
+
+
+def test_every_chart_label_is_legible_in_the_dark_theme(browser, shots_dir):
     url, new_context = browser
     context = new_context()
     context.add_init_script(path=str(CHART_TEXT_JS))
     illegible = []
-    for name, path in PAGES.items():
-        pg = context.new_page()
-        pg.set_viewport_size({"width": 800, "height": 2400})
-        pg.emulate_media(color_scheme="dark")
-        sep = "&" if "?" in path else "?"
-        pg.goto(f"{url}/{path}{sep}corpus=sample:{CORPUS.replace(' ', '%20')}&u={OWNER}")
-        expect(pg.get_by_role("heading", name=name).first).to_be_visible(timeout=120_000)
-        idle(pg)
+    for name in PAGES:
+        pg = open_page(context, url, name)
         # every chart drawn: the page's own labels (the sweep's shares on Tokenizer questions) among them
         wanted = [share(size) for size in SWEEP] if name == "Tokenizer questions" else []
-        pg.wait_for_function(DRAWN, arg=wanted, polling=1000, timeout=120_000)
+        scrolled_until(pg, DRAWN, wanted)
         idle(pg)
         charts_drawn(pg)
         labels = pg.evaluate("window.__chartTexts()")
@@ -121,3 +151,31 @@ def test_every_chart_label_is_legible_in_the_dark_theme(browser, shots_dir):
             sweep.screenshot(path=str(shots_dir / "chart_labels_sweep_800_dark.png"))
         pg.close()
     assert not illegible, "chart text below 4.5:1:\n" + "\n".join(illegible)
+
+
+@pytest.mark.parametrize("name", ["Tokenizer questions", "Train a GPT"])
+def test_a_toolbar_covers_nothing_before_its_chart_or_table(browser, name, shots_dir):
+    """Each chart and table of the page hovered in turn: its toolbar lies in the space above it."""
+    url, new_context = browser
+    context = new_context()
+    pg = open_page(context, url, name)
+    pg.set_viewport_size({"width": 800, "height": 1000})
+    framed = ('[data-testid="stMain"] [data-testid="stElementContainer"]'
+              ':has([data-testid="stElementToolbar"]) [data-testid="stFullScreenFrame"]')
+    scrolled_until(pg, f"() => document.querySelectorAll('{framed}').length >= 2")
+    idle(pg)
+    elements = pg.locator(framed)
+    covered = []
+    for n in range(elements.count()):
+        element = elements.nth(n)
+        element.evaluate("(e) => e.scrollIntoView({block: 'center'})")
+        element.hover()
+        # shown once it has faded in (it moves up to its place as it fades in)
+        pg.wait_for_function("(e) => getComputedStyle(e.querySelector('[data-testid=\"stElementToolbar\"]'))"
+                             ".opacity === '1'", arg=element.element_handle())
+        two_frames(pg)
+        place = element.evaluate(TOOLBAR)
+        if place and place["covers"]:
+            covered.append(place)
+            pg.screenshot(path=str(shots_dir / f"toolbar_covers_{name.lower().replace(' ', '_')}_{n}.png"))
+    assert not covered, f"a toolbar covers the element before it: {covered}"
