@@ -115,7 +115,8 @@ def show_test_tokens() -> None:
         rows = []
         for w in words[:30]:
             pieces = tok.tokenize(w)
-            rows.append({"word": w, "BPE tokens": " · ".join(map(visible, pieces)), "count": len(pieces)})
+            # each word once, however often the text holds it: its pieces are counted, not its occurrences
+            rows.append({"word": w, "BPE tokens": " · ".join(map(visible, pieces)), "pieces": len(pieces)})
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 

@@ -5,10 +5,17 @@ One convention everywhere a token is drawn (spans, headings, merge tables, trees
 
     >>> visible("a b\\n\\tc")
     'a␣b↵⇥c'
+    >>> visible("\\x00\\x07")
+    '\\\\x00\\\\x07'
     >>> quoted("  ")
     "'␣␣'"
 
 Downloads and copies keep the real characters: only what is drawn goes through ``visible``.
+
+A control character with no symbol of its own (a byte 0-31 other than tab, new line and carriage
+return, and 127) is written as its escape, ``\\x00``, as ``BPETokenizer.token_str`` writes a byte
+that is not a whole character: the Unicode control pictures (␀ … ␟) are drawn so small, or are
+missing from so many fonts, that a table of byte tokens showed nothing there.
 
 Leaves out: HTML (``core.bpe.markup``, ``ui.plumbing.render``) and the text of a byte token
 (``BPETokenizer.token_str``, which writes bytes that are not a whole character as ``\\xNN``).
@@ -24,20 +31,20 @@ SYMBOLS = {
     "\t": "⇥",
     "\r": "␍",
     "\u00a0": "⍽",
-    "\x7f": "␡",
 }
 LEGEND = ("␣ space · ↵ new line · ⇥ tab · ␍ carriage return · ⍽ no-break space · "
-          "⟨U+…⟩ other invisible characters")
+          "\\x00 … \\x1f, \\x7f control characters · ⟨U+…⟩ other invisible characters")
 
 
 def visible_char(ch: str) -> str:
-    """One character as drawn: a symbol for whitespace and control characters, ``⟨U+XXXX⟩`` for
-    other invisible ones (format characters such as the zero-width joiner, odd spaces)."""
+    """One character as drawn: a symbol for whitespace, ``\\xNN`` for other control characters,
+    ``⟨U+XXXX⟩`` for other invisible ones (format characters such as the zero-width joiner, odd
+    spaces)."""
     if ch in SYMBOLS:
         return SYMBOLS[ch]
     code = ord(ch)
-    if code < 0x20:
-        return chr(0x2400 + code)  # the Unicode control pictures: ␀ … ␟
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
     category = unicodedata.category(ch)
     if category in ("Cc", "Cf", "Zl", "Zp") or (category == "Zs" and ch != " "):
         return f"⟨U+{code:04X}⟩"

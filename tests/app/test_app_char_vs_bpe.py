@@ -55,6 +55,17 @@ def test_unseen_words_decompose_with_tokenize():
     assert list(table["BPE tokens"]) == [" · ".join(tok.tokenize("lowest"))]
 
 
+def test_an_unseen_word_is_listed_once_with_its_pieces_counted():
+    """Each word is listed once, however often the text holds it, and its column counts its pieces
+    (named "count", it read as the word's occurrences)."""
+    at = page("lowest lowest lowest zzz")
+    tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")
+    table = at.dataframe[1].value
+    assert list(table.columns) == ["word", "BPE tokens", "pieces"]
+    assert list(table["word"]) == ["lowest", "zzz"]
+    assert list(table["pieces"]) == [len(tok.tokenize("lowest")), 3]
+
+
 def test_html_in_text_is_escaped():
     evil = "<script>alert(1)</script> <img src=x onerror=alert(1)>"
     at = page(evil)

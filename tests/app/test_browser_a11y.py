@@ -27,6 +27,15 @@ FOCUS_RING = """() => {
   return {do: e.dataset.do || null, tag: e.tagName, cls: e.className, style: s.outlineStyle,
           width: parseFloat(s.outlineWidth)};
 }"""
+# where the focused element is drawn, against Streamlit's header laid over the top of the page
+IN_SIGHT = """() => {
+  const e = document.activeElement, r = e.getBoundingClientRect();
+  const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect();
+  const main = e.closest('[data-testid="stMain"]');  // a control in it, not the container itself
+  return {do: e.dataset.do || e.tagName, main: !!main && !e.contains(main), top: r.top,
+          header: header.bottom, height: innerHeight};
+}"""
+RING = 5  # pixels the focus ring reaches outside a control (3 px wide, 2 px away)
 # each token's left edge, in the order of the DOM (the encoding's), with its line's top
 BOXES = """(box) => [...box.querySelectorAll('.tok')].map((t) => {
   const r = t.getBoundingClientRect();
@@ -141,6 +150,42 @@ def test_the_step_view_steps_from_the_keyboard_alone(browser, shots_dir):
     expect(view).to_have_attribute("data-step", "0")
     view.screenshot(path=str(shots_dir / "a11y_step_view_focus.png"))
     assert pg.dialogs == []
+
+
+def test_a_control_the_keyboard_focuses_is_never_under_the_page_header(browser, shots_dir):
+    """In a window shorter than the page, Tab down to Next and Shift+Tab back up from the bottom:
+    every control of the page focused on the way is scrolled clear of the header, ring and all."""
+    from playwright.sync_api import expect
+
+    pg = open_page(browser, "learn_bpe?corpus=sample:sennrich&variant=char&merges=12", 800, "dark")
+    pg.set_viewport_size({"width": 800, "height": 700})
+    expect(pg.locator(".bpe-step")).to_have_attribute("data-step", "0", timeout=60_000)
+    hidden, seen = [], []
+
+    def check() -> dict:
+        place = pg.evaluate(IN_SIGHT)
+        if place["main"]:
+            seen.append(place["do"])
+            if not place["header"] + RING <= place["top"] < place["height"]:
+                hidden.append(place)
+        return place
+
+    for _ in range(300):
+        pg.keyboard.press("Tab")
+        if check()["do"] == "next":
+            break
+    assert "next" in seen, f"Tab never reached Next: {seen}"
+    pg.screenshot(path=str(shots_dir / "a11y_focus_next_800_dark.png"))
+    for step in ("1", "2"):  # Reset and Previous can take the focus from step 1 on
+        pg.keyboard.press("Enter")
+        expect(pg.locator(".bpe-step")).to_have_attribute("data-step", step)
+    pg.locator('[data-testid="stMain"]').evaluate("(main) => { main.scrollTop = main.scrollHeight; }")
+    for _ in range(30):  # from the bottom of the page, back up to the view's first control
+        pg.keyboard.press("Shift+Tab")
+        if check()["do"] == "reset":
+            break
+    assert "reset" in seen, f"Shift+Tab never reached Reset: {seen}"
+    assert not hidden, f"focused under the header or below the window: {hidden}"
 
 
 def assert_left_to_right(boxes: list[dict], where: str) -> None:

@@ -154,9 +154,20 @@ def test_text_window_cuts_at_whitespace():
 
 
 def test_whitespace_is_visible_in_one_convention():
-    assert visible(" \n\t\r\x00\u00a0\u200b") == "␣↵⇥␍␀⍽⟨U+200B⟩"
+    assert visible(" \n\t\r\x00\u00a0\u200b") == "␣↵⇥␍\\x00⍽⟨U+200B⟩"
     tok = BPETokenizer.from_text("a  b  c  d", 1, variant="char")
     assert explain_step(tok, 0).startswith("Merge 1: '␣' + '␣' occurs")
+
+
+def test_control_bytes_are_shown_as_escapes_as_partial_bytes_are():
+    """Bytes 0-31 and 127 are byte tokens of their own: each is drawn as its ``\\xNN`` escape (a
+    whitespace byte as its symbol), never as a control picture that most fonts draw as nothing."""
+    tok = BPETokenizer.from_text("abc", 0, variant="byte")
+    shown = {i: visible(tok.token_str(i)) for i in [*range(32), 127]}
+    symbols = {9: "⇥", 10: "↵", 13: "␍"}
+    assert shown == {i: symbols.get(i, f"\\x{i:02x}") for i in shown}
+    assert visible(tok.token_str(0x80)) == "\\x80"  # a byte that is not a whole character: token_str's
+    assert quoted("a\x07") == "'a\\x07'"
 
 
 def test_merge_dag_draws_a_shared_sub_token_once():

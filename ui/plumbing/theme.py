@@ -8,6 +8,16 @@ dark background, so the primary colours (``.streamlit/config.toml``) are dark en
 text in both themes and a chosen pill's text takes the page's text colour, its violet tint and
 border marking the choice.  The colours in ``ui.render``'s token boxes need none of this: they
 carry their own fill and text colour.
+
+Focus stays in sight: Streamlit scrolls the page inside its main container, under a header laid
+over that container's top, so a control the keyboard focuses (Learn BPE's Next) could be scrolled
+to the very top and sit under the header; the container keeps a header's height and a focus ring
+clear at its top when it scrolls to a control.
+
+A chart's or a table's toolbar (Streamlit's hover menu: fullscreen, download, search) is laid
+above the element, over the bottom of whatever comes before it, so it hid a chart title's last
+words and a select box's arrow; an element that has one is moved down by the part of the toolbar
+the gap between elements leaves over.
 """
 
 from __future__ import annotations
@@ -18,6 +28,10 @@ CSS = "\n".join([
     '[data-testid="stCaptionContainer"]{opacity:.85;}',
     # as specific as Streamlit's own rule for a chosen pill (a class, [data-selected], :not), and then some
     '[data-testid="stApp"] button[data-selected="true"]:not([data-disabled]){color:inherit;}',
+    # the header is 3.75rem tall; the rest is room for a focus ring
+    '[data-testid="stMain"]{scroll-padding-top:5rem;}',
+    # the toolbar is 2.75rem tall, the gap between elements 1rem
+    '[data-testid="stElementContainer"]:has([data-testid="stElementToolbar"]){margin-top:1.75rem;}',
 ])
 
 

@@ -101,19 +101,25 @@ def sweep_rows(sizes, points: list[SweepPoint], refused: dict[int, int]) -> list
 
 
 def sweep_chart(points: list[SweepPoint]) -> alt.Chart | None:
+    """Validation bits per character against vocabulary size, one point per evaluated run, each
+    size's embedding share written under it on the axis: an axis label takes the theme's text colour
+    (Streamlit's chart theme), where a text mark in the plot is drawn black in either theme."""
     rows = [{"vocabulary size": p.vocab_size, "validation bits per character": round(p.val_bpc, 4),
              "parameters": p.n_params, "embedding share": f"{p.embedding_share:.0%}",
              "status": p.status} for p in points if p.val_bpc is not None]
     if not rows:
         return None
-    base = alt.Chart(pd.DataFrame(rows)).encode(
-        x=alt.X("vocabulary size:Q", scale=alt.Scale(type="log", base=2),
-                title="vocabulary size (log scale)"),
+    sizes = [r["vocabulary size"] for r in rows]
+    lines = " : ".join(f"datum.value == {r['vocabulary size']} ? "
+                       f"['{r['vocabulary size']:,}', '{r['embedding share']}']" for r in rows)
+    axis = alt.Axis(values=sizes, labelExpr=f"{lines} : datum.label", labelOverlap=False,
+                    title="vocabulary size (log scale), embedding share under it")
+    return alt.Chart(pd.DataFrame(rows)).mark_line(point=alt.OverlayMarkDef(size=90)).encode(
+        x=alt.X("vocabulary size:Q", scale=alt.Scale(type="log", base=2), axis=axis),
         y=alt.Y("validation bits per character:Q", scale=alt.Scale(zero=False)),
         tooltip=["vocabulary size", "validation bits per character", "parameters", "embedding share",
-                 "status"])
-    labels = base.mark_text(dy=-14).encode(text="embedding share:N")
-    return (base.mark_line(point=alt.OverlayMarkDef(size=90)) + labels).properties(height=300)
+                 "status"],
+    ).properties(height=300)
 
 
 # -- tokens that never appear -------------------------------------------------------------------------
