@@ -38,28 +38,34 @@ def best(repeat: int, work) -> tuple[float, object]:
 
 def questions(text: str, repeat: int) -> None:
     """Each section's computations over the five real tokenizers, as the page's first view makes
-    them (nothing cached): the best of ``repeat`` runs, tokenizers loaded and kernels warm."""
+    them (nothing cached): the corpus scanned whole where the page scans it (its words, its numbers,
+    its special tokens' texts), the example read where it reads one; the best of ``repeat`` runs,
+    tokenizers loaded and kernels warm."""
     from core.insights.boundary import prompt_boundary
     from core.insights.formats import SAMPLE_RECORDS, format_costs
     from core.insights.numbers import number_groupings, numbers_in_text
-    from core.insights.specials import special_readings
+    from core.insights.specials import special_readings, specials_in
     from core.insights.spelling import spelling, words_cut_differently
     from core.insights.whitespace import python_sample, whitespace_cost
 
     toks = {name: named_tokenizer(name) for name in PRETRAINED_NAMES}
+    special_example = "The first story ends here.<|endoftext|>The next one begins."
+    first = next(iter(toks.values()))  # the page counts the corpus's words for one tokenizer at a time
+    each = lambda work: lambda: [work(t) for t in toks.values()]  # noqa: E731
     sections = {  # the page's own bounds: 5,000 words, 2,000 numbers
-        "spelling": lambda t: (spelling(t, "strawberry"), words_cut_differently(t, text, 5_000)),
-        "numbers": lambda t: (numbers_in_text(t, text, 2_000), number_groupings(t)),
-        "whitespace": lambda t: (whitespace_cost(t, text), whitespace_cost(t, python_sample())),
-        "special tokens": lambda t: special_readings(t, text),
-        "the prompt's last token": lambda t: prompt_boundary(t, "Hello ", "world"),
-        "formats": lambda t: format_costs(SAMPLE_RECORDS, {"t": t}),
+        "spelling": lambda: (each(lambda t: spelling(t, "strawberry"))(),
+                             words_cut_differently(first, text, 5_000)),
+        "numbers": each(lambda t: (numbers_in_text(t, text, 2_000), number_groupings(t))),
+        "whitespace": each(lambda t: (whitespace_cost(t, text), whitespace_cost(t, python_sample()))),
+        "special tokens": each(lambda t: (specials_in(t, text), special_readings(t, special_example))),
+        "the prompt's last token": each(lambda t: prompt_boundary(t, "Hello ", "world")),
+        "formats": each(lambda t: format_costs(SAMPLE_RECORDS, {"t": t})),
     }
     for tok in toks.values():  # kernels loaded, each tokenizer's first encode done
         tok.encode(text[:10_000])
     print(f"| section ({len(text):,} characters, {len(toks)} tokenizers) | seconds |\n|---|---|")
     for name, work in sections.items():
-        seconds, _ = best(repeat, lambda: [work(t) for t in toks.values()])
+        seconds, _ = best(repeat, work)
         print(f"| {name} | {seconds:.2f} |")
 
 

@@ -113,3 +113,11 @@ def test_a_gpt_trained_here_shows_its_rare_tokens(tmp_path):
     never = {r["token"] for r in rows if r["kind"] == "never in its training text"}
     assert {"z", "q"} <= never
     assert any("were seen fewer than 10 times" in c.value for c in page.caption)
+
+
+def test_the_sweep_is_refused_up_front_on_a_corpus_too_short_for_it(at):
+    """The default sample (56 characters) cannot hold a GPT's window: the button says no before a
+    run the room would see fail is launched, and the page says what to do."""
+    assert at.button(key="insights_sweep_launch").disabled
+    said = " ".join(i.value for i in at.info)
+    assert "too short to train a GPT on" in said and "Tiny Shakespeare" in said

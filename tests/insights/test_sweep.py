@@ -11,7 +11,8 @@ from core.bpe import BPETokenizer
 from core.bpe.checks import ArgumentError
 from core.room.queries import RunInfo
 from core.insights import split_held_out
-from core.insights.sweep import run_name, sweep_point, sweep_tokenizers
+from core.insights.sweep import (SweepTooShortError, launch_sweep, run_name, surely_too_short, sweep_point,
+                                 sweep_tokenizers)
 
 TEXT = "the cat sat on the mat with the hat; " * 60
 
@@ -42,3 +43,14 @@ def test_a_point_reads_the_last_evaluation_and_the_embedding_share(tmp_path):
     assert point.val_bpc == 2.5
     assert point.embedding_share == 512 * 96 / 100_000
     assert sweep_point(512, RunInfo(name="r", path=tmp_path / "none", status="queued")).val_bpc is None
+
+
+def test_a_corpus_too_short_for_the_preset_is_refused_before_anything_is_launched(tmp_path):
+    """A 56-character corpus once launched three runs the room saw fail (or vanish)."""
+    short = "low low low low low lower newer newer newer newer wider"
+    assert surely_too_short(short) and not surely_too_short(TEXT * 20)
+    with pytest.raises(SweepTooShortError) as refused:
+        launch_sweep(short, [320, 512, 1024], "alice-0123456789ab", tmp_path)
+    assert sorted(refused.value.short) == [320, 512, 1024]
+    assert "window of 65 tokens" in str(refused.value) and "Tiny Shakespeare" in str(refused.value)
+    assert not any(tmp_path.iterdir())  # nothing launched, no run folder

@@ -6,6 +6,9 @@ import time
 
 import pytest
 
+from core.bpe import BPETokenizer, load_tokenizer
+from core.insights.vocab_curve import split_held_out
+from core.runfolder.layout import TOKENIZER_FILE
 from core.room.queries import list_runs, pid_alive, read_metrics, run_info
 from core.room.runs import SERVER, Viewer, launch_run, stop_run
 from core.lessons import ROOM_OWNER, StationData, room_runs, start_room_runs
@@ -46,6 +49,11 @@ def test_the_room_s_runs_train_once_shared_and_answer_from_their_metrics(runs_di
     everyone_sees = {run.name for run in list_runs(runs_dir, ALICE)}
     assert everyone_sees == {"07_test-char", "07_test-bpe"}
     assert not ALICE.can_manage(launched["char"])  # only the instructor can stop or delete them
+    # the BPE model's merges come from the training part alone, as the model is trained on it
+    learned = load_tokenizer(launched["bpe"].path / TOKENIZER_FILE)
+    trained_part = BPETokenizer.from_text(split_held_out(data.text())[0], 20, variant="char")
+    assert learned.merge_triples == trained_part.merge_triples
+    assert learned.merge_triples != BPETokenizer.from_text(data.text(), 20, variant="char").merge_triples
     start_room_runs(data, strict)  # a second attendee's click: nothing more is launched
     assert len(list_runs(runs_dir)) == 2
     wait_for(lambda: all(r is not None and r.status == "finished" for r in room_runs(data).values()))

@@ -29,9 +29,18 @@ APP_READS_SPECIALS = (
     "your corpus as one token each, never merged: the document boundaries they are in its own training.")
 
 
+READ_CHARS = 1_000_000  # of the corpus: what a first view computes within its bound (docs/benchmarks.md,
+# "Tokenizer questions"), on the page's own thread, whatever an attendee pasted
+
+
 def show(tokenizers: dict[str, BPETokenizer], names: dict[str, str], corpus_name: str, text: str,
          digest: str) -> None:
-    """Every section, in the order people ask the questions (``names``: label -> real name)."""
+    """Every section, in the order people ask the questions (``names``: label -> real name), on
+    the corpus's first ``READ_CHARS`` characters."""
+    if len(text) > READ_CHARS:
+        st.caption(f"Your corpus has {len(text):,} characters: these questions read its first "
+                   f"{READ_CHARS:,}.")
+        text, digest = text[:READ_CHARS], f"{digest}:{READ_CHARS}"
     spelling_section(tokenizers, text, digest)
     numbers_section(tokenizers, text, digest)
     whitespace_section(tokenizers, corpus_name, text, digest)
