@@ -9,7 +9,7 @@
 #   (every sample's script drawn in screenshots: Thai, Devanagari, Hebrew, Arabic, CJK, emoji),
 #   haproxy (the workshop command `python -m ui.serve` puts it in front of the app processes);
 # - Python packages: requirements-dev.txt, i.e. this project (editable) with its test extras
-#   (pytest, hypothesis, playwright, axe-playwright-python, tokenizers, tiktoken, ruff) and Dask.
+#   (pytest, hypothesis, playwright, axe-playwright-python, tokenizers, tiktoken, ruff, vulture) and Dask.
 # Packages already installed are left as they are; apt-get runs through sudo when not root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
