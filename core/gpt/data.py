@@ -60,13 +60,19 @@ def _check_window(name: str, tokens: int, block_size: int) -> None:
             f"block size.")
 
 
+def part_tokens(text: str, tokenizer, val_fraction: float = 0.1) -> dict[str, int]:
+    """How many tokens each part of the corpus holds under ``tokenizer``, the validation part
+    first: what one window of a run must fit in."""
+    train_text, val_text = split_text(text, val_fraction)
+    return {"validation": len(tokenizer.encode(val_text)), "training": len(tokenizer.encode(train_text))}
+
+
 def check_length(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> None:
     """Refuse a corpus too short for ``block_size`` with this tokenizer before a run is launched:
     :class:`DataTooShortError` when the validation (or training) part holds fewer than
     ``block_size + 1`` tokens, the rule :func:`prepare_data` applies."""
-    train_text, val_text = split_text(text, val_fraction)
-    _check_window("validation", len(tokenizer.encode(val_text)), block_size)
-    _check_window("training", len(tokenizer.encode(train_text)), block_size)
+    for name, tokens in part_tokens(text, tokenizer, val_fraction).items():
+        _check_window(name, tokens, block_size)
 
 
 def prepare_data(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> Data:

@@ -75,11 +75,13 @@ def surely_too_short(text: str, preset: str = "quick") -> bool:
 
 
 def _shortfall(text: str, tokenizers: dict[int, BPETokenizer], window: int) -> dict[int, int]:
-    """The sizes at which a part of ``text`` holds fewer than ``window`` tokens, with that count."""
-    parts = split_held_out(text)
+    """The sizes at which a part of ``text`` holds fewer than ``window`` tokens, with that count:
+    a run's own rule (``core.gpt.data.check_length``), asked of every size before any is launched."""
+    from ..gpt.data import part_tokens  # torch: only when launching
+
     short = {}
     for size, tok in tokenizers.items():
-        fewest = min(len(tok.encode(part)) for part in parts)
+        fewest = min(part_tokens(text, tok).values())
         if fewest < window:
             short[size] = fewest
     return short
