@@ -344,7 +344,8 @@ def open_runs(labels: dict[str, tuple[str, str]]) -> None:
     wanted = st.session_state.pop(GPT_OPEN_RUNS, None)
     if not wanted:
         return
-    chosen = [label for label, key in labels.items() if list(key) in [list(w) for w in wanted]]
+    wanted = {tuple(key) for key in wanted}
+    chosen = [label for label, key in labels.items() if tuple(key) in wanted]
     if chosen:
         select_run(chosen[-1])
         st.session_state[GPT_BPC_RUNS] = chosen
