@@ -57,6 +57,7 @@ class Hooks:
 
     on_step: Callable[[dict], None] | None = None
     should_stop: Callable[[], bool] | None = None
+    before_step: Callable[[], None] | None = None  # may wait: a turn gives way there (core.room.limits)
 
 
 @dataclass
@@ -215,6 +216,8 @@ class Training:
         outcome = TurnOutcome.FINISHED
         try:
             while self.step < config.max_steps:
+                if hooks.before_step is not None:
+                    hooks.before_step()
                 if self._stop_requested(hooks):
                     outcome = TurnOutcome.STOPPED
                     break

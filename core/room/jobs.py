@@ -1,6 +1,8 @@
 """The room's heavy work, off the web server's threads: a :class:`JobEngine` runs jobs (training a
 tokenizer on a pasted corpus, encoding it, building a page's data) in a few job worker processes,
-fair between the sessions (browser tabs) that asked, shared when two ask for the same thing, and bounded.
+fair between the attendees who asked (their owners: one person's tabs count as one), shared when two
+ask for the same thing, and bounded.  ``core.room.job_server`` serves one engine to every app process
+of a machine.
 
 Why processes: a page's script runs on a thread of the one server process, so a long training
 there holds the GIL and every other attendee's page waits behind it.  A job worker process holds its
@@ -8,9 +10,10 @@ own GIL, runs only on CPU time nobody else wants (``core.room.limits.run_only_wh
 with the server, and can be killed when its job is cancelled or goes over a bound, then replaced;
 the server only reads results.
 
-- **Fair**: the next free job worker takes the oldest queued job of the session with the fewest jobs
-  running, then the one served least recently; with two or more job workers a session runs at most
-  ``workers - 1`` jobs at once, so a job worker is left for somebody else's job.
+- **Fair**: the next free job worker takes the oldest queued job of the owner with the fewest jobs
+  running, then the one served least recently; with two or more job workers an owner runs at most
+  ``workers - 1`` jobs at once, so a job worker is left for somebody else's job.  A job counts for
+  the owner of the first session still asking for it (a session is a tab; its owner the person).
 - **Shared**: jobs have keys; a second submit of a queued, running or recently finished key joins
   that job (``keep`` finished jobs, for ``keep_s`` seconds: failures too, so a job that overran
   its time is not started again by every rerun of a page).
@@ -50,7 +53,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 
-from .limits import cpu_cores, die_with_parent, run_only_when_idle
+from .limits import WAITING_TOUCH_S, cpu_cores, die_with_parent, mark_jobs_waiting, run_only_when_idle
 
 # characters: a corpus below this is trained on the page's thread; the built-in samples (the
 # Python docs sample is 200,000 characters, the default a room opens on) stay below it
@@ -59,7 +62,7 @@ DEFAULT_LIMIT_S = 120.0        # a job's time, unless its submit says otherwise
 PROGRESS_EVERY_S = 0.1         # a job worker sends a job's progress at most this often
 TICK_S = 0.1                   # how often the collector checks the bounds while a job is live
 IDLE_S = 60.0                  # a job worker idle this long is stopped
-SERVED_KEPT = 1000             # sessions whose last service is remembered, beyond those with live jobs
+SERVED_KEPT = 1000             # owners whose last service is remembered, beyond those with live jobs
 _LOG = logging.getLogger(__name__)
 
 
@@ -86,6 +89,9 @@ class JobStopped(RuntimeError):
         super().__init__(message)
         self.reason = reason
 
+    def __reduce__(self):  # it crosses processes (``core.room.job_server``) with both its arguments
+        return type(self), (self.reason, str(self))
+
 
 @dataclass(eq=False)
 class Job:
@@ -95,7 +101,7 @@ class Job:
     fn: object
     args: tuple
     limit_s: float
-    sessions: dict = field(default_factory=dict)   # session -> None, in the order they asked
+    sessions: dict = field(default_factory=dict)   # session -> its owner, in the order they asked
     state: JobState = JobState.QUEUED
     progress: tuple[int, int] = (0, 0)           # (done, total) as the job last reported it
     result_value: object = None
@@ -112,9 +118,9 @@ class Job:
         return self._finished.is_set()
 
     @property
-    def session(self):
-        """Whose share this job counts in (the first session still asking for it)."""
-        return next(iter(self.sessions), None)
+    def owner(self):
+        """Whose share this job counts in (the owner of the first session still asking for it)."""
+        return next(iter(self.sessions.values()), None)
 
     def touch(self) -> None:
         """Say that somebody still waits for this job (see ``abandon_s``)."""
@@ -153,12 +159,13 @@ class JobEngine:
     may reach while it runs a job (``None``: unwatched); ``abandon_s``: cancel a job nobody
     touched for that long (``None``: never); ``idle_s``: stop a job worker idle that long (started
     again when a job comes); ``preload``: modules the fork server imports once,
-    so that each job worker starts with them (the jobs' own modules)."""
+    so that each job worker starts with them (the jobs' own modules); ``waiting_file``: the mark
+    this machine's GPT turns give way to while jobs wait or run (``core.room.limits``)."""
 
     def __init__(self, workers: int | None = None, limit_s: float = DEFAULT_LIMIT_S,
                  max_rss: int | None = None, abandon_s: float | None = None, keep: int = 32,
                  keep_s: float = 600.0, idle_s: float = IDLE_S, method: str | None = None,
-                 preload: tuple[str, ...] = ()) -> None:
+                 preload: tuple[str, ...] = (), waiting_file=None) -> None:
         self.size = workers or default_workers()
         self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
         self.keep, self.keep_s, self.idle_s = keep, keep_s, idle_s
@@ -174,17 +181,20 @@ class JobEngine:
         self._queue: list[Job] = []                    # submit order
         self._live: dict[object, Job] = {}             # key -> queued or running job
         self._kept: OrderedDict[object, Job] = OrderedDict()  # key -> finished job, oldest first
-        self._served: dict[object, float] = {}         # session -> when a job of theirs last started
+        self._served: dict[object, float] = {}         # owner -> when a job of theirs last started
         self._workers: list[_Worker] = []
         self._seq = itertools.count()
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._waiting_file, self._marked = waiting_file, 0.0
 
     # -- what callers use ------------------------------------------------------------------------
-    def submit(self, session, key, fn, args: tuple = (), limit_s: float | None = None) -> Job:
+    def submit(self, session, key, fn, args: tuple = (), limit_s: float | None = None,
+               owner=None) -> Job:
         """The job for ``key``: the one queued, running or kept for it (``session`` joins it), or a
-        new one running ``fn(*args)`` within ``limit_s`` seconds."""
+        new one running ``fn(*args)`` within ``limit_s`` seconds.  ``owner``: whose share the
+        session's jobs count in (default: the session's own)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("this job engine is closed")
@@ -193,10 +203,20 @@ class JobEngine:
                 job = Job(key, fn, tuple(args), limit_s or self.limit_s, seq=next(self._seq))
                 self._live[key] = job
                 self._queue.append(job)
-            job.sessions.setdefault(session, None)
+            job.sessions.setdefault(session, session if owner is None else owner)
             job.touch()
             self._start()
         self._wake()
+        return job
+
+    def join(self, session, key, owner=None) -> Job | None:
+        """The job queued, running or kept for ``key`` with ``session`` joined to it (see
+        :meth:`submit`), or ``None`` when there is none."""
+        with self._lock:
+            job = self._live.get(key) or self._kept_job(key)
+            if job is not None:
+                job.sessions.setdefault(session, session if owner is None else owner)
+                job.touch()
         return job
 
     def job(self, key) -> Job | None:
@@ -241,6 +261,7 @@ class JobEngine:
         for worker in self._workers:
             worker.stop()
         self._workers.clear()
+        mark_jobs_waiting(self._waiting_file, False)
 
     # -- the collector thread ----------------------------------------------------------------------
     def _start(self) -> None:
@@ -282,6 +303,18 @@ class JobEngine:
                 self._read(ready)
         with self._lock:
             self._enforce_bounds()
+            waiting = bool(self._live)
+        self._mark(waiting)
+
+    def _mark(self, waiting: bool) -> None:
+        """Keep the machine's mark fresh while jobs wait or run, and remove it after."""
+        now = time.monotonic()
+        if waiting and now - self._marked >= WAITING_TOUCH_S:
+            mark_jobs_waiting(self._waiting_file, True)
+            self._marked = now
+        elif not waiting and self._marked:
+            mark_jobs_waiting(self._waiting_file, False)
+            self._marked = 0.0
 
     def _read(self, conn) -> None:
         with self._lock:
@@ -323,21 +356,21 @@ class JobEngine:
                 break
             self._queue.remove(job)
             job.state = JobState.RUNNING
-            self._served[job.session] = time.monotonic()
+            self._served[job.owner] = time.monotonic()
             worker.job = job
             handed.append((worker, job))
-        if len(self._served) > SERVED_KEPT:  # forget sessions with nothing live
-            sessions = {o for j in self._live.values() for o in j.sessions}
-            self._served = {o: t for o, t in self._served.items() if o in sessions}
+        if len(self._served) > SERVED_KEPT:  # forget owners with nothing live
+            owners = {o for j in self._live.values() for o in j.sessions.values()}
+            self._served = {o: t for o, t in self._served.items() if o in owners}
         return handed
 
     def _next_job(self) -> Job | None:
-        running = Counter(w.job.session for w in self._workers if w.job is not None and not w.job.done)
+        running = Counter(w.job.owner for w in self._workers if w.job is not None and not w.job.done)
         share = max(1, self.size - 1)
-        waiting = [j for j in self._queue if running[j.session] < share]
+        waiting = [j for j in self._queue if running[j.owner] < share]
         if not waiting:
             return None
-        return min(waiting, key=lambda j: (running[j.session], self._served.get(j.session, float("-inf")),
+        return min(waiting, key=lambda j: (running[j.owner], self._served.get(j.owner, float("-inf")),
                                            j.seq))
 
     def _enforce_bounds(self) -> None:
@@ -439,18 +472,23 @@ class _Worker:
 
 
 # -- inside a job worker ---------------------------------------------------------------------------
-_reporting: list = []  # [pipe, job's seq, when progress was last sent], while a job runs here
+_reporting: list = []  # [send(done, total), when progress was last sent], while a job runs here
 
 
 def report_progress(done: int, total: int) -> None:
     """Tell the server how far the running job is (a no-op outside a job worker: inline work)."""
     if not _reporting:
         return
-    conn, seq, last = _reporting
+    send, last = _reporting
     now = time.monotonic()
     if done >= total or now - last >= PROGRESS_EVERY_S:
-        conn.send(("progress", seq, done, total))
-        _reporting[2] = now
+        send(done, total)
+        _reporting[1] = now
+
+
+def reporting_to(send) -> None:
+    """Send the running job's progress with ``send(done, total)`` from now on (``None``: stop)."""
+    _reporting[:] = [] if send is None else [send, 0.0]
 
 
 def _serve(conn) -> None:
@@ -463,12 +501,12 @@ def _serve(conn) -> None:
         except (EOFError, OSError):
             return
         conn.send(("started", seq))
-        _reporting[:] = [conn, seq, 0.0]
+        reporting_to(lambda done, total, seq=seq: conn.send(("progress", seq, done, total)))
         try:
             message = ("done", seq, fn(*args))
         except Exception as exc:  # the job's own failure goes back to whoever waits for it
             message = ("error", seq, exc)
-        _reporting.clear()
+        reporting_to(None)
         try:
             conn.send(message)
         except Exception as exc:  # a result or an exception that does not pickle

@@ -16,7 +16,12 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import socket
+import time
 from dataclasses import dataclass
+from pathlib import Path
+
+from ..runfolder.layout import JOBS_WAITING
 
 
 # Torch's CPU threads (OpenMP) spin while they wait for each other, so on cores shared with anything
@@ -56,6 +61,51 @@ def run_only_when_idle() -> None:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         yield_cpu_to_server()
+
+
+# The room's one CPU policy, by rank: the pages (the web server's threads); then the job an attendee
+# waits for at a progress bar (a job worker: ``run_only_when_idle``, CPU nobody else wants); then a
+# GPT run's turn, which gives way to such a job at its next step (``give_way_to_jobs``) and is
+# niced besides (``yield_cpu_to_server``).  A job worker alone would get only what the GPT workers
+# leave, which on a machine full of runs is nothing until its time bound ends it.
+WAITING_FRESH_S = 2.0    # a mark this old is a job engine's that died: nobody waits
+WAITING_TOUCH_S = 0.5    # how often a job engine renews its mark while jobs wait or run
+GIVE_WAY_POLL_S = 0.05   # how often a turn that gives way looks again
+
+
+def jobs_waiting_file(runs_dir) -> Path:
+    """The mark a machine's job engine keeps while jobs wait or run: one per host, as a runs folder
+    on shared storage serves GPT workers on several machines."""
+    return Path(runs_dir) / f"{JOBS_WAITING}.{socket.gethostname()}"
+
+
+def mark_jobs_waiting(path: Path | None, waiting: bool) -> None:
+    """Make or renew (``waiting``), or remove, the mark; a folder that cannot be written changes
+    nothing but the policy."""
+    if path is None:
+        return
+    try:
+        if waiting:
+            path.touch()
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def jobs_wait(path: Path) -> bool:
+    """Whether an attendee of this machine waits for a job (a fresh mark)."""
+    try:
+        return time.time() - path.stat().st_mtime < WAITING_FRESH_S
+    except OSError:
+        return False
+
+
+def give_way_to_jobs(path: Path, until: float) -> None:
+    """Before a GPT run's step: sleep while an attendee waits for a job, until ``time.monotonic()``
+    reaches ``until`` (the turn's end: the turn then ends as it would have)."""
+    while time.monotonic() < until and jobs_wait(path):
+        time.sleep(GIVE_WAY_POLL_S)
 
 
 def die_with_parent() -> None:

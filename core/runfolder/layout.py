@@ -45,6 +45,7 @@ SCHEDULER_LOCK = ".scheduler.lock"     # held by the folder's one scheduler
 QUEUE_FILE = ".queue.json"             # the queue's caps (write_queue_settings)
 SCHEDULER_LOG = ".scheduler.log"       # the scheduler's and its GPT workers' output
 TURNS_FILE = ".turns.json"             # the owners' training time so far (core.room.turns)
+JOBS_WAITING = ".jobs-waiting"         # + a host's name: a job waits there (core.room.limits)
 
 
 

@@ -23,6 +23,9 @@ def test_whitespace_is_visible_and_a_click_draws_the_tree(page, shots_dir):
 
     pg = page
     expect(pg.get_by_role("heading", name="Learn BPE")).to_be_visible(timeout=60_000)
+    # pasted once the page has shown the sample: a paste during a fresh server's first run once left
+    # the step view on the sample (seen once in CI, not reproduced since)
+    idle(pg)
     paste_corpus(pg, PROSE)
     expect(pg.get_by_text("Pasted text")).to_be_visible(timeout=30_000)
     idle(pg)

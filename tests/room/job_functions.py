@@ -76,3 +76,36 @@ def loaded(names: tuple[str, ...]) -> list[str]:
     import sys
 
     return [name for name in names if name in sys.modules]
+
+
+def remote_client(address: str, key_hex: str | None, session: str, owner: str, jobs: list, out: str) -> None:
+    """Another app process, of this machine or of another host: submit ``jobs`` (``(key, fn,
+    args)``) to the job server at ``address`` (or, without ``key_hex``, to the Dask cluster there) as
+    ``session`` of ``owner``, say so in ``out.asked``, wait for each and write their results to ``out``."""
+    from core.room.dask_jobs import DaskJobs
+    from core.room.job_server import RemoteEngine
+
+    engine = DaskJobs(address) if key_hex is None else RemoteEngine(
+        address, bytes.fromhex(key_hex), workers=2, limit_s=120.0, max_rss=None, abandon_s=None, preload=())
+    for key, fn, args in jobs:
+        engine.submit(session, key, fn, args, owner=owner)
+    Path(out + ".asked").touch()
+    results = []
+    for key, _, _ in jobs:
+        job = engine.job(key)
+        while not job.done:
+            time.sleep(0.02)
+            job = engine.job(key)
+        results.append(repr(job.result()))
+    Path(out).write_text("\n".join(results), encoding="utf-8")
+
+
+def launch_on_host(address: str, runs_dir: str, owner: str, steps: int) -> None:
+    """Another host of the room: launch a run whose turns go to the Dask cluster at ``address``."""
+    os.environ["BPE_EXPLORER_DASK_SCHEDULER"] = address
+    from core.room.runs import launch_run
+    from core.settings import ServerSettings
+    from tests.training_data import TEXT, tiny_config
+
+    launch_run(tiny_config(max_steps=steps, eval_interval=500, log_interval=10), "from-host-a",
+               runs_dir, owner=owner, text=TEXT, settings=ServerSettings())

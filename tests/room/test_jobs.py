@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.room.jobs import JobEngine, JobState, JobStopped
+from core.room.limits import jobs_wait
 from tests.room import job_functions as jf
 
 WAIT_S = 60  # a worker's first start imports core on a busy machine
@@ -187,3 +188,16 @@ def test_a_worker_takes_only_idle_cpu_and_ends_with_its_parent(engines):
 
     job = engines(workers=1).submit("alice", "how", jf.scheduling)
     assert job.result(timeout=WAIT_S) == (os.SCHED_IDLE, signal.SIGKILL)
+
+
+def test_the_machine_is_marked_while_jobs_wait_or_run_and_unmarked_after(engines, tmp_path):
+    """What the machine's GPT turns give way to (core.room.limits): the mark is fresh while a job
+    waits or runs, and gone once none does."""
+    mark = tmp_path / "mark"
+    engine = engines(workers=1, waiting_file=mark)
+    order, gate = tmp_path / "order", tmp_path / "gate"
+    job = engine.submit("alice", "a0", jf.until_released, (str(order), "a0", str(gate)))
+    wait_for(lambda: jobs_wait(mark), what="the mark")
+    gate.touch()
+    job.result(timeout=WAIT_S)
+    wait_for(lambda: not mark.exists(), what="the mark removed")

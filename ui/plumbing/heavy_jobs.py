@@ -1,5 +1,6 @@
-"""The room's heavy work, seen from a page: ``core.room.jobs``'s engine (one per server process)
-and what a page shows while a job of its session runs.
+"""The room's heavy work, seen from a page: ``core.room.jobs``'s engine (the machine's, in the job
+server ``ui.serve`` starts; under ``streamlit run`` alone, one in this process) and what a page
+shows while a job of its session runs.
 
 :func:`job_result` gives the result of ``fn(*args)`` computed by a job worker process for this
 session (a job shared with every session that asks for the same key).  Until it is done, the page
@@ -16,13 +17,17 @@ tab closed, or went to a page that does not need them).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from core.room.dask_jobs import dask_engine
+from core.room.job_server import remote_engine
 from core.room.jobs import JobEngine, JobState, JobStopped
+from core.room.limits import jobs_waiting_file
 from core.settings import ServerSettings
 
 from ui.plumbing import state
@@ -35,7 +40,7 @@ ABANDON_S = 30.0
 WORKER_BASE_BYTES = 512 * 2**20
 PRELOAD = ("core.room.tokenizer_jobs", "core.bpe.step_data")  # what the job workers run, imported once
 _MINE = "heavy_jobs_epoch"  # session state: the corpus-and-settings epoch of this session's jobs
-_engine: list[JobEngine] = []  # the server process's engine, made at the first heavy job
+_engine: list = []  # the engine (a JobEngine, or the machine's RemoteEngine), made at the first heavy job
 _making = threading.Lock()
 
 
@@ -53,13 +58,18 @@ def training_advice(variant: str) -> str:
     return "Ask for fewer merges, use a smaller text, or pick the byte variant."
 
 
-def engine(settings: ServerSettings) -> JobEngine:
-    """This server process's job engine, sized and bounded by the first ``settings`` it sees."""
+def engine(settings: ServerSettings):
+    """The job engine, sized and bounded by the first ``settings`` it sees: a Dask cluster's where
+    one is configured (``core.room.dask_jobs``: a room on several machines), the machine's where
+    ``ui.serve`` started a job server for its app processes (``core.room.job_server``), else this
+    process's own."""
     with _making:
         if not _engine:
-            _engine.append(JobEngine(workers=settings.job_workers, limit_s=settings.job_time_s,
-                                     max_rss=settings.max_train_memory + WORKER_BASE_BYTES,
-                                     abandon_s=ABANDON_S, preload=PRELOAD))
+            config = dict(workers=settings.job_workers, limit_s=settings.job_time_s,
+                          max_rss=settings.max_train_memory + WORKER_BASE_BYTES, abandon_s=ABANDON_S,
+                          preload=PRELOAD, waiting_file=jobs_waiting_file(state.runs_dir()))
+            _engine.append(dask_engine(os.environ, **config) or remote_engine(os.environ, **config)
+                           or JobEngine(**config))
         return _engine[0]
 
 
@@ -70,7 +80,10 @@ def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit:
     result in a cache of its own, so the engine need not.  Raises what ``fn`` raised, or
     :class:`TooHeavyError` ("``doing`` was stopped: why. ``advice``")."""
     jobs = engine(settings)
-    job = jobs.submit(_session(), key, fn, args)
+    try:
+        job = jobs.submit(_session(), key, fn, args, owner=state.stored_owner())
+    except JobStopped as exc:  # the machine's job server did not answer
+        raise TooHeavyError(f"{doing} could not start: {exc}") from None
     st.session_state[_MINE] = state.learn_epoch()
     if not job.done:
         _progress(key, doing, unit)
@@ -91,14 +104,20 @@ def cancel_stale() -> None:
     epoch = st.session_state.get(_MINE)
     if epoch is not None and epoch != state.learn_epoch():
         del st.session_state[_MINE]
-        if _engine:
-            _engine[0].cancel(_session())
+        try:
+            if _engine:
+                _engine[0].cancel(_session())
+        except JobStopped:  # the machine's job server restarting: its jobs went with it
+            pass
 
 
 @st.fragment(run_every=POLL_S)
 def _progress(key, doing: str, unit: str) -> None:
     """The job's progress, redrawn every ``POLL_S`` seconds; the whole page reruns once it ends."""
-    job = _engine[0].job(key) if _engine else None
+    try:
+        job = _engine[0].job(key) if _engine else None
+    except JobStopped:  # the machine's job server restarting: the page asks again, and says so
+        job = None
     if job is None or job.done:
         st.rerun()
     done, total = job.progress

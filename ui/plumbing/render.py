@@ -25,6 +25,7 @@ import streamlit as st
 
 from core import BPETokenizer, Token
 from core.bpe.display import hex_bytes, quoted, split_characters
+from core.bpe.step_data import digest
 from core.bpe.markup import MUTED, esc, gap_html, legend_text, marker_html, visible_html
 
 PALETTE = ("#dbeafe", "#fce7f3", "#dcfce7", "#fef3c7", "#ede9fe", "#ffedd5")
@@ -181,6 +182,16 @@ def tokenizer_scope(tok: BPETokenizer) -> str:
     """A name for one tokenizer's vocabulary: a click made on another is not carried over.  An
     extension is named by its new merges (hashing a real tokenizer's 100k-200k on every rerun
     would cost more), so which real tokenizer it extends must be named beside it."""
+    return f"{tok.variant}-{abs(hash(_scope_parts(tok))) % 10**12}"
+
+
+def tokenizer_digest(tok: BPETokenizer) -> str:
+    """:func:`tokenizer_scope` as every process spells it (``hash`` of a str differs between
+    processes): a job's key, which app processes share through the machine's job engine."""
+    return f"{tok.variant}-{digest(repr(_scope_parts(tok)))}"
+
+
+def _scope_parts(tok: BPETokenizer) -> tuple:
     alphabet = tuple(tok.chars) if tok.variant_rules.has_alphabet else tok.pattern
     merges = tuple(s.pair for s in tok.trace) if tok.extends is not None else tuple(tok.merge_triples)
-    return f"{tok.variant}-{abs(hash((alphabet, merges))) % 10**12}"
+    return alphabet, merges

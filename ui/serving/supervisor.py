@@ -65,6 +65,7 @@ from pathlib import Path
 import streamlit as st
 
 from core.atomic import atomic_write
+from core.room.job_server import ADDRESS_ENV, KEY_ENV
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: streamlit_app.py, .streamlit/
 COOKIE = "bpe_explorer_process"
@@ -346,34 +347,45 @@ def url_of(address: str, port: int) -> str:
 
 
 def write_server_status(path: Path | None, url: str, proxy: Child, apps: list[Child],
-                        stats_socket: Path) -> None:
+                        stats_socket: Path, jobs: Child) -> None:
     if path is None:
         return
     status = {"url": url, "cookie": COOKIE, "stats_socket": str(stats_socket), "proxy_pid": proxy.pid,
+              "job_server_pid": jobs.pid,
               "processes": {a.name: {"pid": a.pid, "port": a.port, "restarts": a.restarts} for a in apps}}
     with atomic_write(path) as f:
         json.dump(status, f, indent=1)
 
 
-def supervise(proxy: Child, apps: list[Child], on_restart) -> None:
+def supervise(children: list[Child], on_restart) -> None:
     """Keep every child alive, and every app process answering, until Ctrl+C or SIGTERM
     (:class:`Stopped`)."""
     while True:
         time.sleep(POLL_S)
         now = time.monotonic()
-        for app in apps:
-            app.watch(now)
-        restarted = [child for child in [proxy, *apps] if child.tend(now)]  # tend every child
+        for child in children:
+            child.watch(now)
+        restarted = [child for child in children if child.tend(now)]  # tend every child
         if restarted:
             on_restart()
 
 
+def job_server(env: dict) -> Child:
+    """The machine's job server (``core.room.job_server``): every app process's heavy jobs on one
+    set of job workers.  ``env`` gains its address and key, for the app processes."""
+    port = free_port()
+    env.update({ADDRESS_ENV: f"127.0.0.1:{port}", KEY_ENV: secrets.token_hex(32)})
+    return Child("jobs", [sys.executable, "-m", "core.room.job_server", "--port", str(port)], env)
+
+
 def serve(args: argparse.Namespace, haproxy: str, folder: Path) -> None:
     env = app_env()
+    jobs = job_server(env)
     apps = [Child(f"p{i + 1}", [], env, free_port()) for i in range(args.processes)]
     stats_socket, config = folder / "haproxy.sock", folder / "haproxy.cfg"
     proxy = Child("proxy", [haproxy, "-db", "-f", str(config)])
     try:
+        jobs.start()
         for app in apps:
             app.command = app_command(app.name, app.port)
             app.start()
@@ -382,15 +394,16 @@ def serve(args: argparse.Namespace, haproxy: str, folder: Path) -> None:
         proxy.start()
         url = url_of(args.address, args.port)
         wait_listening(proxy, local_host(args.address), args.port)
-        status = functools.partial(write_server_status, args.status_file, url, proxy, apps, stats_socket)
+        status = functools.partial(write_server_status, args.status_file, url, proxy, apps, stats_socket,
+                                   jobs)
         status()
         where = "every interface" if args.address in ("0.0.0.0", "::") else args.address
         print(f"BPE Explorer: {len(apps)} app process(es) behind HAProxy on {where}, port {args.port}: "
               f"{url}\n  " + ", ".join(f"{a.name} pid {a.pid}" for a in apps) + f", proxy pid {proxy.pid}"
               "\n  Stop with Ctrl+C.", flush=True)
-        supervise(proxy, apps, status)
+        supervise([proxy, *apps, jobs], status)
     finally:
-        stop_all([proxy, *apps])
+        stop_all([proxy, *apps, jobs])
         if args.status_file is not None:
             args.status_file.unlink(missing_ok=True)
 

@@ -40,7 +40,7 @@ from core.room.jobs import INLINE_BELOW
 from ui.plumbing import charts, heavy_jobs, render, state
 from ui.serving.bounded_cache import BoundedCache, KeyLocks
 from ui.plumbing.cache import server_settings
-from ui.plumbing.render import tokenizer_scope
+from ui.plumbing.render import tokenizer_digest, tokenizer_scope
 from ui.serving.vega_bundle import bundle_url
 
 SPEEDS = [1, 2, 5, 10, 20]  # merges per second Play offers
@@ -166,8 +166,8 @@ def _built(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[
     args = (tok, window, text_length, start_tokens, scope, _page(tok, text_length))
     if text_length < INLINE_BELOW and len(tok.trace) < INLINE_MERGES:
         return step_data.built_payload(*args)
-    return heavy_jobs.job_result(server_settings(), ("step view", scope, tok.vocab_size, text_length,
-                                                     digest(window)),
+    return heavy_jobs.job_result(server_settings(), ("step view", tokenizer_digest(tok), tok.vocab_size,
+                                                     text_length, digest(window)),
                                  step_data.built_payload, args, "Preparing the step view", forget=True,
                                  advice="Ask for fewer merges, or show another part of the text.")
 

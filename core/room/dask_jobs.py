@@ -1,0 +1,191 @@
+"""The room's heavy jobs on a Dask cluster (the ``dist`` extra), for a room served from several
+machines: where ``BPE_EXPLORER_DASK_SCHEDULER`` names a cluster, every app process of every host
+sends its tokenizer jobs there, as the runs folder's scheduler sends GPT turns
+(``core.room.dask_workers``), instead of to the machine's job server (``core.room.job_server``).
+
+What Dask gives, and what is left to it:
+
+- **one result**: a job's Dask key is a digest of its key (:func:`dask_key`), so the same job asked
+  from two hosts is one task on the scheduler, computed once, its result shared;
+- **bounds**: a Dask worker's ``--memory-limit`` (its nanny restarts a worker over it; a job that
+  killed its workers ends as :class:`~distributed.KilledWorker`, reported as the memory bound), and
+  the job's time, after which this process lets go of it and reports the time bound;
+- **fairness**: Dask runs the highest priority first; a job is submitted with its owner's count of
+  jobs still waiting here, negated, so an owner with many jobs waits behind an owner with one;
+- **cancelled**: the last session of this process to let go releases its future; the task stops
+  when no client of any host wants it;
+- **progress**: the job's :func:`~core.room.jobs.report_progress` goes out as a Dask event
+  (``Worker.log_event``), one topic per job, read back here.
+
+Dask is imported here only, when a cluster is configured.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .jobs import DEFAULT_LIMIT_S, JobState, JobStopped, reporting_to
+
+SCHEDULER_ENV = "BPE_EXPLORER_DASK_SCHEDULER"
+KEY_PREFIX = "bpe-job-"
+KEEP = 32           # finished jobs whose results this process holds on the cluster, the newest
+ABANDON_S = 30.0    # a job nobody here asked about for this long is let go (its attendee left)
+
+
+def dask_key(key) -> str:
+    """A job's key as Dask's: the same on every host (``repr`` of strings and numbers)."""
+    return KEY_PREFIX + hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).hexdigest()[:40]
+
+
+def run_reporting(topic: str, fn, args: tuple):
+    """On a Dask worker: ``fn(*args)``, its progress sent as events on ``topic``."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    reporting_to(lambda done, total: worker.log_event(topic, (done, total)))
+    try:
+        return fn(*args)
+    finally:
+        reporting_to(None)
+
+
+@dataclass(eq=False)
+class DaskJob:
+    """One job of this process on the cluster: what ``ui.plumbing.heavy_jobs`` reads of a
+    :class:`~core.room.jobs.Job`."""
+
+    key: object
+    future: object
+    limit_s: float
+    engine: DaskJobs
+    sessions: dict = field(default_factory=dict)     # session -> owner
+    submitted: float = field(default_factory=time.monotonic)
+    started: float | None = None
+    progress: tuple[int, int] = (0, 0)
+    stopped: JobStopped | None = None
+    seen: float = field(default_factory=time.monotonic)
+
+    @property
+    def state(self) -> JobState:
+        if self.stopped is not None:
+            return JobState.FAILED
+        if self.future.done():  # Dask's own words for how a future ended
+            return JobState.FAILED if self.future.status in ("error", "lost", "cancelled") else JobState.DONE
+        self._follow()
+        return JobState.QUEUED if self.started is None else JobState.RUNNING
+
+    @property
+    def done(self) -> bool:
+        return self.state not in (JobState.QUEUED, JobState.RUNNING)
+
+    def _follow(self) -> None:
+        """Read the job's progress, and stop waiting for it past its time."""
+        events = self.engine.client.get_events(self.engine.topic(self.key))
+        if events:
+            self.progress = tuple(events[-1][1])
+            self.started = self.started or time.monotonic()
+        if self.started is not None and time.monotonic() - self.started > self.limit_s:
+            self.stopped = JobStopped("time", f"It took longer than this server allows "
+                                              f"({self.limit_s:.0f} s), so it was stopped.")
+            self.engine.release(self)
+
+    def result(self):
+        """The function's value; raises what it raised, or :class:`JobStopped`."""
+        if self.stopped is not None:
+            raise self.stopped
+        try:
+            return self.future.result()
+        except self.engine.killed_error:
+            raise JobStopped("memory", "The Dask workers running it died, several times (over their "
+                                       "memory limit?), so it was stopped.") from None
+
+
+class DaskJobs:
+    """Jobs on the Dask cluster at ``address``, used like a :class:`~core.room.jobs.JobEngine`:
+    ``submit``, ``job``, ``cancel``, ``forget``, ``worker_pids``."""
+
+    def __init__(self, address: str, limit_s: float = DEFAULT_LIMIT_S) -> None:
+        from distributed import Client, KilledWorker  # the optional extra: fails here, by name
+
+        self.client = Client(address, timeout="30s", set_as_default=False)
+        self.killed_error = KilledWorker
+        self.limit_s = limit_s
+        self._jobs: dict[object, DaskJob] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def topic(key) -> str:
+        return "progress-" + dask_key(key)
+
+    def submit(self, session, key, fn, args: tuple = (), owner=None) -> DaskJob:
+        owner = session if owner is None else owner
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is None or job.stopped is not None:
+                waiting = Counter(o for j in self._jobs.values() if not j.future.done()
+                                  for o in list(j.sessions.values())[:1])
+                future = self.client.submit(run_reporting, self.topic(key), fn, tuple(args),
+                                            key=dask_key(key), pure=False, retries=0,
+                                            priority=-waiting[owner])
+                job = self._jobs[key] = DaskJob(key, future, self.limit_s, self)
+            job.sessions.setdefault(session, owner)
+            job.seen = time.monotonic()
+        self._tidy()
+        return job
+
+    def job(self, key) -> DaskJob | None:
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is not None:
+                job.seen = time.monotonic()
+        return job
+
+    def _tidy(self) -> None:
+        """Let go of jobs nobody waits for (``ABANDON_S``) and of finished ones beyond ``KEEP``."""
+        now = time.monotonic()
+        with self._lock:
+            abandoned = [j for j in self._jobs.values() if not j.future.done() and now - j.seen > ABANDON_S]
+            finished = [j for j in self._jobs.values() if j.future.done()]
+        for job in abandoned + finished[:max(0, len(finished) - KEEP)]:
+            self.forget(job.key)
+
+    def cancel(self, session, key=None) -> int:
+        with self._lock:
+            jobs = [j for j in self._jobs.values() if session in j.sessions and (key is None or j.key == key)]
+            for job in jobs:
+                del job.sessions[session]
+            ended = [j for j in jobs if not j.sessions and not j.future.done()]
+        for job in ended:
+            self.release(job)
+        return len(ended)
+
+    def release(self, job: DaskJob) -> None:
+        """Let go of ``job``'s task: Dask stops it when no client of any host holds it."""
+        with self._lock:
+            if self._jobs.get(job.key) is job and job.stopped is None:
+                del self._jobs[job.key]
+        job.future.release()
+
+    def forget(self, key) -> None:
+        with self._lock:
+            job = self._jobs.pop(key, None)
+        if job is not None:
+            job.future.release()
+
+    def worker_pids(self) -> list[int]:
+        return []  # the Dask workers are the cluster's, on other machines
+
+    def close(self) -> None:
+        self.client.close()
+
+
+
+def dask_engine(environ, **config) -> DaskJobs | None:
+    """The cluster's jobs when ``environ`` names a Dask scheduler, else ``None`` (the jobs run on
+    other machines: this one's GPT turns need not give way to them)."""
+    address = environ.get(SCHEDULER_ENV)
+    return DaskJobs(address, limit_s=config.get("limit_s", DEFAULT_LIMIT_S)) if address else None

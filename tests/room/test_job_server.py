@@ -1,0 +1,115 @@
+"""The machine's job server (core.room.job_server): the heavy jobs of every app process on one set
+of job workers.  Each test runs the server as ``ui.serve`` does, and a second app process as a
+child process of its own: one budget, one result for identical jobs, fairness by owner across
+processes, and a bound's message reaching the process that asked."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import secrets
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.room.job_server import KEY_ENV, RemoteEngine
+from core.room.jobs import JobState, JobStopped
+from tests.room import job_functions as jf
+from tests.room.test_jobs import WAIT_S, lines, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def server():
+    """A job server on a free loopback port: ``(address, key in hex)``."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    key = secrets.token_hex(16)
+    env = {**os.environ, KEY_ENV: key, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "core.room.job_server", "--port", str(port)],
+                            cwd=ROOT, env=env)
+    yield f"127.0.0.1:{port}", key
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def engine(server, workers: int = 2, max_rss: int | None = None) -> RemoteEngine:
+    """This test process as one app process of the machine (the first to ask sizes the engine)."""
+    address, key = server
+    return RemoteEngine(address, bytes.fromhex(key), workers=workers, limit_s=120.0, max_rss=max_rss,
+                        abandon_s=None, preload=())
+
+
+def other_process(server, session: str, owner: str, jobs: list, out: Path):
+    """A second app process submitting ``jobs`` and writing their results to ``out``."""
+    child = multiprocessing.get_context("spawn").Process(
+        target=jf.remote_client, args=(*server, session, owner, jobs, str(out)), daemon=True)
+    child.start()
+    return child
+
+
+@pytest.mark.slow
+def test_two_processes_share_the_workers_and_an_identical_jobs_result(server, tmp_path):
+    here = engine(server, workers=2)
+    ran, order, gate = tmp_path / "ran", tmp_path / "order", tmp_path / "gate"
+    same = (("corpus", "byte", 300), jf.counted, (str(ran), 20))
+    mine = [(f"alice-{i}", jf.until_released, (str(order), f"alice-{i}", str(gate))) for i in range(2)]
+    theirs = [(f"bob-{i}", jf.until_released, (str(order), f"bob-{i}", str(gate))) for i in range(2)]
+    for key, fn, args in [same, *mine]:
+        here.submit("tab-1", key, fn, args, owner="alice")
+    child = other_process(server, "tab-2", "bob", [same, *theirs], tmp_path / "out")
+    # two job workers for both processes: one of each owner's jobs runs, the others wait
+    wait_for(lambda: len(lines(order)) == 2, what="two jobs starting")
+    assert sorted(lines(order)) == ["alice-0", "bob-0"]
+    assert len(here.worker_pids()) == 2
+    assert here.job("alice-1").state is JobState.QUEUED
+    gate.touch()
+    child.join(WAIT_S)
+    assert child.exitcode == 0
+    result = here.job(same[0]).result()
+    assert (tmp_path / "out").read_text(encoding="utf-8").splitlines()[0] == repr(result)
+    assert len(lines(ran)) == 1  # asked by both processes, run once
+    assert sorted(lines(order)) == ["alice-0", "alice-1", "bob-0", "bob-1"]
+
+
+@pytest.mark.slow
+def test_one_owners_tabs_in_two_processes_count_as_one(server, tmp_path):
+    here = engine(server, workers=2)
+    order, gate = tmp_path / "order", tmp_path / "gate"
+    here.submit("tab-1", "alice-0", jf.until_released, (str(order), "alice-0", str(gate)), owner="alice")
+    wait_for(lambda: lines(order) == ["alice-0"], what="alice's first job starting")
+    child = other_process(server, "tab-2", "alice",
+                          [("alice-1", jf.until_released, (str(order), "alice-1", str(gate)))],
+                          tmp_path / "out")
+    wait_for(lambda: here.job("alice-1"), what="alice's second tab asking")
+    here.submit("tab-3", "bob-0", jf.until_released, (str(order), "bob-0", str(gate)), owner="bob")
+    wait_for(lambda: len(lines(order)) == 2, what="bob's job starting")
+    assert lines(order) == ["alice-0", "bob-0"]  # alice's other tab waits: her share is one worker
+    assert here.job("alice-1").state is JobState.QUEUED
+    gate.touch()
+    child.join(WAIT_S)
+    assert child.exitcode == 0 and lines(order)[-1] == "alice-1"
+
+
+@pytest.mark.slow
+def test_a_job_over_its_memory_ends_with_the_message_in_the_process_that_asked(server):
+    here = engine(server, workers=1, max_rss=400 * 2**20)
+    here.submit("tab-1", "hog", jf.hog, (800,), owner="alice")
+    job = wait_for(lambda: (j := here.job("hog")) and j.done and j, what="the hog stopped")
+    with pytest.raises(JobStopped) as stopped:
+        job.result()
+    assert stopped.value.reason == "memory"
+    assert "more memory than this server allows (400 MB)" in str(stopped.value)
+
+
+def test_a_function_that_fails_raises_its_own_error_in_the_process_that_asked(server):
+    here = engine(server, workers=1)
+    here.submit("tab-1", "bad", int, ("not a number",), owner="alice")
+    job = wait_for(lambda: (j := here.job("bad")) and j.done and j, what="the job failing")
+    with pytest.raises(ValueError, match="not a number"):
+        job.result()
