@@ -19,8 +19,10 @@ What a caller needs is exported here; read bottom-up:
 - ``limits``, ``probe``  the device's bounds, runs at once, a turn's length; timing and sampling in
   a capped child process (torch, in the child);
 - ``jobs``        the room's heavy work (training a tokenizer on a large corpus, counting it, a
-  page's data) in job workers (processes of its own): fair between sessions, shared, cancelled,
-  bounded in time and memory, with progress; ``tokenizer_jobs``, the BPE work a job worker runs.
+  page's data) in job workers (processes of its own): fair between owners, shared, cancelled,
+  bounded in time and memory, with progress; ``tokenizer_jobs``, the BPE work a job worker runs;
+  ``job_server``, one engine for every app process of a machine; ``dask_jobs``, the jobs on a Dask
+  cluster, for a room on several machines.
 
 From Launch to a training step: ``runs.launch_run`` -> ``scheduler`` -> ``gpt_workers`` ->
 ``turn_runner.run_turn`` -> ``core.gpt.loop.Training.advance`` -> ``core.gpt.optimizer_step``.

@@ -1,13 +1,14 @@
 """One job engine for every app process of a machine: ``python -m core.room.job_server --port P``.
 
 ``ui.serve --processes N`` runs N app processes, and each used to make its own
-:class:`~core.room.jobs.JobEngine`: N times the job workers and their memory, fairness per process
-and the same training done once per process that asked (4 processes with 3 job workers each ran 12
-at once).  Here one engine, in a process of its own, takes the jobs of every app process: the
-machine's ``job_workers`` bound them all, one owner's share is counted over every tab and process of
-theirs, and a job asked from two processes runs once.  The supervisor starts it beside the app
-processes, restarts it if it dies, and gives them its address and key
-(:data:`ADDRESS_ENV`, :data:`KEY_ENV`); ``streamlit run`` alone keeps an engine in its own process.
+:class:`~core.room.jobs.JobEngine`: N times the job workers and their memory, fairness per process,
+and the same training done once per process that asked
+(why: docs/benchmarks.md, "A room on several app processes").
+Here one engine, in a process of its own, takes the jobs of every app process: the machine's
+``job_workers`` bound them all, one owner's share is counted over every tab and process of theirs,
+and a job asked from two processes runs once.  The supervisor starts it beside the app processes,
+restarts it if it dies, and gives them its address and key (:data:`ADDRESS_ENV`, :data:`KEY_ENV`);
+``streamlit run`` alone keeps an engine in its own process.
 
 The link is the standard library's ``multiprocessing.managers``: loopback only, and a connection
 must prove it holds the key before anything is unpickled.  A job travels as one pickled blob that

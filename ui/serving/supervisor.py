@@ -25,6 +25,10 @@ they fail with "400 session invalid").  What this module owns, and why each choi
   Streamlit leaves its static files uncompressed on purpose, expecting a proxy in front to do it:
   a new attendee's first load of Learn BPE shrinks by nearly half on the venue's network, for a
   little more server CPU a tab (why: docs/benchmarks.md, "A new attendee's first page load").
+- **One job server for the machine** (``core.room.job_server``), started first and restarted like
+  an app process: every app process sends it its heavy jobs, so ``JOB_WORKERS`` bounds the machine,
+  not each process, and a job asked from two processes runs once.  Its address and key reach the
+  app processes in their environment; it listens on loopback only.
 - **Every process runs the same app the same way**: the repository as working directory (its
   ``.streamlit/config.toml`` and ``secrets.toml``), the same environment (the instructor key and
   the caps, ``BPE_EXPLORER_*``; one runs folder, so one queue under ``core.gpt``'s file locks), one
