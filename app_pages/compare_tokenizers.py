@@ -27,6 +27,10 @@ from ui.views.insights_view import premium, token_facts
 from ui.views.token_view import clicked_token, show_merge_graph
 
 MAX_TEXT_CHARS = 20_000
+# the start of the sidebar's corpus that its pick puts in the box: enough to see every tokenizer cut
+# it, and cheap, as each attendee's corpus is compared anew on the page's thread, where 20,000
+# characters each stalled a room's other pages (why: docs/benchmarks.md, "A room that does not behave")
+CORPUS_CHARS = 2_000
 FIRST_TEXT = "multilingual and emoji"  # the sample the page opens with: every script at once
 # the tree's two boxes: which tokenizer, and its token (one box per tokenizer)
 TREE_OF = "tokenizers_tree_of"
@@ -46,7 +50,9 @@ def picked_text(pick: str) -> str:
     """The text a pick puts in the box (the attendee's own text is whatever the box holds)."""
     if pick == OWN:
         return state.get(TEXT) or ""
-    return (state.corpus()[1] if pick == CORPUS else load_sample(pick))[:MAX_TEXT_CHARS]
+    if pick == CORPUS:
+        return state.corpus()[1][:CORPUS_CHARS]
+    return load_sample(pick)[:MAX_TEXT_CHARS]
 
 
 def pick_label(pick: str) -> str:
@@ -69,6 +75,10 @@ def text_count(text: str) -> str:
     of it is compared."""
     if len(text) > MAX_TEXT_CHARS:
         return f"{len(text):,} characters: the first {MAX_TEXT_CHARS:,} are compared."
+    corpus = state.corpus()[1]
+    if state.get(PICK) == CORPUS and len(corpus) > CORPUS_CHARS:
+        return (f"{len(text):,} characters: the start of the corpus ({len(corpus):,}). Paste more "
+                f"into the box to compare up to {MAX_TEXT_CHARS:,}.")
     return f"{len(text):,} characters"
 
 

@@ -75,28 +75,25 @@ class SharedEngine:
                                          abandon_s=abandon_s, preload=(__name__, *preload),
                                          waiting_file=waiting_file)
 
-    def submit(self, session, owner, key, blob: bytes | None) -> JobView | None:
-        """Join the job for ``key``, or start it from ``blob``; ``None`` when there is no such job
-        and no ``blob`` (the caller sends it then: a corpus crosses only when it is needed)."""
+    def submit(self, session, owner, key, blob: bytes | None) -> tuple[JobView, tuple | None] | None:
+        """Join the job for ``key``, or start it from ``blob``: its view, and its outcome if it is
+        done (read with it: another process may have it forgotten a moment later); ``None`` when
+        there is no such job and no ``blob`` (the caller sends it then: a corpus crosses only when
+        it is needed)."""
         if blob is None:
             job = self._jobs().join(session, key, owner)
         else:
             job = self._jobs().submit(session, key, run_blob, (blob,), owner=owner)
-        return None if job is None else _view(job)
+        return None if job is None else (_view(job), _outcome(job))
 
     def view(self, key) -> JobView | None:
         job = self._jobs().job(key)
         return None if job is None else _view(job)
 
     def outcome(self, key) -> tuple[bool, object] | None:
-        """A finished job's ``(ok, pickled result or exception)``; ``(False, JobStopped)`` for a
-        bound; ``None`` when no finished job is kept for ``key``."""
+        """:func:`_outcome` of the job kept for ``key``, if any."""
         job = self._jobs().job(key)
-        if job is None or not job.done:
-            return None
-        if job.error is not None:
-            return False, job.error
-        return job.result_value
+        return None if job is None else _outcome(job)
 
     def cancel(self, session, key=None) -> int:
         return self._jobs().cancel(session, key)
@@ -112,13 +109,23 @@ class SharedEngine:
             raise RuntimeError("the job server is not configured yet")
         return self._engine
 
-    def close(self) -> None:
+    def _close(self) -> None:  # not a method the app processes can call
         if self._engine is not None:
             self._engine.close()
 
 
 def _view(job) -> JobView:
     return JobView(job.key, job.state, job.progress, time.monotonic() - job.submitted)
+
+
+def _outcome(job) -> tuple[bool, object] | None:
+    """A finished job's ``(ok, pickled result or exception)``, ``(False, JobStopped)`` for a bound;
+    ``None`` while it is not finished."""
+    if not job.done:
+        return None
+    if job.error is not None:
+        return False, job.error
+    return job.result_value
 
 
 class _Link(BaseManager):
@@ -134,7 +141,7 @@ def serve(port: int, authkey: bytes) -> None:
     server = _Link(address=(HOST, port), authkey=authkey).get_server()
 
     def stop(signum, frame) -> None:
-        _served.close()
+        _served._close()
         os._exit(0)  # the manager's serving threads are not daemons: leave without them
 
     for s in (signal.SIGTERM, signal.SIGINT):
@@ -162,9 +169,10 @@ class RemoteJob:
     """A job of the machine's engine as one app process sees it: what ``heavy_jobs`` reads of a
     :class:`~core.room.jobs.Job` (``done``, ``state``, ``progress``, ``submitted``, ``result``)."""
 
-    def __init__(self, engine: RemoteEngine, view: JobView) -> None:
+    def __init__(self, engine: RemoteEngine, view: JobView, outcome: tuple | None = None) -> None:
         self._engine, self.key, self.state, self.progress = engine, view.key, view.state, view.progress
         self.submitted = time.monotonic() - view.waited_s
+        self._outcome = outcome
 
     @property
     def done(self) -> bool:
@@ -172,7 +180,7 @@ class RemoteJob:
 
     def result(self):
         """The function's value; raises what it raised, or :class:`JobStopped`."""
-        outcome = self._engine.call("outcome", self.key)
+        outcome = self._outcome or self._engine.call("outcome", self.key)
         if outcome is None:
             raise JobStopped("crashed", "Its result is no longer kept on the server; ask again.")
         ok, value = outcome
@@ -218,11 +226,11 @@ class RemoteEngine:
             return self._proxy
 
     def submit(self, session, key, fn, args: tuple = (), owner=None) -> RemoteJob:
-        view = self.call("submit", session, owner, key, None)
-        if view is None:
+        found = self.call("submit", session, owner, key, None)
+        if found is None:
             blob = pickle.dumps((fn, tuple(args)), protocol=pickle.HIGHEST_PROTOCOL)
-            view = self.call("submit", session, owner, key, blob)
-        return RemoteJob(self, view)
+            found = self.call("submit", session, owner, key, blob)
+        return RemoteJob(self, *found)
 
     def job(self, key) -> RemoteJob | None:
         view = self.call("view", key)
