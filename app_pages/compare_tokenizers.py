@@ -9,7 +9,9 @@ from core.bpe.compare import differing, spans
 from core.bpe.display import quoted
 from ui.plumbing import state
 from ui.views.compare_view import (
+    CORPUS_CHARS,
     MAX_SHOWN,
+    MAX_TEXT_CHARS,
     SESSION,
     VIEW,
     choices,
@@ -26,11 +28,6 @@ from core.samples import label, load_sample, sample_names
 from ui.views.insights_view import premium, token_facts
 from ui.views.token_view import clicked_token, show_merge_graph
 
-MAX_TEXT_CHARS = 20_000
-# the start of the sidebar's corpus that its pick puts in the box: enough to see every tokenizer cut
-# it, and cheap, as each attendee's corpus is compared anew on the page's thread, where 20,000
-# characters each stalled a room's other pages (why: docs/benchmarks.md, "A room that does not behave")
-CORPUS_CHARS = 2_000
 FIRST_TEXT = "multilingual and emoji"  # the sample the page opens with: every script at once
 # the tree's two boxes: which tokenizer, and its token (one box per tokenizer)
 TREE_OF = "tokenizers_tree_of"

@@ -160,3 +160,24 @@ def test_an_encoding_keeps_its_tokenizer_while_the_page_draws_it(monkeypatch):
     result = results[0]
     assert result.tok is not None
     assert [result.text[t.start:t.end] for t in result.tokens] == result.tok.tokenize("ab ab")
+
+
+def test_a_long_corpus_is_compared_on_its_start_and_the_caption_says_so():
+    """A corpus the attendee loads is compared on its first ``CORPUS_CHARS`` characters (each
+    attendee's differs, so each is computed anew on the page: docs/benchmarks.md, "A room that does
+    not behave"); pasted into the box, a longer text is compared up to ``MAX_TEXT_CHARS``."""
+    from app_helpers import paste_box
+    from ui.views.compare_view import CORPUS_CHARS, MAX_TEXT_CHARS
+
+    corpus = " ".join(f"word{i}" for i in range(2_000))  # ~15,000 characters
+    at = page()
+    paste_box(at).set_value(corpus).run()
+    at.switch_page("app_pages/compare_tokenizers.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    box = at.text_area(key="tokenizers_text")
+    assert box.value == corpus[:CORPUS_CHARS]
+    assert any(f"the start of the corpus ({len(corpus):,})" in c.value for c in at.main.caption)
+    box.set_value(corpus).run()
+    assert at.text_area(key="tokenizers_text").value == corpus
+    assert any(c.value == f"{len(corpus):,} characters" for c in at.main.caption)
+    assert len(corpus) <= MAX_TEXT_CHARS

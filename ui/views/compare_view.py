@@ -48,6 +48,11 @@ from ui.plumbing.render import (
 
 SESSION = "session"
 MAX_SHOWN = 6
+MAX_TEXT_CHARS = 20_000  # a longer text in the box is compared on its first this many characters
+# the start of the sidebar's corpus that its pick puts in the box: enough to see every tokenizer cut
+# it, and cheap, as each attendee's corpus is compared anew on the page's thread, where 20,000
+# characters each stalled a room's other pages (why: docs/benchmarks.md, "A room that does not behave")
+CORPUS_CHARS = 2_000
 MARK = "box-shadow:inset 0 -3px 0 #dc2626;"  # a cut the reference tokenizer does not make
 
 
