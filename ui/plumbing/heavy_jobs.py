@@ -68,8 +68,12 @@ def engine(settings: ServerSettings):
             config = dict(workers=settings.job_workers, limit_s=settings.job_time_s,
                           max_rss=settings.max_train_memory + WORKER_BASE_BYTES, abandon_s=ABANDON_S,
                           preload=PRELOAD, waiting_file=jobs_waiting_file(state.runs_dir()))
-            _engine.append(dask_engine(os.environ, **config) or remote_engine(os.environ, **config)
-                           or JobEngine(**config))
+            try:
+                made = dask_engine(os.environ, **config)
+            except (OSError, TimeoutError) as exc:  # asked again at the next heavy job
+                raise TooHeavyError(f"The room's Dask cluster did not answer ({exc}); ask the person "
+                                    "running the server.") from None
+            _engine.append(made or remote_engine(os.environ, **config) or JobEngine(**config))
         return _engine[0]
 
 
