@@ -26,6 +26,7 @@ import hashlib
 import threading
 import time
 from collections import Counter
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 
 from .jobs import DEFAULT_LIMIT_S, JobState, JobStopped, reporting_to
@@ -102,6 +103,8 @@ class DaskJob:
         except self.engine.killed_error:
             raise JobStopped("memory", "The Dask workers running it died, several times (over their "
                                        "memory limit?), so it was stopped.") from None
+        except CancelledError:  # released by every host, or lost with the cluster
+            raise JobStopped("crashed", "The Dask cluster dropped it; ask again.") from None
 
 
 class DaskJobs:

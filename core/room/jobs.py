@@ -198,13 +198,11 @@ class JobEngine:
         with self._lock:
             if self._closed:
                 raise RuntimeError("this job engine is closed")
-            job = self._live.get(key) or self._kept_job(key)
-            if job is None:
+            if (self._live.get(key) or self._kept_job(key)) is None:
                 job = Job(key, fn, tuple(args), limit_s or self.limit_s, seq=next(self._seq))
                 self._live[key] = job
                 self._queue.append(job)
-            job.sessions.setdefault(session, session if owner is None else owner)
-            job.touch()
+            job = self.join(session, key, owner)
             self._start()
         self._wake()
         return job
