@@ -15,7 +15,9 @@ What a caller needs is exported here; read bottom-up:
 - ``gpt_workers``, ``dask_workers``  the GPT workers, the processes that train turns: on this
   machine, or Dask workers of a cluster;
 - ``turn_runner`` a run's turn inside a GPT worker (torch);
-- ``spawn``       starting child processes;
+- ``worker_process``  the one way work runs off the page: a worker process started, fed, watched,
+  bounded and killed (the job workers, the GPT workers and the probe's children are all one);
+- ``spawn``       starting the scheduler;
 - ``limits``, ``probe``  the device's bounds, runs at once, a turn's length; timing and sampling in
   a capped child process (torch, in the child);
 - ``jobs``        the room's heavy work (training a tokenizer on a large corpus, counting it, a

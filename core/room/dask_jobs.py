@@ -14,7 +14,7 @@ What Dask gives, and what is left to it:
   jobs still waiting here, negated, so an owner with many jobs waits behind an owner with one;
 - **cancelled**: the last session of this process to let go releases its future; the task stops
   when no client of any host wants it;
-- **progress**: the job's :func:`~core.room.jobs.report_progress` goes out as a Dask event
+- **progress**: the job's :func:`~core.room.worker_process.report_progress` goes out as a Dask event
   (``Worker.log_event``), one topic per job, read back here.
 
 Dask is imported here only, when a cluster is configured.
@@ -29,12 +29,14 @@ from collections import Counter
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 
-from .jobs import DEFAULT_LIMIT_S, JobState, JobStopped, reporting_to
+from .jobs import DEFAULT_LIMIT_S, JobState, JobStopped
+from .worker_process import reporting_to
 
 SCHEDULER_ENV = "BPE_EXPLORER_DASK_SCHEDULER"
 KEY_PREFIX = "bpe-job-"
 KEEP = 32           # finished jobs whose results this process holds on the cluster, the newest
 ABANDON_S = 30.0    # a job nobody here asked about for this long is let go (its attendee left)
+FOLLOW_EVERY_S = 0.2  # a job's progress is asked of the scheduler at most this often (a round trip)
 
 
 def dask_key(key) -> str:
@@ -69,6 +71,12 @@ class DaskJob:
     progress: tuple[int, int] = (0, 0)
     stopped: JobStopped | None = None
     seen: float = field(default_factory=time.monotonic)
+    followed: float = 0.0   # when its progress was last asked for
+
+    @property
+    def owner(self):
+        """Whose share this job counts in (the owner of the first session still asking for it)."""
+        return next(iter(self.sessions.values()), None)
 
     @property
     def state(self) -> JobState:
@@ -84,7 +92,11 @@ class DaskJob:
         return self.state not in (JobState.QUEUED, JobState.RUNNING)
 
     def _follow(self) -> None:
-        """Read the job's progress, and stop waiting for it past its time."""
+        """Read the job's progress (once per ``FOLLOW_EVERY_S``, however often a page reads the
+        job), and stop waiting for it past its time."""
+        if time.monotonic() - self.followed < FOLLOW_EVERY_S:
+            return
+        self.followed = time.monotonic()
         events = self.engine.client.get_events(self.engine.topic(self.key))
         if events:
             self.progress = tuple(events[-1][1])
@@ -129,8 +141,7 @@ class DaskJobs:
         with self._lock:
             job = self._jobs.get(key)
             if job is None or job.stopped is not None:
-                waiting = Counter(o for j in self._jobs.values() if not j.future.done()
-                                  for o in list(j.sessions.values())[:1])
+                waiting = Counter(j.owner for j in self._jobs.values() if not j.future.done())
                 future = self.client.submit(run_reporting, self.topic(key), fn, tuple(args),
                                             key=dask_key(key), pure=False, retries=0,
                                             priority=-waiting[owner])
@@ -184,7 +195,6 @@ class DaskJobs:
 
     def close(self) -> None:
         self.client.close()
-
 
 
 def dask_engine(environ, **config) -> DaskJobs | None:

@@ -23,9 +23,8 @@ the server only reads results.
   attendee left.
 - **Bounded**: a job over its time (``limit_s``) or a job worker over ``max_rss`` bytes of memory is
   killed and the job ends with :class:`JobStopped`, whose message says which bound.
-- **Progress**: a job's function calls :func:`report_progress` (``done``, ``total``); a job worker
-  sends it at most every ``PROGRESS_EVERY_S``, and a collector thread in the server keeps the last
-  on the job (``Job.progress``).
+- **Progress**: a job's function calls ``core.room.worker_process.report_progress`` (``done``,
+  ``total``), and a collector thread in the server keeps the last on the job (``Job.progress``).
 
 Small work should not come here (:data:`INLINE_BELOW`): a job costs copying its input and its
 result between processes, and a page that polls for it (every half second) before the result
@@ -33,10 +32,10 @@ shows, while a small corpus trains its merges on the page's own thread in less, 
 bar flashing by (why: docs/benchmarks.md, "A room that does not behave").  So callers run small
 work inline and only large work here.
 
-Torch-free and Streamlit-free: job workers are started with the ``forkserver`` method (``spawn``
-where there is none), never by forking the threaded server, which can deadlock the child on a
-lock another thread held.  A job's function and its arguments must be picklable (a module-level
-function).
+Torch-free and Streamlit-free: a job worker is a ``core.room.worker_process.WorkerProcess``, started
+with the ``forkserver`` method (``spawn`` where there is none), never by forking the threaded server,
+which can deadlock the child on a lock another thread held.  A job's function and its arguments
+must be picklable (a module-level function).
 """
 
 from __future__ import annotations
@@ -45,7 +44,6 @@ import enum
 import itertools
 import logging
 import multiprocessing
-import os
 import pickle
 import threading
 import time
@@ -53,13 +51,13 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 
-from .limits import WAITING_TOUCH_S, cpu_cores, die_with_parent, mark_jobs_waiting, run_only_when_idle
+from .limits import WAITING_TOUCH_S, cpu_cores, mark_jobs_waiting, run_only_when_idle
+from .worker_process import WorkerLost, WorkerProcess
 
 # characters: a corpus below this is trained on the page's thread; the built-in samples (the
 # Python docs sample is 200,000 characters, the default a room opens on) stay below it
 INLINE_BELOW = 256_000
 DEFAULT_LIMIT_S = 120.0        # a job's time, unless its submit says otherwise
-PROGRESS_EVERY_S = 0.1         # a job worker sends a job's progress at most this often
 TICK_S = 0.1                   # how often the collector checks the bounds while a job is live
 IDLE_S = 60.0                  # a job worker idle this long is stopped
 SERVED_KEPT = 1000             # owners whose last service is remembered, beyond those with live jobs
@@ -182,7 +180,7 @@ class JobEngine:
         self._live: dict[object, Job] = {}             # key -> queued or running job
         self._kept: OrderedDict[object, Job] = OrderedDict()  # key -> finished job, oldest first
         self._served: dict[object, float] = {}         # owner -> when a job of theirs last started
-        self._workers: list[_Worker] = []
+        self._workers: list[_JobWorker] = []
         self._seq = itertools.count()
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
         self._thread: threading.Thread | None = None
@@ -284,15 +282,15 @@ class JobEngine:
             self._retire_idle()
             idle = sum(w.job is None for w in self._workers)
             missing = max(0, min(self.size - len(self._workers), len(self._queue) - idle))
-        started = [_Worker(self._context) for _ in range(missing)]  # outside the lock: it may take a while
+        started = [_JobWorker(self._context) for _ in range(missing)]  # outside the lock: it may take a while
         with self._lock:
             self._workers += started
             handed = self._dispatch()
             timeout = TICK_S if self._live else self.idle_s if self._workers else None
             waits = [self._wake_r, *(w.conn for w in self._workers)]
-            waits += [w.process.sentinel for w in self._workers]
+            waits += [w.sentinel for w in self._workers]
         for worker, job in handed:  # a big corpus takes a while to send: not under the lock
-            worker.send(job)
+            worker.send_job(job)
         for ready in wait_any(waits, timeout=timeout):
             if ready is self._wake_r:
                 while self._wake_r.poll():
@@ -317,14 +315,12 @@ class JobEngine:
     def _read(self, conn) -> None:
         with self._lock:
             worker = next((w for w in self._workers if w.conn is conn), None)
-        if worker is None:
-            return
-        try:
-            kind, seq, *rest = conn.recv()
-        except (EOFError, OSError):
+        message = worker and worker.receive()
+        if not message:
             return  # a killed job worker: its sentinel is ready too
-        except Exception as exc:  # a result that does not unpickle here
-            kind, seq, rest = "error", getattr(worker.job, "seq", None), [exc]
+        kind, seq, *rest = message
+        if seq is None:  # a result that does not unpickle here
+            seq = getattr(worker.job, "seq", None)
         with self._lock:
             job = worker.job
             if job is None or job.seq != seq or job.done:
@@ -343,7 +339,7 @@ class JobEngine:
                 job._end(JobState.FAILED, error=rest[0])
             self._keep(job)
 
-    def _dispatch(self) -> list[tuple[_Worker, Job]]:
+    def _dispatch(self) -> list[tuple[_JobWorker, Job]]:
         """Give each idle job worker the fairest queued job (see the module's docstring)."""
         handed = []
         for worker in self._workers:
@@ -407,9 +403,7 @@ class JobEngine:
             self._workers.remove(worker)
             if job is not None and not job.done:  # it died by itself (the killed ones ended already)
                 self._live.pop(job.key, None)
-                job._end(JobState.FAILED, error=JobStopped(
-                    "crashed", f"The job worker process doing it ended unexpectedly (exit code "
-                               f"{worker.process.exitcode})."))
+                job._end(JobState.FAILED, error=JobStopped("crashed", worker.describe_end()))
 
     def _retire_idle(self) -> None:
         """Stop the job workers idle for ``idle_s``: what a big job left in a job worker's memory goes
@@ -433,79 +427,17 @@ class JobEngine:
         return job
 
 
-class _Worker:
-    """One job worker process and the server's end of its pipe; ``job`` is what it runs now."""
+class _JobWorker(WorkerProcess):
+    """A job worker: a worker process at idle priority, and the job it runs now."""
 
     def __init__(self, context) -> None:
-        self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child,), name="room-job-worker", daemon=True)
-        self.process.start()
-        child.close()
+        super().__init__(context, ((run_only_when_idle, ()),), name="room-job-worker")
         self.job: Job | None = None
         self.idle_since = time.monotonic()
 
-    def send(self, job: Job) -> None:
+    def send_job(self, job: Job) -> None:
         try:
-            self.conn.send((job.seq, job.fn, job.args))
-        except (OSError, pickle.PicklingError, AttributeError, TypeError) as exc:
+            self.send(job.seq, job.fn, job.args)
+        except (WorkerLost, OSError, pickle.PicklingError, AttributeError, TypeError) as exc:
             if not job.done:  # a function or arguments that do not pickle; or a job worker killed meanwhile
                 job._end(JobState.FAILED, error=exc)
-
-    def rss(self) -> int:
-        """The process's resident memory in bytes (0 where ``/proc`` does not say)."""
-        try:
-            with open(f"/proc/{self.process.pid}/statm", "rb") as f:
-                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, ValueError, IndexError):
-            return 0
-
-    def kill(self) -> None:
-        self.process.kill()
-
-    def stop(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(timeout=5)
-        self.conn.close()
-
-
-# -- inside a job worker ---------------------------------------------------------------------------
-_reporting: list = []  # [send(done, total), when progress was last sent], while a job runs here
-
-
-def report_progress(done: int, total: int) -> None:
-    """Tell the server how far the running job is (a no-op outside a job worker: inline work)."""
-    if not _reporting:
-        return
-    send, last = _reporting
-    now = time.monotonic()
-    if done >= total or now - last >= PROGRESS_EVERY_S:
-        send(done, total)
-        _reporting[1] = now
-
-
-def reporting_to(send) -> None:
-    """Send the running job's progress with ``send(done, total)`` from now on (``None``: stop)."""
-    _reporting[:] = [] if send is None else [send, 0.0]
-
-
-def _serve(conn) -> None:
-    """A job worker's life: run each job sent, send back its result or its exception."""
-    run_only_when_idle()
-    die_with_parent()
-    while True:
-        try:
-            seq, fn, args = conn.recv()
-        except (EOFError, OSError):
-            return
-        conn.send(("started", seq))
-        reporting_to(lambda done, total, seq=seq: conn.send(("progress", seq, done, total)))
-        try:
-            message = ("done", seq, fn(*args))
-        except Exception as exc:  # the job's own failure goes back to whoever waits for it
-            message = ("error", seq, exc)
-        reporting_to(None)
-        try:
-            conn.send(message)
-        except Exception as exc:  # a result or an exception that does not pickle
-            conn.send(("error", seq, RuntimeError(f"{type(exc).__name__}: {exc}")))

@@ -28,8 +28,8 @@ from ..runfolder.layout import JOBS_WAITING
 # else (the web server, another run, anyone's work) a thread whose core was taken keeps the others
 # spinning: beside one busy process a step took many times its time, and a time nobody could
 # estimate; with passive waiting it is steady (why: docs/benchmarks.md, "Time-per-step
-# estimate").  Every process started by
-# core.room.spawn (GPT workers, probes) gets this environment, unless the server's own sets it.
+# estimate").  The GPT workers and probes (core.room.gpt_workers.start_gpt_process) and the
+# scheduler (core.room.spawn) get this environment, unless the server's own sets it.
 CPU_SHARING_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 
 # GPT workers and probes run below the web server's CPU priority, so a server kept busy by a whole

@@ -1,35 +1,30 @@
 """Model work the web server must not do itself: timing a training step, and sampling from a
-checkpoint, each in a child process with a time limit and a memory limit.
+checkpoint, each in a child process with a time limit and a memory limit (one call of
+``core.room.worker_process``, set up as a GPT worker is: ``core.room.gpt_workers.start_gpt_process``).
 
-``python -m core.room.probe estimate --config JSON --vocab N`` prints ``{"seconds": ...}``;
-``python -m core.room.probe sample --run-dir DIR --prompt ... --tokens N`` prints ``{"text": ...}``;
-either prints ``{"error": ...}`` for bad input.  A forward pass of a big model in the server
-process would stall every visitor's page (a big one takes several GB); here it costs a short-lived
-process, killed at ``timeout`` seconds, whose address space is capped (on CPU: CUDA maps far
-more virtual memory than it uses, so there the model bounds of ``core.room.limits`` are the guard).
+A forward pass of a big model in the server process would stall every visitor's page (a big one
+takes several GB); here it costs a short-lived process, killed at ``timeout`` seconds, whose
+address space is capped (on CPU: CUDA maps far more virtual memory than it uses, so there the model
+bounds of ``core.room.limits`` are the guard).  Bad input, a time or memory bound and a crash all
+end in :class:`ProbeError`, whose message a page shows.
 
 Why the estimate is timed the way it is: on a machine shared with other busy processes a step takes
 anywhere from its time to many times it from one second to the next (torch threads that spin while
 they wait: ``core.room.limits.CPU_SHARING_ENV``; why: docs/benchmarks.md, "Time-per-step estimate"),
 so no single moment, nor a figure cached from one, may decide.  The child starts like a GPT
-worker (same environment, threads and device), runs the loop's own iteration (``get_batch``,
-``get_lr``, ``make_optimizer_step``) past its untimed settle steps (``settle_steps``: allocation,
-kernel loading), and reports the median of several blocks of steps, each ended by reading the loss
-as the loop does when it logs: the figure the run's metrics will show
+worker (same environment, threads, priority and device), runs the loop's own iteration
+(``get_batch``, ``get_lr``, ``make_optimizer_step``) past its untimed settle steps
+(``settle_steps``: allocation, kernel loading), and reports the median of several blocks of steps,
+each ended by reading the loss as the loop does when it logs: the figure the run's metrics will show
 (``tokens_per_s``), measured now, never cached.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import resource
 import statistics
-import subprocess
-import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
@@ -40,41 +35,42 @@ from ..gpt.config import TrainConfig
 from ..gpt.data import get_batch
 from ..gpt.device import detect_device, should_compile
 from ..gpt.evaluate import sample_text
-from .limits import yield_cpu_to_server
 from ..gpt.model import GPT
-from .spawn import PROBE, ROOT, child_env, module_command
 from ..gpt.optimizer_step import get_lr, make_optimizer, make_optimizer_step
+from .gpt_workers import start_gpt_process
+from .worker_process import WorkerLost, call, cap_address_space
 
 DEFAULT_MEMORY = 4 * 2**30   # bytes of address space; importing torch alone maps a good part of it
 BLOCK_S = 0.25               # a timed block of steps lasts at least this long
 BLOCKS = 9                   # the estimate is the median of this many blocks,
 BUDGET_S = 8.0               # or of fewer (3 at least) where their steps would take longer
+MEMORY_MESSAGE = "This needs more memory than the server allows for it; try a smaller model or fewer tokens."
 
 
 class ProbeError(ValueError):
     """The probe failed, ran out of time or memory, or was given bad input (the message says)."""
 
 
-def _run(args: list[str], timeout: float, memory: int | None) -> dict:
-    cmd = module_command(PROBE, *args, "--memory", str(memory or 0))
+def _run(fn, args: tuple, timeout: float, memory: int | None, threads: int | None,
+         background: bool):
+    """``fn(*args)`` in a child set up as a GPT worker with ``threads`` torch threads (at the
+    background priority a run has, or not), its address space capped at ``memory`` bytes."""
+    setup = ((start_gpt_process, (threads, None, background, False)), (cap_address_space, (memory,)))
     try:
-        out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                             stdin=subprocess.DEVNULL, env=child_env())
-    except subprocess.TimeoutExpired:
+        return call(fn, args, setup=setup, timeout=timeout)
+    except TimeoutError:
         raise ProbeError(f"This took longer than {timeout:.0f} s and was stopped; try a smaller "
                          f"model or fewer tokens.") from None
-    lines = out.stdout.strip().splitlines()
-    try:
-        result = json.loads(lines[-1]) if lines else {}
-    except ValueError:
-        result = {}
-    if "error" in result:
-        raise ProbeError(result["error"])
-    if out.returncode != 0 or not result:
-        tail = (out.stderr.strip().splitlines() or ["no output"])[-1][:200]
-        hint = " (out of memory?)" if "MemoryError" in out.stderr or out.returncode < 0 else ""
-        raise ProbeError(f"The helper process failed{hint}: {tail}")
-    return result
+    except (ValueError, OSError) as exc:  # bad input: the message is for the visitor
+        raise ProbeError(str(exc)) from None
+    except MemoryError:
+        raise ProbeError(MEMORY_MESSAGE) from None
+    except WorkerLost as exc:
+        raise ProbeError(str(exc)) from None
+    except Exception as exc:  # torch's allocator raises RuntimeError
+        if isinstance(exc, RuntimeError) and "allocate" in str(exc):
+            raise ProbeError(MEMORY_MESSAGE) from None
+        raise ProbeError(f"The helper process failed: {type(exc).__name__}: {exc}"[:300]) from None
 
 
 @dataclass(frozen=True)
@@ -96,9 +92,8 @@ def estimate_step(config, vocab_size: int, *, timeout: float = 120.0,
     run's; nothing that starts later is."""
     device = detect_device(config.device)
     memory = None if device.startswith("cuda") else memory
-    out = _run(["estimate", "--config", json.dumps({**config.to_dict(), "device": device}),
-                "--vocab", str(int(vocab_size))], timeout, memory)
-    return StepEstimate(float(out["seconds"]), out["device"], int(out["threads"]), int(out["steps"]))
+    return _run(_estimate, (replace(config, device=device), int(vocab_size)), timeout, memory,
+                config.threads or None, background=True)
 
 
 def run_step_seconds(metrics: list[dict], tokens_per_step: int) -> float | None:
@@ -115,16 +110,14 @@ MAX_PROMPT_CHARS = 10_000
 def sample_checkpoint(run_dir, prompt: str, max_new_tokens: int, temperature: float = 0.8,
                       top_k: int | None = None, *, timeout: float = 60.0,
                       memory: int | None = DEFAULT_MEMORY) -> str:
-    """Text generated on the CPU from the run's checkpoint (verified, see core.gpt.checkpoint).
-    A prompt over ``MAX_PROMPT_CHARS`` is refused (``ValueError``): it travels on the child's
-    command line, which the system bounds, and the model reads only its last ``block_size``
-    tokens anyway."""
+    """Text generated on the CPU from the run's checkpoint (verified, see core.gpt.checkpoint), at
+    the server's priority (somebody waits for it).  A prompt over ``MAX_PROMPT_CHARS`` is refused
+    (``ValueError``): the model reads only its last ``block_size`` tokens anyway."""
     if len(prompt) > MAX_PROMPT_CHARS:
         raise ValueError(f"The prompt is {len(prompt):,} characters long; at most {MAX_PROMPT_CHARS:,} "
                          "are sent to the model (it reads only its last few hundred tokens).")
-    return _run(["sample", "--run-dir", str(Path(run_dir).resolve()), "--prompt", prompt,
-                 "--tokens", str(int(max_new_tokens)), "--temperature", str(float(temperature)),
-                 "--top-k", str(int(top_k or 0))], timeout, memory)["text"]
+    return _run(_sample, (str(Path(run_dir).resolve()), prompt or "\n", int(max_new_tokens),
+                          float(temperature), int(top_k or 0) or None), timeout, memory, 1, background=False)
 
 
 # -- in the child ---------------------------------------------------------------------------------
@@ -159,54 +152,15 @@ def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float
     return statistics.median(block(n) for _ in range(blocks)), n * blocks
 
 
-def _estimate(args) -> dict:
-    config = TrainConfig(**json.loads(args.config))
-    if config.threads:  # as core.gpt.loop.train does
-        torch.set_num_threads(config.threads)
-    seconds, steps = time_steps(config, args.vocab, config.device)
-    return {"seconds": seconds, "device": config.device, "threads": torch.get_num_threads(),
-            "steps": steps}
+def _estimate(config: TrainConfig, vocab_size: int) -> StepEstimate:
+    seconds, steps = time_steps(config, vocab_size, config.device)
+    return StepEstimate(seconds, config.device, torch.get_num_threads(), steps)
 
 
-def _sample(args) -> dict:
-    torch.set_num_threads(1)
-    ckpt = load_checkpoint(checkpoint_path(args.run_dir))
+def _sample(run_dir: str, prompt: str, tokens: int, temperature: float, top_k: int | None) -> str:
+    ckpt = load_checkpoint(checkpoint_path(run_dir))
     try:
-        text = sample_text(ckpt.model, ckpt.tokenizer, "cpu", args.tokens, prompt=args.prompt or "\n",
-                           temperature=args.temperature, top_k=args.top_k or None)
+        return sample_text(ckpt.model, ckpt.tokenizer, "cpu", tokens, prompt=prompt,
+                           temperature=temperature, top_k=top_k)
     except UnknownCharacterError as exc:
         raise ValueError(f"The prompt cannot be encoded with this run's tokenizer: {exc}") from None
-    return {"text": text}
-
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m core.room.probe")
-    p.add_argument("what", choices=("estimate", "sample"))
-    p.add_argument("--memory", type=int, default=0, help="address-space limit in bytes (0: none)")
-    p.add_argument("--config")
-    p.add_argument("--vocab", type=int, default=0)
-    p.add_argument("--run-dir")
-    p.add_argument("--prompt", default="\n")
-    p.add_argument("--tokens", type=int, default=200)
-    p.add_argument("--temperature", type=float, default=0.8)
-    p.add_argument("--top-k", type=int, default=0)
-    args = p.parse_args(argv)
-    if args.memory:
-        resource.setrlimit(resource.RLIMIT_AS, (args.memory, args.memory))
-    try:
-        result = (_estimate if args.what == "estimate" else _sample)(args)
-    except (ValueError, OSError) as exc:
-        result = {"error": str(exc)}
-    except (MemoryError, RuntimeError) as exc:  # torch's allocator raises RuntimeError
-        if not isinstance(exc, MemoryError) and "allocate" not in str(exc):
-            raise
-        result = {"error": "This needs more memory than the server allows for it; try a smaller "
-                           "model or fewer tokens."}
-    print(json.dumps(result, ensure_ascii=False), flush=True)
-    return 0
-
-
-if __name__ == "__main__":
-    if sys.argv[1:2] == ["estimate"]:
-        yield_cpu_to_server()  # at the GPT worker's priority, which it times; a sample has someone waiting
-    sys.exit(main())

@@ -1,11 +1,10 @@
-"""How this package starts its background processes: the scheduler of a runs folder and the
-probes, each as ``python -m core.room.<module>`` in the repository, with the repository on
-``PYTHONPATH`` and absolute paths only, so nothing depends on the working directory of the
-server that started them.  The scheduler's GPT workers inherit its environment
-(``core.room.gpt_workers``).
+"""How this package starts the scheduler of a runs folder: ``python -m core.room.scheduler`` in the
+repository, in a session of its own (it outlives the server that started it), with the repository on
+``PYTHONPATH`` and absolute paths only, so nothing depends on the working directory of that server.
+The scheduler's GPT workers inherit its environment (``core.room.gpt_workers``); the work a server
+waits for runs in worker processes of its own (``core.room.worker_process``).
 
-Torch-free (the scheduler imports it).  Leaves out what the scheduler and the probes do
-(``core.room.scheduler``, ``core.room.probe``).
+Torch-free (the scheduler imports it).  Leaves out what the scheduler does (``core.room.scheduler``).
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from ..runfolder.layout import SCHEDULER_LOCK, SCHEDULER_LOG
 
 ROOT = Path(__file__).resolve().parents[2]   # the repository: the folder that holds core/
 SCHEDULER = "core.room.scheduler"
-PROBE = "core.room.probe"
 
 
 def module_command(module: str, *args: str) -> list[str]:

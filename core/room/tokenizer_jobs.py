@@ -16,7 +16,7 @@ import functools
 
 from ..bpe import BPETokenizer, BPETrainer, extension_trainer
 from ..corpus import CorpusStats, corpus_stats
-from .jobs import report_progress
+from .worker_process import report_progress
 
 
 def train(text: str, variant: str, num_merges: int, options: dict) -> BPETokenizer:

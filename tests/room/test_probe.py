@@ -66,6 +66,6 @@ def test_the_estimate_is_within_30_percent_of_the_run_it_predicts(tmp_path):
 
 
 def test_a_prompt_past_the_bound_is_refused_with_a_message(tmp_path):
-    """A browser can send a 200,000-character prompt; on a command line it would fail with E2BIG."""
+    """A browser can send a 200,000-character prompt; the model reads only its last few hundred tokens."""
     with pytest.raises(ValueError, match="at most 10,000"):
         sample_checkpoint(tmp_path, "x" * (MAX_PROMPT_CHARS + 1), 10)

@@ -1,0 +1,171 @@
+"""The room's one way to run work off the page: a worker process that its parent starts, feeds,
+watches, bounds and kills.  The tokenizer jobs' job workers (``core.room.jobs``), the GPT workers
+(``core.room.gpt_workers``) and the probe's one-call children (``core.room.probe``) are all this.
+
+A worker is a ``multiprocessing`` process and a pipe: the parent sends ``(seq, fn, args)``; the
+worker answers ``("started", seq)``, any number of ``("progress", seq, done, total)`` (what ``fn``
+reports with :func:`report_progress`), then ``("done", seq, value)`` or ``("error", seq, exc)``.
+What differs between the three users is only the *setup* a worker runs once, before any call
+(its CPU priority, a memory cap, torch's threads and GPU: ``(function, args)`` pairs of module-level
+functions), and how the parent waits: the job engine's collector waits on many workers at once
+(:attr:`WorkerProcess.conn`, :attr:`WorkerProcess.sentinel`), the GPT workers' scheduler on its
+turns, the probe on one :func:`call` with a time limit.
+
+Why not ``concurrent.futures.ProcessPoolExecutor``: a job must be killable alone (its attendee left,
+or it went over a bound) without breaking the calls of other workers, and must send progress while
+it runs; a pool does neither.  Torch-free: the setup imports torch where a worker needs it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import resource
+import time
+from multiprocessing.connection import wait as wait_any
+
+from .limits import die_with_parent
+
+PROGRESS_EVERY_S = 0.1   # a worker sends a call's progress at most this often
+
+
+class WorkerLost(RuntimeError):
+    """The worker process ended during a call (killed, out of memory, crashed)."""
+
+
+class WorkerProcess:
+    """One worker process and the parent's end of its pipe.  ``context``: a ``multiprocessing``
+    context (``spawn`` for a fresh interpreter; the job engine's ``forkserver``); ``setup``: the
+    ``(function, args)`` pairs the worker runs first, in order."""
+
+    def __init__(self, context, setup: tuple = (), name: str = "room-worker") -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child, setup), name=name, daemon=True)
+        self.process.start()
+        child.close()
+
+    @property
+    def sentinel(self) -> int:
+        """Ready when the process has ended (for ``multiprocessing.connection.wait``)."""
+        return self.process.sentinel
+
+    def send(self, seq: int, fn, args: tuple) -> None:
+        """Ask for ``fn(*args)``; raises what pickling raises, or ``WorkerLost`` for a worker that
+        is gone."""
+        try:
+            self.conn.send((seq, fn, args))
+        except (BrokenPipeError, ConnectionResetError, EOFError) as exc:
+            raise WorkerLost(self.describe_end()) from exc
+
+    def receive(self) -> tuple | None:
+        """The worker's next message; ``None`` once its end of the pipe is closed (it ended).  A
+        message that does not unpickle here comes as ``("error", None, exc)``."""
+        try:
+            return self.conn.recv()
+        except (EOFError, OSError):
+            return None
+        except Exception as exc:
+            return ("error", None, exc)
+
+    def rss(self) -> int:
+        """The process's resident memory in bytes (0 where ``/proc`` does not say)."""
+        try:
+            with open(f"/proc/{self.process.pid}/statm", "rb") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def describe_end(self) -> str:
+        """What the end of a process that stopped answering was, in a sentence."""
+        self.process.join(timeout=1)
+        code = self.process.exitcode
+        if code is not None and code < 0:
+            return "The worker process doing it was killed (out of memory?)."
+        return f"The worker process doing it ended unexpectedly (exit code {code})."
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def stop(self) -> None:
+        """Kill the process if it still runs, collect it and close the pipe."""
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=5)
+        self.conn.close()
+
+
+def call(fn, args: tuple = (), *, setup: tuple = (), timeout: float, context=None):
+    """``fn(*args)`` in a fresh worker (``spawn`` unless ``context`` says), set up by ``setup``,
+    killed after ``timeout`` seconds (``TimeoutError``); returns what ``fn`` returns, raises what it
+    raised, or ``WorkerLost``."""
+    worker = WorkerProcess(context or multiprocessing.get_context("spawn"), setup, name="room-call")
+    try:
+        worker.send(0, fn, args)
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            ready = wait_any([worker.conn, worker.sentinel], timeout=left)
+            if not ready:
+                continue
+            message = worker.receive() if worker.conn in ready else None
+            if message is None:  # the process ended without its answer
+                raise WorkerLost(worker.describe_end())
+            kind, _, *rest = message
+            if kind == "done":
+                return rest[0]
+            if kind == "error":
+                raise rest[0]
+        raise TimeoutError(f"{timeout:.0f} s went by")
+    finally:
+        worker.stop()
+
+
+# -- inside a worker -------------------------------------------------------------------------------
+def cap_address_space(memory: int | None) -> None:
+    """A setup step: this process's address space is at most ``memory`` bytes (``None``: as it
+    was), so a call that needs more fails with ``MemoryError`` instead of pushing the machine into
+    swap or the kernel's out-of-memory killer."""
+    if memory:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+
+_reporting: list = []  # [send(done, total), when progress was last sent], while a call runs here
+
+
+def report_progress(done: int, total: int) -> None:
+    """Tell the parent how far the running call is (a no-op outside a worker: inline work)."""
+    if not _reporting:
+        return
+    send, last = _reporting
+    now = time.monotonic()
+    if done >= total or now - last >= PROGRESS_EVERY_S:
+        send(done, total)
+        _reporting[1] = now
+
+
+def reporting_to(send) -> None:
+    """Send the running call's progress with ``send(done, total)`` from now on (``None``: stop)."""
+    _reporting[:] = [] if send is None else [send, 0.0]
+
+
+def _serve(conn, setup: tuple) -> None:
+    """A worker's life: die with its parent, run the setup, then each call sent, sending back its
+    result or its exception."""
+    die_with_parent()
+    for function, args in setup:
+        function(*args)
+    while True:
+        try:
+            seq, fn, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        conn.send(("started", seq))
+        reporting_to(lambda done, total, seq=seq: conn.send(("progress", seq, done, total)))
+        try:
+            message = ("done", seq, fn(*args))
+        except Exception as exc:  # the call's own failure goes back to whoever waits for it
+            message = ("error", seq, exc)
+        reporting_to(None)
+        try:
+            conn.send(message)
+        except Exception as exc:  # a result or an exception that does not pickle
+            conn.send(("error", seq, RuntimeError(f"{type(exc).__name__}: {exc}")))
