@@ -29,6 +29,7 @@ from collections import Counter
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 
+from .dask_workers import CONNECT_S
 from .jobs import DEFAULT_LIMIT_S, JobState, JobStopped
 from .worker_process import reporting_to
 
@@ -126,7 +127,7 @@ class DaskJobs:
     def __init__(self, address: str, limit_s: float = DEFAULT_LIMIT_S) -> None:
         from distributed import Client, KilledWorker  # the optional extra: fails here, by name
 
-        self.client = Client(address, timeout="30s", set_as_default=False)
+        self.client = Client(address, timeout=f"{CONNECT_S}s", set_as_default=False)
         self.killed_error = KilledWorker
         self.limit_s = limit_s
         self._jobs: dict[object, DaskJob] = {}

@@ -27,6 +27,8 @@ from __future__ import annotations
 import time
 from concurrent.futures import CancelledError
 
+CONNECT_S = 30   # seconds a host waits for the cluster's scheduler before it says the cluster did not answer
+
 
 def parse_resources(text: str | None) -> dict[str, float] | None:
     """``"GPU=1"`` or ``"GPU=1,MEM=4e9"`` -> ``{"GPU": 1.0, ...}``: what each turn takes from a
@@ -54,7 +56,7 @@ class DaskWorkers:
     def __init__(self, address: str, resources: dict[str, float] | None = None) -> None:
         from distributed import Client, KilledWorker  # the optional extra: fails here, by name
 
-        self.client = Client(address, timeout="30s", set_as_default=False)
+        self.client = Client(address, timeout=f"{CONNECT_S}s", set_as_default=False)
         self.resources = resources
         self.lost_errors = (KilledWorker, CancelledError)
         self._busy: set = set()

@@ -116,3 +116,32 @@ def test_the_other_bpe_pages_end_with_their_result_on_a_large_corpus(page_name):
     last = {"char_vs_bpe": "The test text, token by token",
             "compare_tokenizers": "Cost per script: tokens per character"}[page_name]
     assert last in [h.value for h in at.subheader]  # the page ran to its end
+
+
+@pytest.mark.slow
+def test_a_dask_cluster_that_does_not_answer_is_a_message_and_asked_again(monkeypatch):
+    """A room configured for a Dask cluster that is down: the page that needs a job says so (after
+    the connect timeout, shortened here), and the next heavy job asks again: once the cluster
+    answers (here: once none is configured), the page works."""
+    from core.room import dask_jobs, dask_workers
+
+    for engine in heavy_jobs._engine:
+        engine.close()
+    heavy_jobs._engine.clear()
+    monkeypatch.setattr(dask_workers, "CONNECT_S", 1)
+    monkeypatch.setattr(dask_jobs, "CONNECT_S", 1)
+    monkeypatch.setenv(dask_jobs.SCHEDULER_ENV, "tcp://127.0.0.1:9")  # the discard port: nobody
+    at = learn_page()
+    paste_box(at).set_value(big_corpus()).run()
+    errors = [e.value for e in at.error]
+    assert any("The room's Dask cluster did not answer" in e for e in errors), errors
+    assert not heavy_jobs._engine
+
+    monkeypatch.delenv(dask_jobs.SCHEDULER_ENV)
+    at.run()
+    poll_until_done(at)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert step_view(at)[2]["n"] > 0
+    for engine in heavy_jobs._engine:
+        engine.close()
+    heavy_jobs._engine.clear()
