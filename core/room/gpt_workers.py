@@ -126,16 +126,13 @@ class LocalWorkers:
         busy = {self._workers[self._busy[f]][0]: f for f in futures if not f.done()}
         ready = wait_any([p.conn for p in busy] + [p.sentinel for p in busy], timeout=timeout)
         for process, future in busy.items():
-            if process.conn in ready:
-                message = process.receive()
-                if message is None:
-                    future.set_exception(WorkerLost(process.describe_end()))
-                elif message[0] == "done":
-                    future.set_result(message[2])
-                elif message[0] == "error":
-                    future.set_exception(message[2])
-            elif process.sentinel in ready:
-                future.set_exception(WorkerLost(process.describe_end()))
+            answer = process.answer(ready)
+            if answer is not None:
+                ok, value = answer
+                if ok:
+                    future.set_result(value)
+                else:
+                    future.set_exception(value)
 
     def done(self, future: Future, lost: bool) -> None:
         """``future``'s GPT worker is free again (started anew on its next turn when it died)."""

@@ -67,6 +67,23 @@ class WorkerProcess:
         except Exception as exc:
             return ("error", None, exc)
 
+    def answer(self, ready) -> tuple[bool, object] | None:
+        """How the call under way ended, read from ``ready`` (what ``multiprocessing.connection.wait``
+        returned for :attr:`conn` and :attr:`sentinel`): ``(True, value)``, ``(False, exception)``
+        (``WorkerLost`` for a process that ended without its answer), or ``None`` while it runs (a
+        ``started`` or ``progress`` message is read and passed over)."""
+        if self.conn in ready:
+            message = self.receive()
+            if message is None:
+                return False, WorkerLost(self.describe_end())
+            kind, _, *rest = message
+            if kind in ("done", "error"):
+                return kind == "done", rest[0]
+            return None
+        if self.sentinel in ready:
+            return False, WorkerLost(self.describe_end())
+        return None
+
     def rss(self) -> int:
         """The process's resident memory in bytes (0 where ``/proc`` does not say)."""
         try:
@@ -103,17 +120,12 @@ def call(fn, args: tuple = (), *, setup: tuple = (), timeout: float, context=Non
         worker.send(0, fn, args)
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
-            ready = wait_any([worker.conn, worker.sentinel], timeout=left)
-            if not ready:
-                continue
-            message = worker.receive() if worker.conn in ready else None
-            if message is None:  # the process ended without its answer
-                raise WorkerLost(worker.describe_end())
-            kind, _, *rest = message
-            if kind == "done":
-                return rest[0]
-            if kind == "error":
-                raise rest[0]
+            answer = worker.answer(wait_any([worker.conn, worker.sentinel], timeout=left))
+            if answer is not None:
+                ok, value = answer
+                if ok:
+                    return value
+                raise value
         raise TimeoutError(f"{timeout:.0f} s went by")
     finally:
         worker.stop()
