@@ -9,8 +9,8 @@ from core import PRETRAINED_NAMES
 from core.bpe.display import visible
 from core.insights import HELD_OUT
 from core.insights.vocab_curve import CURVE_TOP, CURVE_VARIANT
-from core.insights.sweep import (SweepTooShortError, launch_sweep, surely_too_short, sweep_points,
-                                 window_tokens)
+from core.insights.sweep import (SweepTooShortError, corpus_tag, launch_sweep, surely_too_short,
+                                 sweep_points, window_tokens)
 from core.insights.embeddings import RARE
 from core.room import list_runs
 from core.runfolder.status import ACTIVE
@@ -20,7 +20,8 @@ from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ER
 from ui.plumbing.charts import vega_spec
 from ui.plumbing.identity import viewer
 from ui.plumbing.render import md_safe, show_error
-from ui.views.insights_view import (curve, curve_chart, curve_frame, embedding_chart, embedding_frame,
+from ui.views.insights_view import (corpus_token_counts, curve, curve_chart, curve_frame, embedding_chart,
+                                   embedding_frame,
                                    findings, language_frame, parallel_texts, premium_chart, residue_frame,
                                    unseen_note,
                                    sweep_chart, sweep_rows, token_facts, unreachable_frame)
@@ -42,6 +43,16 @@ st.caption("The questions people ask about tokenizers, answered on your corpus a
            "space, JSON or YAML.")
 name, text = state.corpus()
 digest = state.corpus_digest()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def sweep_facts(digest: str, _text: str) -> tuple[str, bool]:
+    """The corpus's tag in its sweep runs' names, and whether it is too short for any: once per
+    corpus (both read the whole of it, at every rerun of the page otherwise)."""
+    return corpus_tag(_text), surely_too_short(_text)
+
+
+sweep_tag, sweep_too_short = sweep_facts(digest, text)
 
 
 def your_tokenizer():
@@ -73,6 +84,12 @@ def vocabulary_section() -> None:
     except (ValueError, *TRAINING_ERRORS) as exc:
         show_error(exc, "No curve for this corpus: ")
         return
+    if found is not None:  # else a job worker trains: its progress bar is drawn
+        curve_view(found)
+    sweep_section()
+
+
+def curve_view(found) -> None:
     st.vega_lite_chart(vega_spec("vocabulary curve", curve_frame(found), curve_chart), width="stretch")
     last = found.row(int(found.vocab_sizes[-1]))
     m = st.columns(2)
@@ -85,7 +102,6 @@ def vocabulary_section() -> None:
                f"(its merges are a list: cut it anywhere); the last {HELD_OUT:.0%} is held out, as a GPT "
                f"run validates on it. Where the held-out line falls below the training line, new merges "
                f"fit the text they were learned from more than text they never saw.")
-    sweep_section()
 
 
 def sweep_section() -> None:
@@ -96,7 +112,7 @@ def sweep_section() -> None:
                            max_selections=5, key="insights_sweep_sizes")
     who = viewer()
     runs_dir = state.runs_dir()
-    too_short = surely_too_short(text)
+    too_short = sweep_too_short
     if too_short:
         st.info(f"{md_safe(name)} is too short to train a GPT on: each part of it (the training part and "
                 f"the held-out tenth) must hold a window of {window_tokens()} tokens. Paste a longer text, "
@@ -116,7 +132,7 @@ def sweep_section() -> None:
 
 def sweep_progress(sizes, owner, runs_dir, refused: dict[int, int]) -> None:
     """The sweep's runs as they stand; redrawn every few seconds while any of them trains."""
-    points = sweep_points(text, sizes, owner, runs_dir)
+    points = sweep_points(sweep_tag, sizes, owner, runs_dir)
     if any(p.status in ACTIVE for p in points):
         live_sweep(sizes, owner, runs_dir)
     elif points or refused:
@@ -125,7 +141,7 @@ def sweep_progress(sizes, owner, runs_dir, refused: dict[int, int]) -> None:
 
 @st.fragment(run_every=SWEEP_EVERY_S)
 def live_sweep(sizes, owner, runs_dir) -> None:
-    points = sweep_points(text, sizes, owner, runs_dir)
+    points = sweep_points(sweep_tag, sizes, owner, runs_dir)
     draw_sweep(sizes, points, {})
     if not any(p.status in ACTIVE for p in points):
         st.rerun()  # all ended: the page draws them once more, and stops polling
@@ -172,8 +188,9 @@ def never_section() -> None:
             frame = unreachable_frame(tok, found)
             st.dataframe(frame, hide_index=True, width="stretch", height=min(400, 36 + 35 * len(frame)))
             shown = list(found.unreachable)
-    if key == YOURS:
-        frame = residue_frame(tok, text)
+    counts = corpus_token_counts(tok, text, digest) if key == YOURS else None
+    if counts is not None:
+        frame = residue_frame(tok, counts)
         st.metric("Residues on your corpus", f"{len(frame):,}",
                   help="Tokens minted while merging that encoding the corpus never emits.")
         st.caption("Residues: each was counted when it was minted, then later merges took every one of them.")
@@ -184,7 +201,7 @@ def never_section() -> None:
         token = st.selectbox("How was it built?", shown[:500], key=f"insights_never_token_{key}",
                              format_func=lambda i: f"{visible(tok.token_str(i))} (id {i})")
         show_merge_graph(tok, token)
-        st.markdown(token_facts(tok, token, (text, digest) if key == YOURS else None))
+        st.markdown(token_facts(tok, token, counts))
     trained_here()
 
 

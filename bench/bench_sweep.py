@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.insights.sweep import launch_sweep, sweep_points  # noqa: E402
+from core.insights.sweep import corpus_tag, launch_sweep, sweep_points  # noqa: E402
 from core.samples import python_docs_corpus  # noqa: E402
 from core.runfolder.status import ENDED, RunStatus  # noqa: E402
 
@@ -40,7 +40,7 @@ def wait_for_sweep(text: str, sizes: list[int], owner: str, runs_dir: Path, boun
     start = time.perf_counter()
     last = ""
     while time.perf_counter() - start < bound:
-        points = sweep_points(text, sizes, owner, runs_dir)
+        points = sweep_points(corpus_tag(text), sizes, owner, runs_dir)
         shown = " · ".join(f"{p.vocab_size}: {p.status} {p.step}/{p.max_steps}" for p in points)
         if shown != last:
             print(f"  {time.perf_counter() - start:6.1f} s  {shown}", flush=True)
@@ -90,7 +90,7 @@ def main() -> None:
             print(f"launched (tokenizers cut, runs queued) in {launched:.1f} s", flush=True)
             total = launched + wait_for_sweep(text, sizes, "bench-a", runs_dir, args.bound)
             print(f"\nthe sweep, click to last evaluation: {total:.1f} s")
-            for point in sweep_points(text, sizes, "bench-a", runs_dir):
+            for point in sweep_points(corpus_tag(text), sizes, "bench-a", runs_dir):
                 print(f"  vocab {point.vocab_size:>5,}: {point.status}, {point.step} steps, "
                       f"val {point.val_bpc:.3f} bits/char, {point.n_params:,} parameters, "
                       f"embeddings {point.embedding_share:.0%}")

@@ -135,3 +135,40 @@ WRITERS = {
     "markdown": _markdown,
     "xml": _xml,
 }
+
+
+def yaml_verdict(tokens: dict[str, dict[str, int]]) -> str:
+    """One sentence answering "why prefer YAML to JSON?" from ``tokens`` (tokenizer -> format ->
+    tokens, for the same records): where YAML costs less than indented JSON and than compact JSON,
+    and where it does not, naming the tokenizers.  True for any records: computed, never assumed."""
+    names = list(tokens)
+
+    def where(fmt: str, cheaper: bool) -> list[str]:
+        return [n for n in names if (tokens[n]["yaml"] < tokens[n][fmt]) == cheaper]
+
+    def who(group: list[str]) -> str:
+        return "every tokenizer here" if len(group) == len(names) else _listed(group)
+
+    parts = []
+    for fmt, spelled in (("json", "indented JSON"), ("json_compact", "compact JSON")):
+        less, not_less = where(fmt, True), where(fmt, False)
+        if less:
+            parts.append(f"YAML costs less than {spelled} under {who(less)}")
+        if not_less:
+            ties = [n for n in not_less if tokens[n]["yaml"] == tokens[n][fmt]]
+            more = [n for n in not_less if n not in ties]
+            if more:
+                parts.append(f"{spelled} costs less than YAML under {who(more)}")
+            if ties:
+                parts.append(f"YAML and {spelled} cost the same under {who(ties)}")
+    return _joined(parts) + "."
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _joined(parts: list[str]) -> str:
+    """Clauses joined as a sentence: "a; b, but c" reads worse than "a, and b"; the first capitalised."""
+    text = "; ".join(parts)
+    return text[:1].upper() + text[1:]

@@ -38,10 +38,14 @@ def sweep_tokenizers(text: str, sizes, pattern: str = "gpt4") -> dict[int, BPETo
     return {size: full.truncated(min(size - 256, len(full.merges))) for size in sizes}
 
 
-def run_name(text: str, size: int, preset: str) -> str:
-    """The run's folder name: the corpus's digest, so one attendee's sweeps of two corpora differ."""
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    return f"vocab-{size}-{preset}-{digest}"
+def corpus_tag(text: str) -> str:
+    """The corpus's part of a sweep run's name, so one attendee's sweeps of two corpora differ."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def run_name(text: str, size: int, preset: str, tag: str | None = None) -> str:
+    """The run's folder name (``tag``: :func:`corpus_tag` of ``text``, where the caller has it)."""
+    return f"vocab-{size}-{preset}-{tag or corpus_tag(text)}"
 
 
 class SweepTooShortError(ValueError):
@@ -153,11 +157,12 @@ def room_sweep(text: str, sizes, runs_dir=None, preset: str = "quick") -> dict[i
     return found
 
 
-def sweep_points(text: str, sizes, owner: str, runs_dir, preset: str = "quick") -> list[SweepPoint]:
-    """The owner's runs of this sweep that exist (launched or joined), by vocabulary size."""
+def sweep_points(tag: str, sizes, owner: str, runs_dir, preset: str = "quick") -> list[SweepPoint]:
+    """The owner's runs of the sweep of the corpus ``tag`` (:func:`corpus_tag`) that exist
+    (launched or joined), by vocabulary size."""
     points = []
     for size in sorted({int(s) for s in sizes}):
-        path = Path(runs_dir) / owner / run_name(text, size, preset)
+        path = Path(runs_dir) / owner / run_name("", size, preset, tag)
         if is_run(path):
             points.append(sweep_point(size, run_info(path)))
     return points

@@ -85,9 +85,10 @@ class VocabCurve:
 
 
 def vocabulary_curve(text: str, max_vocab: int, variant: str = "char", *, pattern: str | None = None,
-                     held_out: float = HELD_OUT) -> VocabCurve:
+                     held_out: float = HELD_OUT, progress=None) -> VocabCurve:
     """Train ``variant`` BPE up to ``max_vocab`` on the training part of ``text`` (fewer if its
-    pairs run out) and count both parts' tokens at every size on the way."""
+    pairs run out) and count both parts' tokens at every size on the way; ``progress(done,
+    total)`` as the merges are learned."""
     train, held = split_held_out(text, held_out)
     if not train or not held:
         raise ArgumentError("The corpus is too short to hold out a part of it.")
@@ -95,7 +96,7 @@ def vocabulary_curve(text: str, max_vocab: int, variant: str = "char", *, patter
     if max_vocab < trainer.base_size:
         raise ArgumentError(f"The vocabulary must hold at least the {trainer.base_size} base symbols "
                             f"of the training part, not {max_vocab}.")
-    for _ in trainer.run(max_vocab - trainer.base_size):
+    for _ in trainer.run(max_vocab - trainer.base_size, progress=progress):
         pass
     tok = BPETokenizer.from_trainer(trainer)
     train_tokens = np.array([trainer.initial_length] + [s.length_after for s in tok.trace], dtype=np.int64)

@@ -4,7 +4,11 @@ process imports them by name) that report their progress (merges done / asked) w
 
 - :func:`train`: a tokenizer trained on a corpus with the page's settings;
 - :func:`extend`: a real tokenizer (GPT-2, GPT-4, ...) with the merges it would add for a corpus;
-- :func:`statistics`: a corpus's statistics (``core.corpus.corpus_stats``).
+- :func:`statistics`: a corpus's statistics (``core.corpus.corpus_stats``);
+- :func:`named`: a tokenizer a job is given by name where it is a real model's (loading one is
+  cheaper than sending it).
+
+The Tokenizer questions page's jobs are ``core.insights.question_jobs``.
 
 The same work runs inline for small corpora (``core.room.jobs.INLINE_BELOW``); these functions
 are what a job worker runs, and nothing here knows about pages.
@@ -37,10 +41,17 @@ def extend(start: str, text: str, num_merges: int, max_memory: int) -> BPETokeni
     return BPETokenizer.from_trainer(trainer)
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=8)
 def _pretrained(name: str) -> BPETokenizer:
-    """A real tokenizer, loaded once per job worker (GPT-4's takes seconds and tens of MB)."""
+    """A real tokenizer, loaded once per job worker (GPT-4's takes seconds and tens of MB): cheaper
+    than sending one (pickling o200k's 200,000 tokens takes longer than loading them)."""
     return BPETokenizer.from_pretrained(name)
+
+
+def named(ref: str | BPETokenizer) -> BPETokenizer:
+    """A tokenizer, or a real model's by its name (``core.bpe.pretrained``), loaded once per job
+    worker."""
+    return _pretrained(ref) if isinstance(ref, str) else ref
 
 
 def statistics(text: str) -> CorpusStats:

@@ -1,5 +1,6 @@
 """What the AppTest files share: the app opened at one of its pages, a text typed in on the way."""
 
+import re
 import time
 from pathlib import Path
 
@@ -44,6 +45,12 @@ JOB_WAIT_S = 120  # a job worker's first start and a large training, on a busy 2
 
 def progress_texts(at: AppTest) -> list[str]:
     return [p.proto.text for p in at.get("progress")]
+
+
+def job_progress_texts(at: AppTest) -> list[str]:
+    """The progress bars of jobs (``ui.plumbing.heavy_jobs``: each says how long it has waited,
+    "(12 s)"), not a page's own (Start here's stations done)."""
+    return [t for t in progress_texts(at) if re.search(r"\(\d+ s\)$", t)]
 
 
 def poll_until_done(at: AppTest) -> None:

@@ -6,12 +6,13 @@ import json
 
 import pytest
 
-from app_helpers import open_page
+from app_helpers import job_progress_texts, open_page, paste_box, poll_until_done
 from core import BPETokenizer
-from core.insights import (SAMPLE_RECORDS, format_costs, number_groupings, prompt_boundary, python_sample,
-                           spelling, whitespace_cost)
-from ui.views.questions_sections import APP_READS_SPECIALS
-from ui.views.questions_view import NUMBER_EXAMPLE
+from core.bpe.display import visible
+from core.insights import (SAMPLE_RECORDS, format_costs, number_groupings, numbers_in_text, prompt_boundary,
+                           python_sample, spelling, trailing_space_prompt, whitespace_cost)
+from ui.views.questions_sections import APP_READS_SPECIALS, EXAMPLE_PROMPT
+from ui.views.questions_view import NUMBER_EXAMPLE, SPECIAL_EXAMPLE
 
 GPT4 = "GPT-4 (cl100k_base)"
 
@@ -117,3 +118,56 @@ def test_compare_tokenizers_reads_a_pasted_special_token_as_ordinary_text(gpt4):
     found = _encoded("cl100k_base", GPT4, gpt4, text)
     assert [t.id for t in found.tokens] == gpt4.encode(text, allowed_special="none")
     assert 100257 not in [t.id for t in found.tokens]
+
+
+def _special_box(at) -> str:
+    return at.text_input(key="questions_special_text").value
+
+
+@pytest.mark.slow
+def test_the_boxes_follow_a_new_corpus_and_keep_what_was_typed_until_it_changes():
+    """Paste while the page is open: each box shows the new corpus's text (or says it is a
+    built-in example), never the last corpus's; what the attendee typed stays until the corpus
+    changes again."""
+    at = open_page("insights", timeout=300)
+    assert _special_box(at) == SPECIAL_EXAMPLE  # the opening sample has no special-token text
+    pasted = "Once upon a time the story ended.<|endoftext|>Another began, far away."
+    paste_box(at).set_value(pasted).run()
+    assert "<|endoftext|>" in _special_box(at) and "story ended" in _special_box(at)
+    prompt, rest = trailing_space_prompt(pasted)
+    assert prompt.startswith("Once upon a time") and prompt.endswith(" ")
+    assert (at.text_input(key="questions_prompt").value, at.text_input(key="questions_continuation").value) \
+        == (prompt, rest)
+    assert "From your corpus" in said(at)
+
+    at.text_input(key="questions_prompt").set_value("My own prompt ").run()
+    at.run()
+    assert at.text_input(key="questions_prompt").value == "My own prompt "  # theirs, run after run
+
+    paste_box(at).set_value("a new line of text").run()
+    assert at.text_input(key="questions_prompt").value == "a new line of "
+    paste_box(at).set_value("nospaces\nanywhere").run()
+    assert _special_box(at) == SPECIAL_EXAMPLE
+    assert (at.text_input(key="questions_prompt").value, at.text_input(key="questions_continuation").value) \
+        == EXAMPLE_PROMPT
+    assert "a built-in example instead" in said(at)
+    assert not at.exception, [e.message for e in at.exception]
+
+
+@pytest.mark.slow
+def test_a_large_corpus_is_read_by_a_job_worker_and_its_answers_shown(gpt4):
+    """Past the inline bound the questions' answers come from jobs (progress bars first: that they
+    never run on the page's thread is ``test_page_thread.py``'s), and they are the corpus's own:
+    its special-token text, its numbers as core cuts them."""
+    text = ("Chapter 31337 opens.<|endoftext|>" + "the model reads 2024 tokens and 777 more; " * 7000)
+    at = open_page("insights", timeout=300)
+    paste_box(at).set_value(text).run()
+    assert job_progress_texts(at)  # the page answers at once, its work with the job workers
+    poll_until_done(at)
+    assert not at.exception, [e.message for e in at.exception]
+    assert _special_box(at).startswith("Chapter 31337 opens.<|endoftext|>")
+    [_, corpus] = [f.value.set_index("number") for f in at.dataframe if "times" in f.value.columns]
+    rows = corpus  # the built-in sentence's numbers, then the corpus's
+    assert rows.loc["␣2024", "times"] == 7000
+    [cut] = [n for n in numbers_in_text(gpt4, text) if n.text == " 2024"]
+    assert rows.loc["␣2024", GPT4].startswith(" · ".join(visible(t) for t in cut.cut.tokens))

@@ -74,3 +74,42 @@ def test_an_unknown_format_is_refused():
         written(SAMPLE_RECORDS, "toml")
     costs = format_costs(SAMPLE_RECORDS, {"bytes": BPETokenizer.byte_level()})["bytes"]
     assert all(cell["tokens"] == len(written(SAMPLE_RECORDS, f).encode()) for f, cell in costs.items())
+
+
+def _random_records(rng) -> list[dict]:
+    """Flat records as people keep them: a few fields of names, numbers, flags and nulls."""
+    fields = rng.sample(["id", "name", "city", "score", "active", "note", "born", "email", "tags"],
+                        rng.randrange(1, 7))
+    words = ["Ada", "Zoë", "São Paulo", "東京", "x", "a longer free-text note, with commas", "", "42"]
+
+    def value():
+        kind = rng.randrange(5)
+        return [lambda: rng.choice(words), lambda: rng.randrange(10**rng.randrange(1, 7)),
+                lambda: round(rng.random() * 100, 2), lambda: rng.random() < 0.5, lambda: None][kind]()
+
+    return [{f: value() for f in fields} for _ in range(rng.randrange(1, 12))]
+
+
+def _clauses(sentence: str) -> list[str]:
+    return sentence.rstrip(".").split("; ")
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_yaml_sentence_is_true_of_the_figures_it_answers_from(seed):
+    import random
+
+    from core.insights.formats import yaml_verdict
+
+    records = _random_records(random.Random(seed))
+    tokenizers = {name: real_tokenizer(name) for name in REAL}
+    tokens = {name: {fmt: cell["tokens"] for fmt, cell in costs.items()}
+              for name, costs in format_costs(records, tokenizers).items()}
+    said = yaml_verdict(tokens)
+    for fmt, spelled in (("json", "indented JSON"), ("json_compact", "compact JSON")):
+        for name in tokens:
+            yaml_cost, other = tokens[name]["yaml"], tokens[name][fmt]
+            verb = ("YAML costs less than " + spelled if yaml_cost < other else
+                    spelled + " costs less than YAML" if yaml_cost > other else
+                    "YAML and " + spelled + " cost the same")
+            [clause] = [c for c in _clauses(said) if c.lower().startswith(verb.lower())]
+            assert name in clause or "every tokenizer here" in clause, (name, fmt, said)

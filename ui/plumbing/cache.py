@@ -41,6 +41,7 @@ from core.room.jobs import INLINE_BELOW
 from core.settings import PREFIX, SETTING_NAMES, ServerSettings
 
 from ui.plumbing import heavy_jobs, state
+from ui.plumbing.render import tokenizer_digest
 from ui.serving.bounded_cache import BoundedCache, KeyLocks
 
 _log = logging.getLogger(__name__)
@@ -145,6 +146,17 @@ def _store() -> BoundedCache:
 def _prefixes() -> BoundedCache:
     """Fewer-merges views of stored tokenizers, by (store key, merges)."""
     return BoundedCache(PREFIX_ENTRIES, PREFIX_BYTES, tokenizer_bytes)
+
+
+@st.cache_resource(show_spinner=False)
+def _digests() -> BoundedCache:
+    return BoundedCache(256, 256 * 1024, lambda entry: 1024)
+
+
+def tokenizer_key(tok: BPETokenizer) -> str:
+    """``ui.plumbing.render.tokenizer_digest``, once per tokenizer object: a job's key for work on
+    that tokenizer (hashing 50,000 merges at every rerun would cost each page run tens of ms)."""
+    return _digests().made_for(tok, "digest", lambda: tokenizer_digest(tok))
 
 
 # -- cached training ---------------------------------------------------------------------------

@@ -8,7 +8,8 @@ draws a progress bar in a fragment that polls the job every ``POLL_S`` seconds a
 once the job ends, and the page stops there (``st.stop``): the server's thread is free at once,
 and the attendee's other widgets keep answering.  A job a bound stopped raises
 :class:`TooHeavyError`, whose message says what happened and what to do.  Callers run small work
-inline instead (``core.room.jobs.INLINE_BELOW``), so a calm room never comes here.
+inline instead (``core.room.jobs.INLINE_BELOW``), so a calm room never comes here; :func:`computed`
+is that choice made once, for what a page computes from its corpus.
 
 A session's jobs are cancelled when its corpus or settings change (:func:`cancel_stale`, at the
 top of each page run: a dict lookup) or when nobody polled them for ``ABANDON_S`` seconds (the
@@ -26,11 +27,12 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.room.dask_jobs import dask_engine
 from core.room.job_server import remote_engine
-from core.room.jobs import JobEngine, JobState, JobStopped
+from core.room.jobs import INLINE_BELOW, JobEngine, JobState, JobStopped
 from core.room.limits import jobs_waiting_file
 from core.settings import ServerSettings
 
 from ui.plumbing import state
+from ui.serving.bounded_cache import BoundedCache
 
 POLL_S = 0.5
 ABANDON_S = 30.0
@@ -38,7 +40,8 @@ ABANDON_S = 30.0
 # training may take (the server's ``max_train_memory``, refused up front by ``core.bpe``'s estimate):
 # a job worker above both is killed.
 WORKER_BASE_BYTES = 512 * 2**20
-PRELOAD = ("core.room.tokenizer_jobs", "core.bpe.step_data")  # what the job workers run, imported once
+# what the job workers run, imported once
+PRELOAD = ("core.room.tokenizer_jobs", "core.insights.question_jobs", "core.bpe.step_data")
 _MINE = "heavy_jobs_epoch"  # session state: the corpus-and-settings epoch of this session's jobs
 _engine: list = []  # the engine (a JobEngine, or the machine's RemoteEngine), made at the first heavy job
 _making = threading.Lock()
@@ -101,6 +104,28 @@ def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit:
     if forget:
         jobs.forget(key)
     return value
+
+
+def computed(settings: ServerSettings, cache: BoundedCache, key: tuple, fn, args: tuple, size: int,
+             doing: str, unit: str = "", sent: tuple | None = None, advice: str = "Use a smaller text."):
+    """``fn(*args)`` once for the room, kept in ``cache`` under ``key`` (a job's key too, the same
+    in every app process): computed on the page's thread when ``size`` (the characters it reads)
+    is below ``INLINE_BELOW``, else by a job worker, given ``sent`` in place of ``args`` where
+    they differ (a real tokenizer by its name), and ``None`` until then, with a progress bar
+    reading ``doing`` where the caller would have drawn it.  The one way a page computes what
+    grows with its corpus (``tests/app/test_page_thread.py`` holds every page to it)."""
+    found = cache.get(key)
+    if found is not None:
+        return found
+    if size < INLINE_BELOW:
+        found = fn(*args)
+    else:
+        found = job_result(settings, key, fn, args if sent is None else sent, doing, unit, block=False,
+                           forget=True, advice=advice)
+        if found is None:
+            return None
+    cache.put(key, found)
+    return found
 
 
 def cancel_stale() -> None:

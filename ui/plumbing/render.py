@@ -56,6 +56,11 @@ def md_safe(s: str) -> str:
     return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|~$>" else ch for ch in s)
 
 
+def plural(n: int, word: str) -> str:
+    """"1 record", "2 records": a count as people write it."""
+    return f"{n:,} {word}{'s' * (n != 1)}"
+
+
 def show_error(exc: Exception, prefix: str = "") -> None:
     """An error banner for bad input.  Its message often quotes what the visitor supplied (a file
     name, a token, a pattern), so it is shown as typed: never as a link, bold text or HTML."""

@@ -8,7 +8,8 @@ key on a page that does not draw it) has the key ``w_<name>`` and its value is k
 ``kept_<name>``: :func:`keep` is the one way to do that.  Keys that only name a widget, never read
 here, follow the same ``<area>_<name>`` style in their page.
 
-- ``corpus() -> (name, text)``, ``corpus_digest()``, ``set_corpus(name, text)``: the shared corpus.
+- ``corpus() -> (name, text)``, ``corpus_digest()``, ``set_corpus(name, text)``: the shared corpus;
+  ``follow_corpus(digest, boxes)``: boxes filled from it, refilled when it changes.
 - ``tokenizer_settings(variant=None) -> TokenizerSettings``: the BPE pages' settings, the split
   pattern resolved here once.
 - ``learn_step()`` / ``set_learn_step(k)``, ``learn_epoch()``, ``reset_learn_step()``: where Learn
@@ -51,6 +52,8 @@ STATE_READY = "state_ready"  # :func:`init_state` has filled in this session's d
 LEARN_STEP = "learn_step"  # the step the page opens at (the browser steps from there)
 LEARN_EPOCH = "learn_epoch"  # how many times the step was reset (a new corpus or new settings)
 LEARN_RUN_MS = "learn_run_ms"  # the server's time for the page's last run, read by bench/bench_app.py
+# Tokenizer questions
+QUESTIONS_BOXES_OF = "questions_boxes_of"  # the corpus (its hash) the sections' boxes were filled from
 # Char vs BPE
 CHARBPE_TEST_EDITED = "charbpe_test_edited"  # the person typed their own test text
 # Train a GPT
@@ -197,6 +200,18 @@ def corpus_digest() -> str:
         ss[CORPUS_DIGEST] = text_digest(text)
         ss[CORPUS_DIGEST_OF] = text
     return ss[CORPUS_DIGEST]
+
+
+def follow_corpus(digest: str, boxes: dict[str, object]) -> None:
+    """Fill the widgets ``boxes`` names (key -> value taken from the corpus ``digest``) when the
+    corpus changed since they were filled, or when a page switch forgot them: what an attendee
+    typed into such a box is theirs until the corpus changes, and never outlives it."""
+    ss = st.session_state
+    changed = ss.get(QUESTIONS_BOXES_OF) != digest
+    for key, value in boxes.items():
+        if changed or key not in ss:
+            ss[key] = value
+    ss[QUESTIONS_BOXES_OF] = digest
 
 
 # -- values kept across pages ----------------------------------------------------------------------

@@ -28,12 +28,15 @@ import streamlit as st
 from core import BPETokenizer
 from core.bpe.display import visible
 from core.insights import (UDHR_DIR, Unreachable, language_index, read_parallel, residues, token_count,
-                           token_counts, token_reach, unreachable_tokens, vocabulary_curve)
+                           token_counts, token_reach, unreachable_tokens)
 from core.insights.embeddings import RARE, embedding_use
 from core.insights.sweep import SweepPoint
 
+from core.insights import question_jobs
+
 from ..serving.bounded_cache import BoundedCache
-from ..plumbing.cache import tokenizer_bytes
+from ..plumbing.cache import server_settings, tokenizer_bytes, tokenizer_key
+from ..plumbing.heavy_jobs import computed, training_advice
 from ..plumbing.render import md_safe
 
 CURVE_POINTS = 400  # points drawn per line: enough for 800 px
@@ -49,13 +52,14 @@ def _curves() -> BoundedCache:
 
 
 def curve(text: str, digest: str, variant: str, max_vocab: int):
-    key = (digest, variant, max_vocab)
-    found = _curves().get(key)
-    if found is None:
-        with st.spinner(f"Training {variant} BPE up to {max_vocab:,} tokens on the training part…"):
-            found = vocabulary_curve(text, max_vocab, variant, pattern="gpt4" if variant == "byte" else None)
-        _curves().put(key, found)
-    return found
+    """The corpus's vocabulary curve; ``None``, under a progress bar, while a job worker trains on
+    a large corpus."""
+    args = (text, max_vocab, variant, "gpt4" if variant == "byte" else None)
+    with st.spinner(f"Training {variant} BPE up to {max_vocab:,} tokens on the training part…"):
+        return computed(server_settings(), _curves(), ("curve", digest, variant, max_vocab),
+                        question_jobs.curve, args, len(text),
+                        f"Training {variant} BPE up to {max_vocab:,} tokens", " merges",
+                        advice=training_advice(variant))
 
 
 def curve_frame(c) -> pd.DataFrame:
@@ -159,33 +163,37 @@ def reach_line(tok: BPETokenizer, token_id: int) -> str:
             f"with it never sees this token (an under-trained, 'glitch' token).")
 
 
-def token_facts(tok: BPETokenizer, token_id: int, corpus: tuple[str, str] | None = None) -> str:
-    """:func:`reach_line`, and with ``corpus`` (``tok``'s training text and its hash) how often
-    that text, encoded, holds the token."""
+def token_facts(tok: BPETokenizer, token_id: int, counts: np.ndarray | None = None) -> str:
+    """:func:`reach_line`, and with ``counts`` (:func:`corpus_token_counts` of ``tok``'s training
+    text) how often that text, encoded, holds the token."""
     line = reach_line(tok, token_id)
-    if corpus is None:
+    if counts is None:
         return line
-    text, digest = corpus
-    counts = _residues().made_for(tok, ("counts", digest), lambda: token_counts(tok, text))
     seen = int(counts[token_id]) if token_id < len(counts) else 0
     return f"{line} Your corpus, encoded, holds it {seen:,} times.".strip()
 
 
 @st.cache_resource(show_spinner=False)
-def _residues() -> BoundedCache:
-    return BoundedCache(16, 16 * 2**20, lambda entry: 64 * len(entry[1]))
+def _token_counts() -> BoundedCache:
+    """Each token's count in a corpus, by (corpus hash, tokenizer): 8 bytes a token."""
+    return BoundedCache(16, 32 * 2**20, lambda counts: counts.nbytes)
 
 
-def residue_frame(tok: BPETokenizer, text: str) -> pd.DataFrame:
-    """The tokens ``tok`` minted that ``text`` (its training corpus) encoded never holds."""
-    def make() -> pd.DataFrame:
-        counts = token_counts(tok, text)
-        found = set(residues(tok, text, counts))
-        rows = [{"id": s.new_id, "token": visible(tok.token_str(s.new_id)), "merge": s.index + 1,
-                 "count when minted": s.count} for s in tok.trace if s.new_id in found]
-        return pd.DataFrame(rows, columns=["id", "token", "merge", "count when minted"])
+def corpus_token_counts(tok: BPETokenizer, text: str, digest: str) -> np.ndarray | None:
+    """How often ``text`` (hash ``digest``), encoded by ``tok``, holds each token; ``None``, under a
+    progress bar, while a job worker encodes a large corpus."""
+    return computed(server_settings(), _token_counts(), ("token counts", digest, tokenizer_key(tok)),
+                    question_jobs.with_tokenizer, (token_counts, tok, text), len(text),
+                    "Counting each token in your corpus")
 
-    return _residues().made_for(tok, ("residues", len(text)), make)
+
+def residue_frame(tok: BPETokenizer, counts: np.ndarray) -> pd.DataFrame:
+    """The tokens ``tok`` minted that its training corpus (``counts``: each token's count there)
+    encoded never holds."""
+    found = set(residues(tok, "", counts))
+    rows = [{"id": s.new_id, "token": visible(tok.token_str(s.new_id)), "merge": s.index + 1,
+             "count when minted": s.count} for s in tok.trace if s.new_id in found]
+    return pd.DataFrame(rows, columns=["id", "token", "merge", "count when minted"])
 
 
 @st.cache_resource(show_spinner=False)

@@ -14,12 +14,12 @@ import json
 import streamlit as st
 
 from core import BPETokenizer
-from core.insights.boundary import trailing_space_prompt
-from core.insights.formats import FORMAT_HELP, MAX_RECORDS_BYTES, SAMPLE_RECORDS, read_records
-from core.insights.numbers import NUMBER
+from core.insights.corpus_answers import MOST_WORDS, CorpusQuestions
+from core.insights.formats import FORMAT_HELP, MAX_RECORDS_BYTES, SAMPLE_RECORDS, read_records, yaml_verdict
 
+from ..plumbing import state
 from ..plumbing.charts import vega_spec
-from ..plumbing.render import md_safe, show_error
+from ..plumbing.render import md_safe, plural, show_error
 from . import questions_view as qv
 
 APP_READS_SPECIALS = (
@@ -29,27 +29,37 @@ APP_READS_SPECIALS = (
     "your corpus as one token each, never merged: the document boundaries they are in its own training.")
 
 
-READ_CHARS = 1_000_000  # of the corpus: what a first view computes within its bound (docs/benchmarks.md,
-# "Tokenizer questions"), on the page's own thread, whatever an attendee pasted
+READ_CHARS = 1_000_000  # of the corpus: what a job worker reads for the answers within the job's time
+# bound (docs/benchmarks.md, "Tokenizer questions"), whatever an attendee pasted
+EXAMPLE_PROMPT = ("Hello ", "world")
 
 
 def show(tokenizers: dict[str, BPETokenizer], names: dict[str, str], corpus_name: str, text: str,
          digest: str) -> None:
     """Every section, in the order people ask the questions (``names``: label -> real name), on
-    the corpus's first ``READ_CHARS`` characters."""
+    the corpus's first ``READ_CHARS`` characters; the sections' boxes filled from the corpus
+    (until the attendee types into them, or the corpus changes)."""
     if len(text) > READ_CHARS:
         st.caption(f"Your corpus has {len(text):,} characters: these questions read its first "
                    f"{READ_CHARS:,}.")
         text, digest = text[:READ_CHARS], f"{digest}:{READ_CHARS}"
-    spelling_section(tokenizers, text, digest)
-    numbers_section(tokenizers, text, digest)
-    whitespace_section(tokenizers, corpus_name, text, digest)
-    specials_section(tokenizers, names, text, digest)
-    boundary_section(tokenizers, text)
-    formats_section(tokenizers, text, digest)
+    found = qv.corpus_questions(tokenizers, names, text, digest)
+    if found is None:  # a job worker reads the corpus: its progress bar is drawn
+        return
+    seen = found.findings
+    prompt, rest = seen.prompt if seen.prompt[0] else EXAMPLE_PROMPT
+    state.follow_corpus(digest, {"questions_special_text": seen.special_snippet or qv.SPECIAL_EXAMPLE,
+                                 "questions_prompt": prompt, "questions_continuation": rest,
+                                 "questions_records": ""})
+    spelling_section(tokenizers, found)
+    numbers_section(tokenizers, names, found, len(text))
+    whitespace_section(tokenizers, corpus_name, found)
+    specials_section(tokenizers, names, found)
+    boundary_section(tokenizers, found)
+    formats_section(tokenizers, names, found)
 
 
-def spelling_section(tokenizers, text: str, digest: str) -> None:
+def spelling_section(tokenizers, found: CorpusQuestions) -> None:
     st.subheader("Why can't a model spell, or count the r's in a word?")
     word = st.text_input("A word", value=qv.EXAMPLE_WORD, key="questions_word",
                          help="The word of the famous question, to start with; try one of your corpus's "
@@ -65,27 +75,28 @@ def spelling_section(tokenizers, text: str, digest: str) -> None:
                f"{md_safe(word)} it must have learned what each id spells, and the same word is other ids "
                f"after a space (␣word), with a capital, or in capitals.")
     label = st.selectbox("Your corpus's words, cut by", list(tokenizers), key="questions_words_of")
-    cuts = qv.word_cuts(tokenizers[label], text, digest)
+    cuts = found.answers[label].words
     m = st.columns(3)
-    m[0].metric("Words checked", f"{cuts.words:,}", help=f"The {qv.PAGE_WORDS:,} most frequent at most.")
+    m[0].metric("Words checked", f"{cuts.words:,}", help=f"The {MOST_WORDS:,} most frequent at most.")
     m[1].metric("Cut otherwise after a space", f"{cuts.by_space / max(1, cuts.words):.0%}")
     m[2].metric("Cut otherwise with a capital", f"{cuts.by_capital / max(1, cuts.words):.0%}")
     if cuts.examples:
         st.caption("The most frequent of them: " + ", ".join(md_safe(w) for w in cuts.examples) + ".")
 
 
-def numbers_section(tokenizers, text: str, digest: str) -> None:
+def numbers_section(tokenizers, names: dict[str, str], found: CorpusQuestions, size: int) -> None:
     st.subheader("Why is a model bad at arithmetic?")
     st.caption(f"The numbers of a built-in sentence: “{qv.NUMBER_EXAMPLE}”")
-    st.dataframe(qv.number_rows(tokenizers, qv.NUMBER_EXAMPLE, "number-example"), hide_index=True,
-                 width="stretch")
-    if NUMBER.search(text) is None:
+    st.dataframe(qv.number_rows(qv.example_numbers(tokenizers)), hide_index=True, width="stretch")
+    if not found.findings.has_numbers:
         st.caption("Your corpus has no numbers of its own.")
     else:
         st.caption("Your corpus's most frequent numbers:")
-        st.dataframe(qv.number_rows(tokenizers, text, digest), hide_index=True, width="stretch")
-    frame = qv.grouping_frame(tokenizers)
-    st.vega_lite_chart(vega_spec("number groupings", frame, qv.grouping_chart), width="stretch")
+        st.dataframe(qv.number_rows({label: a.numbers for label, a in found.answers.items()}),
+                     hide_index=True, width="stretch")
+    frame = qv.grouping_frame(tokenizers, names, size)
+    if frame is not None:  # else a job worker counts them: its progress bar is drawn
+        st.vega_lite_chart(vega_spec("number groupings", frame, qv.grouping_chart), width="stretch")
     st.caption("Each integer from 0 to 9,999 written plainly, by how its digits are grouped into tokens "
                "(3-1: `202 · 4`). Where the groups change from one number to the next, the same place "
                "value (units, tens) sits in a different token, at a different position.")
@@ -98,13 +109,13 @@ def numbers_section(tokenizers, text: str, digest: str) -> None:
                "that do not line up.")
 
 
-def whitespace_section(tokenizers, corpus_name: str, text: str, digest: str) -> None:
+def whitespace_section(tokenizers, corpus_name: str, found: CorpusQuestions) -> None:
     st.subheader("Why did GPT-2 struggle with Python?")
     shown = {label: tok for label, tok in tokenizers.items() if tok.variant != "word"}
     if len(shown) < len(tokenizers):
         st.caption("A word tokenizer is left out: it splits words at whitespace, so none of its tokens is "
                    "whitespace.")
-    frame = qv.whitespace_frame(shown, text, digest, f"your corpus ({corpus_name})"[:60])
+    frame = qv.whitespace_frame(shown, found, f"your corpus ({corpus_name})"[:60])
     st.vega_lite_chart(vega_spec("whitespace", frame, qv.whitespace_chart), width="stretch")
     st.dataframe(frame, hide_index=True, width="stretch",
                  column_config={"share": st.column_config.NumberColumn(format="percent")})
@@ -113,12 +124,13 @@ def whitespace_section(tokenizers, corpus_name: str, text: str, digest: str) -> 
                "spaces: GPT-2 has a token for one space, not for a run of them.")
 
 
-def specials_section(tokenizers, names: dict[str, str], text: str, digest: str) -> None:
+def specials_section(tokenizers, names: dict[str, str], found: CorpusQuestions) -> None:
     st.subheader("Why does a model stop at the text `<|endoftext|>`?")
-    snippet = qv.special_snippet(digest, text, qv.all_specials(tokenizers))
-    if not snippet:
+    if not found.findings.special_snippet:
         st.caption("Your corpus holds no special token's text: a built-in example instead.")
-    shown = st.text_input("Text", value=snippet or qv.SPECIAL_EXAMPLE, key="questions_special_text")
+    else:
+        st.caption("From your corpus: its first special token's text, with what stands around it.")
+    shown = st.text_input("Text", key="questions_special_text")
     st.dataframe(qv.special_rows(tokenizers, names, shown), hide_index=True, width="stretch")
     st.caption("Read as text, the special token's characters are a few ordinary tokens; read as the "
                "special token, they are one id that the model was trained to see only where a document "
@@ -126,21 +138,24 @@ def specials_section(tokenizers, names: dict[str, str], text: str, digest: str) 
     st.markdown(APP_READS_SPECIALS)
 
 
-def boundary_section(tokenizers, text: str) -> None:
+def boundary_section(tokenizers, found: CorpusQuestions) -> None:
     st.subheader("Why the warning about a trailing space?")
-    prompt, rest = trailing_space_prompt(text)
+    if found.findings.prompt[0]:
+        st.caption("From your corpus: its first line's start, cut after a space, and the word after it.")
+    else:
+        st.caption("Your corpus has no line with a space to end a prompt on: a built-in example instead.")
     c = st.columns(2)
-    prompt = c[0].text_input("Prompt", value=prompt or "Hello ", key="questions_prompt")
-    rest = c[1].text_input("Continuation", value=rest or "world", key="questions_continuation")
+    prompt = c[0].text_input("Prompt", key="questions_prompt")
+    rest = c[1].text_input("Continuation", key="questions_continuation")
     st.dataframe(qv.boundary_rows(tokenizers, prompt, rest), hide_index=True, width="stretch")
     st.caption("The prompt's last tokens that its continuation cuts otherwise: a prompt ending in a space "
                "hands the model a lone space token where its training text mostly had a space joined to "
                "the next word. Token healing removes those tokens and lets the model write them again.")
 
 
-def formats_section(tokenizers, text: str, digest: str) -> None:
+def formats_section(tokenizers, names: dict[str, str], found: CorpusQuestions) -> None:
     st.subheader("Why prefer YAML to JSON?")
-    records, where = qv.corpus_records(digest, text), "your corpus"
+    records, where = found.findings.records, "your corpus"
     raw = st.text_area("Your own JSON (an array of flat objects)", key="questions_records", height=100,
                        help=f"At most {MAX_RECORDS_BYTES >> 10} KB. Left empty: your corpus if it is such "
                             "JSON, else a built-in sample.")
@@ -153,12 +168,17 @@ def formats_section(tokenizers, text: str, digest: str) -> None:
     if records is None:
         records, where = SAMPLE_RECORDS, "a built-in sample"
     key = hashlib.blake2b(json.dumps(records).encode(), digest_size=12).hexdigest()
-    frame = qv.format_frame(tokenizers, records, key)
+    costs = qv.format_costs_of(tokenizers, names, records, key)
+    if costs is None:  # a job worker counts them: its progress bar is drawn
+        return
+    frame = qv.format_frame(costs)
+    st.markdown(md_safe(yaml_verdict({label: {fmt: cell["tokens"] for fmt, cell in formats.items()}
+                                      for label, formats in costs.items()})))
     st.vega_lite_chart(vega_spec("formats", frame, qv.format_chart), width="stretch")
     label = next((t for t in tokenizers if t.startswith("GPT-4 ")), next(iter(tokenizers)))
     gpt = frame[frame["tokenizer"] == label].set_index("format")["tokens"]
-    st.caption(f"{len(records):,} records from {where}. A model's context and its price are counted in "
-               f"tokens: under {md_safe(label)} the same records take "
-               f"{gpt.max():,} tokens as {gpt.idxmax()} and {gpt.min():,} as {gpt.idxmin()}.")
+    st.caption(f"{plural(len(records), 'record')} from {where}. A model's context and its price are counted "
+               f"in tokens: under {md_safe(label)} the same records take {gpt.max():,} tokens as "
+               f"{gpt.idxmax()} and {gpt.min():,} as {gpt.idxmin()}.")
     with st.expander("How each format is written"):
         st.markdown("\n".join(f"- **{fmt}**: `{how}`" for fmt, how in FORMAT_HELP.items()))

@@ -2,16 +2,18 @@
 session, as the rows and charts the page draws (its layout: ``ui.views.questions_sections``).
 
 Each answer is ``core.insights``'s, made once per tokenizer object and corpus (by its hash) in a
-bounded cache shared by every session, so a rerun of the page computes none of them again; the
-corpus-wide ones read at most a few thousand distinct words or numbers.
+bounded cache shared by every session, so a rerun of the page computes none of them again.  What
+reads the whole corpus comes from :func:`corpus_questions`, every tokenizer at once: on the page's
+thread for a small corpus, by a job worker for a large one (``ui.plumbing.heavy_jobs.computed``).
 
-- ``spelling_rows``, ``word_cuts``: a word in six forms; the corpus's words a space or a capital
-  cuts otherwise.
-- ``number_rows``, ``grouping_frame`` / ``grouping_chart``, ``aligned_sum``: numbers of the text;
-  how the integers 0..9,999 are grouped; an addition laid out by token.
+- ``corpus_questions``: the corpus's answers (its words, numbers, whitespace; its special-token
+  text, a prompt ending in a space, its records), ``None`` while a job reads it.
+- ``spelling_rows``: a word in six forms.
+- ``number_rows``, ``example_numbers``, ``grouping_frame`` / ``grouping_chart``, ``aligned_sum``:
+  numbers of a text; how the integers 0..9,999 are grouped; an addition laid out by token.
 - ``whitespace_frame`` / ``whitespace_chart``: whitespace tokens on the corpus and on Python.
-- ``special_rows``, ``special_snippet``: both readings of special-token text.
-- ``boundary_rows``; ``format_frame`` / ``format_chart``, ``corpus_records``.
+- ``special_rows``: both readings of special-token text.
+- ``boundary_rows``; ``format_costs_of``, ``format_frame`` / ``format_chart``.
 
 Leaves out: the answers themselves (``core.insights``).
 """
@@ -20,27 +22,28 @@ from __future__ import annotations
 
 import altair as alt
 import pandas as pd
-import regex
 import streamlit as st
 
 from core import BPETokenizer
 from core.bpe.display import visible
 from core.insights.boundary import prompt_boundary
+from core.insights.corpus_answers import CorpusQuestions
 from core.insights.cuts import cut
-from core.insights.formats import FORMATS, format_costs, read_records
-from core.insights.numbers import grouping, number_groupings, numbers_in_text
+from core.insights.formats import FORMATS
+from core.insights.numbers import NumberCut, grouping, number_groupings, numbers_in_text
 from core.insights.specials import LIBRARY_DEFAULTS, special_readings, special_strings
-from core.insights.spelling import FORMS, letter_places, spelling, words_cut_differently
+from core.insights.spelling import FORMS, letter_places, spelling
 from core.insights.whitespace import python_sample, whitespace_cost
+from core.insights import question_jobs
 
+from ..plumbing.cache import server_settings, tokenizer_key
+from ..plumbing.heavy_jobs import computed
 from ..serving.bounded_cache import BoundedCache
 
 EXAMPLE_WORD = "strawberry"
 NUMBER_EXAMPLE = "In 2024 the shop sold 12345678 apples at 19.99, then 1000 more: 999 + 1 = 1000."
 SPECIAL_EXAMPLE = "The first story ends here.<|endoftext|>The next one begins."
-PAGE_WORDS = 5_000  # the corpus's most frequent words checked for a space or a capital
-PAGE_NUMBERS = 2_000
-SNIPPET_CHARS = 40
+QUESTIONS_BYTES = 2 * 2**20  # one corpus's answers under six tokenizers, at most (a few thousand cuts each)
 FORM_LABELS = {"word": "word", " word": "␣word", "Word": "Word", " Word": "␣Word", "WORD": "WORD",
                "reversed": "reversed"}
 
@@ -53,6 +56,35 @@ def _answers() -> BoundedCache:
 
 def _answer(tok: BPETokenizer, key: tuple, make):
     return _answers().made_for(tok, key, make)
+
+
+@st.cache_resource(show_spinner=False)
+def _corpora() -> BoundedCache:
+    """Every tokenizer's answers on a corpus, by (corpus hash, tokenizers)."""
+    return BoundedCache(32, 32 * QUESTIONS_BYTES, lambda found: QUESTIONS_BYTES)
+
+
+def corpus_questions(tokenizers: dict[str, BPETokenizer], names: dict[str, str], text: str,
+                     digest: str) -> CorpusQuestions | None:
+    """What the sections read from the whole corpus (``core.insights.corpus_answers``), for every
+    tokenizer by label (``names``: a real one's name, which a job worker loads rather than being
+    sent it); ``None``, under a progress bar, while a job worker reads a large corpus."""
+    specials = all_specials(tokenizers)
+    return computed(server_settings(), _corpora(), ("questions", digest, _keys(tokenizers, names)),
+                    question_jobs.questions, (text, dict(tokenizers), specials), len(text),
+                    "Reading your corpus for these questions", " tokenizers",
+                    sent=(text, _sent(tokenizers, names), specials))
+
+
+def _keys(tokenizers: dict[str, BPETokenizer], names: dict[str, str]) -> tuple:
+    """The tokenizers as a job's key spells them, the same in every process: a real one's name,
+    else its merges' hash."""
+    return tuple((label, names.get(label) or tokenizer_key(tok)) for label, tok in tokenizers.items())
+
+
+def _sent(tokenizers: dict[str, BPETokenizer], names: dict[str, str]) -> dict:
+    """The tokenizers as a job worker is given them: a real one by its name (it loads it once)."""
+    return {label: names.get(label, tok) for label, tok in tokenizers.items()}
 
 
 def joined(tokens) -> str:
@@ -75,27 +107,38 @@ def spelling_rows(tokenizers: dict[str, BPETokenizer], word: str, letter: str) -
     return pd.DataFrame(rows)
 
 
-def word_cuts(tok: BPETokenizer, text: str, digest: str):
-    return _answer(tok, ("words", digest), lambda: words_cut_differently(tok, text, PAGE_WORDS))
-
-
 # -- numbers ------------------------------------------------------------------------------------
-def number_rows(tokenizers: dict[str, BPETokenizer], text: str, digest: str, shown: int = 12) -> pd.DataFrame:
-    """The text's most frequent numbers, each as every tokenizer cuts it, and its grouping."""
+def example_numbers(tokenizers: dict[str, BPETokenizer]) -> dict[str, list[NumberCut]]:
+    """The numbers of the built-in sentence, as each tokenizer (by label) cuts them."""
+    return {label: _answer(tok, ("numbers", "example"), lambda tok=tok: numbers_in_text(tok, NUMBER_EXAMPLE))
+            for label, tok in tokenizers.items()}
+
+
+def number_rows(numbers: dict[str, list[NumberCut]], shown: int = 12) -> pd.DataFrame:
+    """A text's most frequent numbers (``numbers``: each tokenizer's, by label), each as every
+    tokenizer cuts it, and its grouping."""
     rows: dict[str, dict] = {}
-    for label, tok in tokenizers.items():
-        found = _answer(tok, ("numbers", digest), lambda tok=tok: numbers_in_text(tok, text, PAGE_NUMBERS))
+    for label, found in numbers.items():
         for number in found[:shown]:
             row = rows.setdefault(number.text, {"number": visible(number.text), "times": number.count})
             row[label] = f"{joined(number.cut.tokens)}  ({'-'.join(map(str, number.grouping))})"
     return pd.DataFrame(list(rows.values()))
 
 
-def grouping_frame(tokenizers: dict[str, BPETokenizer]) -> pd.DataFrame:
+def grouping_frame(tokenizers: dict[str, BPETokenizer], names: dict[str, str],
+                   size: int) -> pd.DataFrame | None:
+    """How each tokenizer groups the digits of 0..9,999 (once per tokenizer for the room); ``None``,
+    under progress bars, while job workers count them for the tokenizers of a large corpus
+    (``size``: its characters; its own tokenizer is new with each corpus)."""
+    found = {label: computed(server_settings(), _corpora(), ("groupings", key), question_jobs.with_tokenizer,
+                             (number_groupings, tokenizers[label]), size, "Grouping the digits of 0 to 9,999",
+                             sent=(number_groupings, names.get(label, tokenizers[label])))
+             for label, key in _keys(tokenizers, names)}
+    if any(groupings is None for groupings in found.values()):
+        return None
     rows = []
-    for label, tok in tokenizers.items():
-        found = _answer(tok, ("groupings",), lambda tok=tok: number_groupings(tok))
-        for groups, n in sorted(found.groupings.items(), key=lambda item: (sum(item[0]), item[0])):
+    for label, groupings in found.items():
+        for groups, n in sorted(groupings.groupings.items(), key=lambda item: (sum(item[0]), item[0])):
             rows.append({"tokenizer": label, "grouping": "-".join(map(str, groups)), "integers": n,
                          "digits": sum(groups)})
     return pd.DataFrame(rows)
@@ -137,16 +180,15 @@ def _python_text() -> str:
     return python_sample()
 
 
-def whitespace_frame(tokenizers: dict[str, BPETokenizer], text: str, digest: str,
+def whitespace_frame(tokenizers: dict[str, BPETokenizer], found: CorpusQuestions,
                      corpus_label: str) -> pd.DataFrame:
     rows = []
     for label, tok in tokenizers.items():
-        for which, source, key in ((corpus_label, text, digest), ("Python (core/bpe/_educational.py)",
-                                                                  _python_text(), "python")):
-            found = _answer(tok, ("whitespace", key),
-                            lambda tok=tok, source=source: whitespace_cost(tok, source))
-            rows.append({"tokenizer": label, "text": which, "tokens": found.tokens,
-                         "whitespace tokens": found.whitespace_tokens, "share": round(found.share, 4)})
+        python = _answer(tok, ("whitespace", "python"), lambda tok=tok: whitespace_cost(tok, _python_text()))
+        for which, cost in ((corpus_label, found.answers[label].whitespace),
+                            ("Python (core/bpe/_educational.py)", python)):
+            rows.append({"tokenizer": label, "text": which, "tokens": cost.tokens,
+                         "whitespace tokens": cost.whitespace_tokens, "share": round(cost.share, 4)})
     return pd.DataFrame(rows)
 
 
@@ -162,16 +204,6 @@ def whitespace_chart(frame: pd.DataFrame) -> alt.Chart:
 
 
 # -- special tokens -----------------------------------------------------------------------------
-@st.cache_data(show_spinner=False, max_entries=32)
-def special_snippet(digest: str, _text: str, specials: tuple[str, ...]) -> str:
-    """Some text around the first special-token text in the corpus ("" when there is none)."""
-    found = [(_text.find(s), s) for s in specials if s in _text]
-    if not found:
-        return ""
-    at, special = min(found)
-    return _text[max(0, at - SNIPPET_CHARS):at + len(special) + SNIPPET_CHARS]
-
-
 def special_rows(tokenizers: dict[str, BPETokenizer], names: dict[str, str], text: str) -> pd.DataFrame:
     rows = []
     for label, tok in tokenizers.items():
@@ -200,25 +232,20 @@ def boundary_rows(tokenizers: dict[str, BPETokenizer], prompt: str, continuation
 
 
 # -- formats ------------------------------------------------------------------------------------
-@st.cache_data(show_spinner=False, max_entries=32)
-def corpus_records(digest: str, _text: str) -> list[dict] | None:
-    """The corpus's records when it is itself a JSON array of flat objects, else ``None``."""
-    if not regex.match(r"\s*\[", _text[:100]):
-        return None
-    try:
-        return read_records(_text)
-    except ValueError:
-        return None
+def format_costs_of(tokenizers: dict[str, BPETokenizer], names: dict[str, str], records: list[dict],
+                    key: str) -> dict[str, dict[str, dict]] | None:
+    """Tokens and characters per tokenizer and format (``key``: the records' hash); ``None``, under
+    a progress bar, while a job worker counts records of a large text."""
+    size = sum(len(str(value)) + len(name) for record in records for name, value in record.items())
+    return computed(server_settings(), _corpora(), ("formats", key, _keys(tokenizers, names)),
+                    question_jobs.formats, (records, dict(tokenizers)), 6 * size,
+                    "Writing and counting the records", sent=(records, _sent(tokenizers, names)))
 
 
-def format_frame(tokenizers: dict[str, BPETokenizer], records: list[dict], key: str) -> pd.DataFrame:
-    """Tokens and characters per format and tokenizer (``key``: the records' hash)."""
-    rows = []
-    for label, tok in tokenizers.items():
-        costs = _answer(tok, ("formats", key), lambda tok=tok: format_costs(records, {"t": tok})["t"])
-        rows += [{"tokenizer": label, "format": fmt, "tokens": cell["tokens"],
-                  "characters": cell["characters"]} for fmt, cell in costs.items()]
-    return pd.DataFrame(rows)
+def format_frame(costs: dict[str, dict[str, dict]]) -> pd.DataFrame:
+    return pd.DataFrame([{"tokenizer": label, "format": fmt, "tokens": cell["tokens"],
+                          "characters": cell["characters"]}
+                         for label, formats in costs.items() for fmt, cell in formats.items()])
 
 
 def format_chart(frame: pd.DataFrame) -> alt.Chart:

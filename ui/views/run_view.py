@@ -25,6 +25,7 @@ from core.runfolder.status import RunStatus
 from core.room.runs import ROOM_OWNER, RunInfo, Viewer, read_metrics
 
 from ui.plumbing import state
+from ui.plumbing.render import plural
 
 STEP_AXIS = alt.Axis(format="d", tickMinStep=1)  # steps are whole numbers, even with one point
 
@@ -87,10 +88,6 @@ def training_now(runs_dir) -> tuple[int, int]:
     moment): they take turns on the machine."""
     training, queued = queue_state(runs_dir)
     return len(training) + len(queued), queue_settings(runs_dir)["max_running"]
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'s' * (n != 1)}"
 
 
 def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_workers: int = 1) -> str:

@@ -1,0 +1,87 @@
+"""Nothing heavy on a page's thread: every page of ``app_pages/`` (present and future), opened with
+a 1 MB and an 8 MB paste, spends at most ``PAGE_RUN_CPU_S`` of CPU on its own thread in each of
+its runs, from the paste until its jobs are done and after.  Work that grows with the corpus goes
+to the room's job workers (``ui.plumbing.heavy_jobs.computed`` / ``job_result``), which are other
+processes; a page that did it inline would spend seconds here (the Tokenizer questions page did:
+2.3 s of one run at 8 MB, before its answers went to a job).
+
+The CPU is the script thread's own (``time.thread_time`` around each AppTest run), so a busy
+machine slows the test but does not change what it measures; the budget is several times what a
+page's own drawing costs, so only corpus-sized work can pass it.  ``bench/bench_page_cpu.py``
+reports the real figures of a page run."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1.local_script_runner import LocalScriptRunner
+
+from app_helpers import job_progress_texts, open_page, paste_box
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = sorted(p.stem for p in (ROOT / "app_pages").glob("*.py"))
+PAGE_RUN_CPU_S = 1.0   # one run's CPU on its own thread; a page's own drawing takes about a tenth of it
+WAIT_S = 600           # jobs on 8 MB on a busy 2-core machine: training, counting, the questions
+POLL_S = 0.5           # what a page's progress fragment does
+
+
+def pasted_text(chars: int, seed: int = 7) -> str:
+    """A text people paste: words of several scripts, numbers, code-like lines and JSON-ish bits,
+    in lines of varied length (every page's questions find something in it)."""
+    rng = random.Random(seed)
+    words = ["the", "token", "merge", "pair", "model", "lower", "newest", "Straße", "déjà", "naïve",
+             "данные", "модель", "Λόγος", "مرحبا", "שלום", "नमस्ते", "東京", "トークン", "한국어", "😀",
+             "def", "return", "self.x", "{\"id\": 1}", "<|endoftext|>"]
+    out, size = [], 0
+    while size < chars:
+        line = " ".join(rng.choice(words) if rng.random() < 0.85 else number(rng)
+                        for _ in range(rng.randrange(3, 18)))
+        line = "    " * rng.randrange(3) + line
+        out.append(line)
+        size += len(line) + 1
+    return "\n".join(out)[:chars]
+
+
+def number(rng: random.Random) -> str:
+    return str(rng.randrange(10 ** rng.randrange(1, 9)))
+
+
+@pytest.fixture
+def thread_cpu(monkeypatch) -> list[float]:
+    """Each AppTest run's CPU seconds on its script thread, in order."""
+    spent: list[float] = []
+    run = LocalScriptRunner._run_script_thread
+
+    def measured(self):
+        start = time.thread_time()
+        try:
+            run(self)
+        finally:
+            spent.append(time.thread_time() - start)
+
+    monkeypatch.setattr(LocalScriptRunner, "_run_script_thread", measured)
+    return spent
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chars", [1_000_000, 8_000_000], ids=["1MB", "8MB"])
+@pytest.mark.parametrize("page", PAGES)
+def test_a_page_run_stays_within_its_cpu_budget_whatever_was_pasted(page, chars, thread_cpu):
+    at = open_page(page, timeout=WAIT_S)  # on the built-in sample: the room's shared work done once
+    thread_cpu.clear()
+    paste_box(at).set_value(pasted_text(chars)).run()
+    deadline = time.monotonic() + WAIT_S
+    while job_progress_texts(at) and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+        at.run()
+    assert not job_progress_texts(at), f"{page}: jobs still running after {WAIT_S} s: " \
+                                       f"{job_progress_texts(at)}"
+    at.run()  # once its jobs are done: the page as the attendee now sees it at every rerun
+    assert not at.exception, [e.message for e in at.exception]
+    worst = max(range(len(thread_cpu)), key=thread_cpu.__getitem__)
+    assert thread_cpu[worst] <= PAGE_RUN_CPU_S, (
+        f"{page} with {chars:,} characters pasted: run {worst + 1} of {len(thread_cpu)} spent "
+        f"{thread_cpu[worst]:.2f} s of CPU on its own thread (budget {PAGE_RUN_CPU_S} s)")
