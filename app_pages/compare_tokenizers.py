@@ -23,7 +23,7 @@ from ui.views.compare_view import (
     token_options,
     unseen_html,
 )
-from ui.plumbing.render import md_safe
+from ui.plumbing.render import draw_html, md_safe
 from core.samples import label, load_sample, sample_names
 from ui.views.insights_view import premium, token_facts
 from ui.views.token_view import clicked_token, show_merge_graph
@@ -149,7 +149,7 @@ def draw_one(panel: int, r) -> None:
     # a line of figures, not metric tiles: a tile as narrow as a panel at 800 px cuts "408" to "4‥"
     unlike = "the reference" if r.key == reference else f"**{len(marked):,}** cut unlike the reference"
     st.markdown(f"**{len(r.tokens):,}** tokens · **{r.chars_per_token:.2f}** chars/token · {unlike}")
-    st.html(spans_html(r, panel, marked))
+    draw_html(spans_html(r, panel, marked))
 
 
 def draw_spans() -> None:

@@ -164,9 +164,24 @@ def box_attrs(label: str) -> str:
     return f'tabindex="0" role="region" aria-label="{esc(label)}"'
 
 
+class _Html(str):
+    """Markup that is drawn as it is: Streamlit dedents a plain ``str`` given to ``st.html``, a
+    regular-expression pass over the whole of it, and takes an object's ``_repr_html_`` as it is."""
+
+    def _repr_html_(self) -> str:
+        return self
+
+
+def draw_html(markup: str) -> None:
+    """``st.html`` for the app's own markup (no indentation to remove): a page of token spans is
+    megabytes of it, and the dedent was a quarter of Compare tokenizers' run on 20,000 characters
+    of random Unicode (``tests/app/test_page_thread.py`` measures a run's CPU)."""
+    st.html(_Html(markup))
+
+
 def show_tokens(tok: BPETokenizer, text: str, tokens: list[Token], show_ids: bool = False,
                 height: int = 420, view: str | None = None, label: str = TEXT_LABEL) -> None:
-    st.html(token_spans_html(tok, text, tokens, show_ids, height, view, label))
+    draw_html(token_spans_html(tok, text, tokens, show_ids, height, view, label))
 
 
 def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300,
