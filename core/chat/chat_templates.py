@@ -98,13 +98,19 @@ def _differing_span(text: str, other: str) -> tuple[int, int]:
     """``(begin, end)`` of what ``text`` has where ``other`` differs: their common prefix and
     common suffix left out (the suffix never overlapping the prefix)."""
     most = min(len(text), len(other))
-    prefix = 0
-    while prefix < most and text[prefix] == other[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < most - prefix and text[-1 - suffix] == other[-1 - suffix]:
-        suffix += 1
+    prefix = _longest(most, lambda n: text[:n] == other[:n])
+    suffix = _longest(most - prefix, lambda n: text[len(text) - n:] == other[len(other) - n:])
     return prefix, len(text) - suffix
+
+
+def _longest(most: int, same) -> int:
+    """The largest ``n <= most`` with ``same(n)`` (which holds for every smaller ``n`` too): a
+    binary search, as slices compare at C speed and a message may be a megabyte."""
+    low, high = 0, most
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if same(middle) else (low, middle - 1)
+    return low
 
 
 def _pieces(text: str, spans, specials, start: str, generation: bool) -> list[Piece]:
