@@ -54,6 +54,7 @@ class ChatCount:
     tokens: tuple[ChatToken, ...]
     messages: tuple[MessageCount, ...]
     tools_tokens: int
+    turn_tokens: int  # the tokens of every message but the system's, tools apart: what a turn repeats
     context_window: int | None
 
     @property

@@ -109,9 +109,10 @@ def count_chat(model: ChatModel, tokenizer: BPETokenizer, messages, tools=(), *,
         return count_pieces(tokenizer, pieces, messages)
 
     text, tokens, counts = counted(tools)
-    tools_tokens = len(tokens) - len(counted(())[1]) if tools else 0
-    return ChatCount(model.name, model.label, model.exact, text, tokens, counts, tools_tokens,
-                     model.context_window)
+    _, bare, bare_counts = counted(()) if tools else (text, tokens, counts)
+    turn = sum(m.content_tokens + m.template_tokens for m in bare_counts if m.role != "system")
+    return ChatCount(model.name, model.label, model.exact, text, tokens, counts, len(tokens) - len(bare),
+                     turn, model.context_window)
 
 
 def count_conversation(messages, tools=(), names=tuple(CHAT_MODELS), *, thinking: bool = False,
