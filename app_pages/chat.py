@@ -6,14 +6,14 @@ import json
 
 import streamlit as st
 
-from core.chat import ROLES, Message, chat_tokenizer, own_chat_tokenizer, parse_tools
+from core.chat import ROLES, Message, chat_tokenizer, own_chat_tokenizer, parse_messages, parse_tools
 from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
 from ui.plumbing import state
-from ui.plumbing.cache import TRAINING_ERRORS, session_tokenizer
+from ui.plumbing.cache import TRAINING_ERRORS, server_settings, session_tokenizer
 from ui.plumbing.charts import vega_spec
 from ui.plumbing.render import md_safe, show_error, tokenizer_scope
-from ui.views.chat_view import (MAX_CHARS, history_chart, history_frame, message_chart, message_frame,
-                                model_counts, own_count, rendering_html, sentences)
+from ui.views.chat_view import (MAX_CHARS, SHOWN_TOKENS, history_chart, history_frame, message_chart,
+                                message_frame, model_counts, own_count, rendering_html, sentences)
 
 IDS, NEXT, TOOLS, USE_TOOLS = "chat_ids", "chat_next", "chat_tools", "chat_use_tools"
 
@@ -62,7 +62,7 @@ def add_next() -> None:
 
 
 def add_corpus() -> None:
-    add("user", state.corpus()[1][:MAX_CHARS])
+    add("user", state.corpus()[1])
 
 
 def editor() -> tuple[Message, ...]:
@@ -78,7 +78,7 @@ def editor() -> tuple[Message, ...]:
     c = st.columns(2)
     c[0].button("Add a message", on_click=add_next, key="chat_add")
     c[1].button("Use my corpus as a message", on_click=add_corpus, key="chat_add_corpus",
-                help=f"The sidebar's corpus (its first {MAX_CHARS:,} characters) as a user message")
+                help="The sidebar's corpus as a user message")
     return tuple(Message(state.get(role_key(i)), state.get(text_key(i)) or "") for i in ids)
 
 
@@ -95,13 +95,13 @@ c = st.columns(2)
 thinking = c[0].toggle("Qwen 3 thinking on", key="chat_thinking")
 turns = c[1].slider("Turns of history (for the questions and the history chart)", 1, 200, 20,
                     key="chat_turns")
-size = sum(len(m.content) for m in messages)
 if not messages:
     st.info("Add a message to see how each model reads it.")
     st.stop()
-if size > MAX_CHARS:
-    st.error(f"The conversation is {size:,} characters; this page counts up to {MAX_CHARS:,}. "
-             "`python -m core.insights chat FILE.json` counts longer ones.")
+try:
+    messages = parse_messages(messages, server_settings().max_corpus_bytes)
+except ValueError as exc:  # past the corpus size bound
+    show_error(exc)
     st.stop()
 try:
     tools = parse_tools(json.loads(state.get(TOOLS) or "[]")) if state.get(USE_TOOLS) else ()
@@ -111,10 +111,13 @@ except (json.JSONDecodeError, ValueError) as exc:
 
 found = model_counts(messages, tools, thinking)
 counts = {name: c for name, c in found.items() if not isinstance(c, str)}
+size = sum(len(m.content) for m in messages)
 try:
+    if size > MAX_CHARS:
+        raise ValueError(f"it is counted for conversations up to {MAX_CHARS:,} characters.")
     mine = session_tokenizer(progress=False)
     yours = own_count(tokenizer_scope(mine), mine, messages, tools)
-except TRAINING_ERRORS as exc:
+except (*TRAINING_ERRORS, ValueError) as exc:
     mine, yours = None, str(exc)
 for name, why in found.items():
     if isinstance(why, str):
@@ -139,6 +142,8 @@ for name, count in counts.items():
     st.markdown(f"**{md_safe(count.label)}**: {count.total:,} tokens, {count.template_tokens:,} of them the "
                 f"template's ({exact})")
     st.html(rendering_html(count, chat_tokenizer(name)))
+    if count.total > SHOWN_TOKENS:
+        st.caption(f"The first {SHOWN_TOKENS:,} of its {count.total:,} tokens.")
     moved = [f"{k + 1} {m.role}" for k, m in enumerate(count.messages) if m.boundary]
     if moved:
         st.caption(f"The template's neighbours change how these messages' text is cut (against the "

@@ -115,6 +115,19 @@ def count_chat(model: ChatModel, tokenizer: BPETokenizer, messages, tools=(), *,
                      turn, model.context_window)
 
 
+def count_models(messages, tools=(), thinking: bool = False) -> dict[str, ChatCount | str]:
+    """Every chat model's count, or the sentence saying why its template refuses the conversation
+    (Llama's wants a user message after tools): what the Chat page shows, and runs as one job for a
+    long conversation (a module-level function, so a job worker can import it)."""
+    counts = {}
+    for name, model in CHAT_MODELS.items():
+        try:
+            counts[name] = count_chat(model, chat_tokenizer(name), messages, tools, thinking=thinking)
+        except ValueError as exc:
+            counts[name] = str(exc)
+    return counts
+
+
 def count_conversation(messages, tools=(), names=tuple(CHAT_MODELS), *, thinking: bool = False,
                        own: BPETokenizer | None = None) -> dict[str, ChatCount]:
     """Every model's reading of one conversation, keyed by tokenizer name (``yours`` for

@@ -6,11 +6,13 @@ is refused with a message."""
 import json
 
 import pyarrow as pa
+import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import open_page, paste_box
+from app_helpers import open_page, paste_box, poll_until_done, progress_texts
 from core.chat import CHAT_MODELS, Message, chat_tokenizer, count_chat
 from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
+from ui.plumbing import heavy_jobs
 from ui.plumbing.render import md_safe
 from ui.views.chat_view import MAX_CHARS
 
@@ -82,10 +84,33 @@ def test_a_paste_into_a_message_and_the_corpus_as_a_message():
     assert messages(at)[-1] == Message("user", "A corpus of my own, pasted in the sidebar.")
 
 
-def test_an_oversize_conversation_is_refused_with_a_message():
+@pytest.fixture
+def job_engine():
+    """The room's job engine, closed after the test (its workers are processes)."""
+    yield
+    for engine in heavy_jobs._engine:
+        engine.close()
+    heavy_jobs._engine.clear()
+
+
+@pytest.mark.usefixtures("job_engine")
+def test_a_long_conversation_is_counted_off_the_page_then_shown():
     at = page()
-    at.text_area(key="chat_text_1").set_value("x" * (MAX_CHARS + 1)).run()
-    assert any(f"this page counts up to {MAX_CHARS:,}" in e.value for e in at.error)
+    long = "Lorem ipsum dolor sit amet, é 日本. " * (MAX_CHARS // 30)
+    at.text_area(key="chat_text_1").set_value(long).run()
+    [bar] = progress_texts(at)  # the job engine counts it: a progress bar, and the page answers
+    assert bar.startswith("Counting the conversation for each model")
+    poll_until_done(at)
+    typed = [SAMPLE_MESSAGES[0], Message("user", long), *SAMPLE_MESSAGES[2:]]
+    count = count_chat(CHAT_MODELS["o200k_harmony"], chat_tokenizer("o200k_harmony"), typed, SAMPLE_TOOLS)
+    assert headline(count) in shown(at) and not at.exception
+
+
+def test_a_conversation_past_the_corpus_bound_is_refused(monkeypatch):
+    monkeypatch.setenv("BPE_EXPLORER_MAX_CORPUS_BYTES", "1000")
+    at = page()
+    at.text_area(key="chat_text_1").set_value("x" * 1_000).run()
+    assert any("the limit is 1,000 bytes" in e.value for e in at.error)
     assert not at.exception
 
 

@@ -11,29 +11,41 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+import hashlib
+
 from core import Token
-from core.chat import CHAT_MODELS, OWN_MODEL, ChatCount, chat_tokenizer, count_chat, own_chat_tokenizer
+from core.chat import OWN_MODEL, ChatCount, count_chat, own_chat_tokenizer
+from core.chat.chat_models import count_models
 from core.chat.history import Growth
+from ui.plumbing import heavy_jobs
+from ui.plumbing.cache import server_settings
 from ui.plumbing.render import md_safe, token_spans_html
 
 # What the page counts on its own thread (the five formats take about a second per 100,000
-# characters); python -m core.insights chat counts up to the corpus size bound.
+# characters); a longer conversation is counted by the room's job engine, as other heavy work is.
 MAX_CHARS = 20_000
+SHOWN_TOKENS = 3_000  # a rendering's tokens drawn as spans (a megabyte is a quarter million)
 TEMPLATE_STYLE = "background:#e5e7eb;border-style:dashed;"  # the template's own text
 SPECIAL_STYLE = "background:#1e3a8a;color:#ffffff;font-weight:600;"  # a special token it placed
 PARTS = ("content", "template")
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def model_counts(messages: tuple, tools: tuple, thinking: bool) -> dict[str, ChatCount | str]:
-    """Each model's count of the conversation, or why its template refuses it."""
-    counts = {}
-    for name, model in CHAT_MODELS.items():
-        try:
-            counts[name] = count_chat(model, chat_tokenizer(name), messages, tools, thinking=thinking)
-        except ValueError as exc:
-            counts[name] = str(exc)
-    return counts
+    """Each model's count of the conversation, or why its template refuses it: on the page's
+    thread up to :data:`MAX_CHARS` characters, else as a job (a progress bar, then the page stops
+    until it is done)."""
+    if sum(len(m.content) for m in messages) <= MAX_CHARS:
+        return _counted(messages, tools, thinking)
+    content = repr((messages, tools)).encode("utf-8", "surrogatepass")
+    key = ("chat", hashlib.sha256(content).hexdigest(), thinking)
+    return heavy_jobs.job_result(server_settings(), key, count_models, (messages, tools, thinking),
+                                 "Counting the conversation for each model",
+                                 advice="Use a shorter conversation.")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _counted(messages: tuple, tools: tuple, thinking: bool) -> dict[str, ChatCount | str]:
+    return count_models(messages, tools, thinking)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -46,12 +58,14 @@ def own_count(scope: str, _tokenizer, messages: tuple, tools: tuple) -> ChatCoun
 
 
 def rendering_html(count: ChatCount, tokenizer, height: int = 260) -> str:
-    """The conversation as the model reads it: message text in the usual boxes, the template's
-    text dashed and grey, its special tokens dark blue."""
-    tokens = [Token(t.id, t.start, t.end, 0) for t in count.tokens]
+    """The conversation as the model reads it (its first :data:`SHOWN_TOKENS` tokens): message text
+    in the usual boxes, the template's text dashed and grey, its special tokens dark blue."""
+    shown = count.tokens[:SHOWN_TOKENS]
+    tokens = [Token(t.id, t.start, t.end, 0) for t in shown]
     styles = {n: SPECIAL_STYLE if t.part == "special" else TEMPLATE_STYLE
-              for n, t in enumerate(count.tokens) if t.part != "content"}
-    return token_spans_html(tokenizer, count.text, tokens, height=height, styles=styles,
+              for n, t in enumerate(shown) if t.part != "content"}
+    text = count.text[:shown[-1].end] if shown else ""
+    return token_spans_html(tokenizer, text, tokens, height=height, styles=styles,
                             label=f"The conversation as {count.label} reads it")
 
 
