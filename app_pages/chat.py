@@ -16,6 +16,7 @@ from ui.views.chat_view import (MAX_CHARS, SHOWN_TOKENS, history_chart, history_
                                 message_frame, model_counts, own_count, rendering_html, sentences)
 
 IDS, NEXT, TOOLS, USE_TOOLS = "chat_ids", "chat_next", "chat_tools", "chat_use_tools"
+CORPUS_CHARS = 1_000_000  # the sidebar's corpus as a message: a megabyte, counted off the page
 
 
 def role_key(i: int) -> str:
@@ -62,23 +63,24 @@ def add_next() -> None:
 
 
 def add_corpus() -> None:
-    add("user", state.corpus()[1])
+    add("user", state.corpus()[1][:CORPUS_CHARS])
 
 
 def editor() -> tuple[Message, ...]:
     ids = state.get(IDS)
-    for n, i in enumerate(ids):
-        c = st.columns([2, 9, 1, 1, 1], vertical_alignment="center")
+    for n, i in enumerate(ids):  # the role and the buttons on one line, the text below: whole at 800 px
+        c = st.columns([3, 2], vertical_alignment="bottom")
         c[0].selectbox(f"Role of message {n + 1}", ROLES, key=role_key(i))
-        c[1].text_area(f"Message {n + 1}", key=text_key(i), height=68)
-        c[2].button("↑", key=f"chat_up_{i}", on_click=move, args=(i, -1), help="Move up", disabled=n == 0)
-        c[3].button("↓", key=f"chat_down_{i}", on_click=move, args=(i, 1), help="Move down",
-                    disabled=n == len(ids) - 1)
-        c[4].button("✕", key=f"chat_remove_{i}", on_click=remove, args=(i,), help="Remove this message")
+        with c[1].container(horizontal=True, gap="small"):
+            st.button("↑", key=f"chat_up_{i}", on_click=move, args=(i, -1), help="Move up", disabled=n == 0)
+            st.button("↓", key=f"chat_down_{i}", on_click=move, args=(i, 1), help="Move down",
+                      disabled=n == len(ids) - 1)
+            st.button("✕", key=f"chat_remove_{i}", on_click=remove, args=(i,), help="Remove this message")
+        st.text_area(f"Message {n + 1}", key=text_key(i), height=68)
     c = st.columns(2)
     c[0].button("Add a message", on_click=add_next, key="chat_add")
     c[1].button("Use my corpus as a message", on_click=add_corpus, key="chat_add_corpus",
-                help="The sidebar's corpus as a user message")
+                help=f"The sidebar's corpus (up to {CORPUS_CHARS:,} characters) as a user message")
     return tuple(Message(state.get(role_key(i)), state.get(text_key(i)) or "") for i in ids)
 
 

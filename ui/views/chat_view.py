@@ -91,7 +91,7 @@ def message_chart(frame: pd.DataFrame) -> alt.Chart:
                         legend=alt.Legend(orient="bottom", title=None)),
         order=alt.Order("order:Q"),
         tooltip=["model", "message", "part", "tokens"],
-    ).properties(height=40 * frame["model"].nunique() + 30)
+    ).properties(height=alt.Step(34))  # a bar per model, each with room for its name
 
 
 def history_frame(counts: dict[str, ChatCount], turns: int) -> pd.DataFrame:
