@@ -170,6 +170,20 @@ class BPETokenizer:
         fields = dict(self._fields(), merges=self._merges[:num_merges])
         return type(self)(**fields, trace=self.trace[:num_merges], initial_length=self.initial_length)
 
+    def with_special_tokens(self, added: dict[str, int] | Sequence[str]) -> BPETokenizer:
+        """This tokenizer with more special tokens (a chat format's markers), every id and rule
+        kept: a dict gives their ids (harmony's on GPT-4o's vocabulary), a list takes the ids after
+        every id there is.  Tokens and ids it already has are kept as they are."""
+        if isinstance(added, dict):
+            taken = set(self.special_tokens.values())
+            new = {s: i for s, i in added.items() if s not in self.special_tokens and i not in taken}
+        else:
+            fresh = [s for s in dict.fromkeys(added) if s not in self.special_tokens]
+            top = max(self.ids, default=-1)
+            new = {s: top + 1 + k for k, s in enumerate(fresh)}
+        fields = dict(self._fields(), special_tokens={**self.special_tokens, **new})
+        return type(self)(**fields, pair_table=self.pair_table, normalization=self.normalization)
+
     @classmethod
     def from_gpt2(cls, vocab_bpe_path, encoder_json_path) -> BPETokenizer:
         """GPT-2's own tokenizer from its ``vocab.bpe`` and ``encoder.json``."""

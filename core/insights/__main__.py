@@ -5,6 +5,7 @@ with ``--json``, one JSON object (the shapes the pages' numbers come from).
     python -m core.insights unreachable o200k_base
     python -m core.insights languages sample_corpora/udhr --tokenizers gpt2,o200k_base --reference eng
     python -m core.insights spelling strawberry      # also numbers, whitespace, specials, boundary, formats
+    python -m core.insights chat chat.json --tools tools.json
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import sys
 
 from ..bpe import PRETRAINED_NAMES, VARIANTS
+from .chat_command import CHAT_COMMAND, add_chat_command
 from .languages import language_costs, read_parallel
 from .question_commands import QUESTION_COMMANDS, add_question_commands
 from .tokenizers import named_tokenizer
@@ -58,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     languages.add_argument("--tokenizers", type=lambda v: [t for t in v.split(",") if t], required=True,
                            help="tokenizer names or paths, separated by commas")
     languages.add_argument("--reference", default="eng", help="the language premiums are over (default eng)")
-    for command in (vocab, unreachable, languages, *add_question_commands(sub)):
+    for command in (vocab, unreachable, languages, *add_question_commands(sub), add_chat_command(sub)):
         command.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     return parser
 
@@ -113,7 +115,7 @@ def languages_table(result: dict, args) -> str:
 
 
 COMMANDS = {"vocab": (vocab_result, vocab_table), "unreachable": (unreachable_result, unreachable_table),
-            "languages": (languages_result, languages_table), **QUESTION_COMMANDS}
+            "languages": (languages_result, languages_table), **QUESTION_COMMANDS, **CHAT_COMMAND}
 
 
 def main(argv: list[str] | None = None) -> int:

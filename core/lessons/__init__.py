@@ -11,6 +11,7 @@ instructor.  No Streamlit here: a script can do everything the Start here page d
 - ``room_runs``     the char vs BPE station's two GPT runs, trained once for the whole room;
 - ``insight_questions``  the vocabulary-size and language stations' computations (``core.insights``);
 - ``token_questions``    the spelling, numbers and formats stations' computations (``core.insights``);
+- ``chat_questions``     the chat templates station's computation (``core.chat``);
 - ``verdict``       a prediction checked, with the feedback that says why;
 - ``progress``      per-attendee progress files and the room's counts;
 - ``check``         ``python -m core.lessons check``, run before a workshop.
@@ -26,6 +27,7 @@ instructor.  No Streamlit here: a script can do everything the Start here page d
     True
 """
 
+from .chat_questions import costlier_template
 from .computations import COMPUTATIONS, Answer, StationData, format_number
 from .content import LessonPath, Station, default_lessons_dir, load_path, read_station
 from .errors import AnswerNotReady, LessonError, StationFileError
@@ -40,7 +42,8 @@ from .words import Words, station_facts, station_words
 __all__ = [
     "COMPUTATIONS", "ROOM_OWNER", "TOOL_FACTS", "Answer", "AnswerNotReady", "Given", "LessonError",
     "LessonPath", "ProgressStore", "RoomRow", "Station", "StationData", "StationFileError", "StationProgress",
-    "Verdict", "Words", "answer_station", "cheapest_format", "compute_answer", "costliest_language",
+    "Verdict", "Words", "answer_station", "cheapest_format", "compute_answer", "costlier_template",
+    "costliest_language",
     "default_lessons_dir", "digit_groups", "explanation", "format_number", "hint", "is_right", "load_path",
     "lowest_bpc_vocabulary", "progress_line", "read_given", "read_station", "room_runs", "start_room_runs",
     "station_facts", "station_words", "tool_facts", "word_tokens",

@@ -56,7 +56,7 @@ from .tool_facts import fact_names
 REPOSITORY = Path(__file__).resolve().parents[2]
 PATH_FILE = "path.toml"
 # the app pages a tool opens
-PAGES = ("learn_bpe", "char_vs_bpe", "compare_tokenizers", "train_gpt", "insights")
+PAGES = ("learn_bpe", "char_vs_bpe", "compare_tokenizers", "train_gpt", "insights", "chat")
 MAX_MERGES = 5000  # the app's Merges box maximum (ui.plumbing.state.MAX_MERGES)
 MAX_FILE_BYTES = 64 * 1024
 MAX_STATIONS = 32

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 APP = Path(__file__).resolve().parents[2] / "streamlit_app.py"
 PAGES = {"app_pages/start_here.py": "🧭 Start here",
          "app_pages/learn_bpe.py": "🎞️ Learn BPE", "app_pages/char_vs_bpe.py": "⚖️ Char vs BPE",
-         "app_pages/train_gpt.py": "🧠 Train a GPT"}
+         "app_pages/train_gpt.py": "🧠 Train a GPT", "app_pages/chat.py": "💬 Chat templates"}
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -303,3 +303,14 @@ def test_station_7_s_button_opens_its_own_runs_not_the_newest_shared_one(runs_di
     assert sorted(label.split(" · ")[0] for label in compared) == ["07_char_vs_bpe_gpt-bpe",
                                                                      "07_char_vs_bpe_gpt-char"]
     assert any("vocab-320" in option for option in at.selectbox(key="gpt_selected_run").options)
+
+
+def test_the_chat_station_lands_on_its_conversation_with_the_figures_it_quotes(runs_dir):
+    station = load_path().station("13_chat_templates")
+    answer = compute_answer(station)
+    at = open_tool(station.id, jobs=False)
+    assert [t.value for t in at.title] == ["💬 Chat templates"]
+    at.checkbox(key="chat_use_tools").uncheck().run()  # the station's conversation has no tool
+    said = " ".join(m.value for m in at.markdown)
+    total, template = answer.facts["first_total"], answer.facts["first_template"]
+    assert f"**GPT\\-OSS**: {total} tokens, {template} of them" in said

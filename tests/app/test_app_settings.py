@@ -6,7 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_helpers import ROOT
 
-PAGES = ["start_here", "learn_bpe", "char_vs_bpe", "compare_tokenizers", "insights", "train_gpt"]
+PAGES = ["start_here", "learn_bpe", "char_vs_bpe", "compare_tokenizers", "insights", "train_gpt", "chat"]
 
 
 @pytest.mark.parametrize("page", PAGES)

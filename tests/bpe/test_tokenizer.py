@@ -110,6 +110,16 @@ def test_special_tokens_are_never_split():
     assert all(eot not in (s.left, s.right) for s in tok.trace)  # never merged during training
 
 
+def test_special_tokens_added_keep_every_id_and_rule():
+    tok = BPETokenizer.from_text("hello world " * 20, 10, "byte", special_tokens=["<|end|>"])
+    chat = tok.with_special_tokens(["<|im_start|>", "<|end|>"])
+    assert chat.special_tokens == {**tok.special_tokens, "<|im_start|>": max(tok.ids) + 1}
+    assert chat.encode("hello<|im_start|>world") == [*tok.encode("hello"), max(tok.ids) + 1,
+                                                      *tok.encode("world")]
+    given = tok.with_special_tokens({"<|x|>": 900, "<|y|>": tok.special_tokens["<|end|>"]})
+    assert given.special_tokens == {**tok.special_tokens, "<|x|>": 900}  # a taken id keeps its name
+
+
 @pytest.mark.parametrize("pattern", [None, "gpt2", "gpt4", r"\w+|\s+|[^\w\s]+"])
 def test_byte_variant_round_trips_any_unicode(pattern):
     tok = trained("byte", text=MULTILINGUAL * 5, merges=80, pattern=pattern)

@@ -39,6 +39,7 @@ def _run_page() -> None:
         st.Page("app_pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
         st.Page("app_pages/compare_tokenizers.py", title="Compare tokenizers", icon="🔍"),
         st.Page("app_pages/insights.py", title="Tokenizer questions", icon="❓"),
+        st.Page("app_pages/chat.py", title="Chat templates", icon="💬"),
         st.Page("app_pages/train_gpt.py", title="Train a GPT", icon="🧠"),
     ])
     owner_id()  # keeps ?u= in the URL on every page, so a reload anywhere keeps the same owner

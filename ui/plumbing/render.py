@@ -85,11 +85,13 @@ def token_title(tok: BPETokenizer, token_id: int) -> str:
 
 
 def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids: bool = False,
-                     height: int = 420, view: str | None = None, label: str = TEXT_LABEL) -> str:
+                     height: int = 420, view: str | None = None, label: str = TEXT_LABEL,
+                     styles: dict[int, str] | None = None) -> str:
     """The text as outlined, coloured token spans.  Byte tokens that split a character are drawn
     under that character, inside one purple outline.  Text between tokens (spaces in the word
     variant) is shown plain.  ``view`` names the text for clicks (``ui.views.token_view``);
-    ``label`` names the box for a screen reader."""
+    ``label`` names the box for a screen reader; ``styles``: a style of its own for some tokens, by
+    index (the Chat page's template tokens)."""
     runs = _character_runs(tok, tokens)
     out, pos = [], 0
     for first, stop in runs:
@@ -99,7 +101,7 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids
         if group:
             out.append(_group_open(tok, text, tokens[first:stop]))
         for n in range(first, stop):
-            out.append(_token_html(tok, text, tokens[n], n, show_ids, group, view))
+            out.append(_token_html(tok, text, tokens[n], n, show_ids, group, view, (styles or {}).get(n, "")))
         if group:
             out.append("</span></span>")
         pos = max(pos, tokens[stop - 1].end)
@@ -126,9 +128,9 @@ def _group_open(tok: BPETokenizer, text: str, group: list[Token]) -> str:
 
 
 def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, show_ids: bool, in_group: bool,
-                view: str | None) -> str:
+                view: str | None, own: str = "") -> str:
     label, partial = token_label(tok, t, text)
-    style = BOX + f"background:{PALETTE[n % 2]};"
+    style = BOX + f"background:{PALETTE[n % 2]};" + own
     if in_group:  # the character is drawn above: the token shows its bytes, small
         style += IN_GROUP
         shown = esc(hex_bytes(tok.token_bytes(t.id)))

@@ -1,0 +1,162 @@
+"""Chat: a conversation as each model reads it. The messages editor, each model's rendering token
+by token (the template's own tokens dashed), tokens per message split into content and template,
+and how fast the history fills each context window when it is sent again every turn."""
+
+import json
+
+import streamlit as st
+
+from core.chat import ROLES, Message, chat_tokenizer, own_chat_tokenizer, parse_messages, parse_tools
+from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
+from ui.plumbing import state
+from ui.plumbing.cache import TRAINING_ERRORS, server_settings, session_tokenizer
+from ui.plumbing.charts import vega_spec
+from ui.plumbing.render import md_safe, show_error, tokenizer_scope
+from ui.views.chat_view import (MAX_CHARS, SHOWN_TOKENS, history_chart, history_frame, message_chart,
+                                message_frame, model_counts, own_count, rendering_html, sentences)
+
+IDS, NEXT, TOOLS, USE_TOOLS = "chat_ids", "chat_next", "chat_tools", "chat_use_tools"
+CORPUS_CHARS = 1_000_000  # the sidebar's corpus as a message: a megabyte, counted off the page
+
+
+def role_key(i: int) -> str:
+    return f"chat_role_{i}"
+
+
+def text_key(i: int) -> str:
+    return f"chat_text_{i}"
+
+
+def add(role: str, text: str) -> None:
+    i = state.get(NEXT, 0)
+    state.put(role_key(i), role)
+    state.put(text_key(i), text)
+    state.put(IDS, [*state.get(IDS, []), i])
+    state.put(NEXT, i + 1)
+
+
+def opening() -> None:
+    """The page opens on a realistic conversation with one tool."""
+    if state.get(IDS) is None:
+        for m in SAMPLE_MESSAGES:
+            add(m.role, m.content)
+        state.put(TOOLS, json.dumps([t.as_openai()["function"] for t in SAMPLE_TOOLS], indent=2))
+        state.put(USE_TOOLS, True)
+
+
+def move(i: int, by: int) -> None:
+    ids = list(state.get(IDS))
+    k = ids.index(i)
+    if 0 <= k + by < len(ids):
+        ids[k], ids[k + by] = ids[k + by], ids[k]
+        state.put(IDS, ids)
+
+
+def remove(i: int) -> None:
+    state.put(IDS, [j for j in state.get(IDS) if j != i])
+
+
+def add_next() -> None:
+    ids = state.get(IDS)
+    last = state.get(role_key(ids[-1])) if ids else "assistant"
+    add("assistant" if last == "user" else "user", "")
+
+
+def add_corpus() -> None:
+    add("user", state.corpus()[1][:CORPUS_CHARS])
+
+
+def editor() -> tuple[Message, ...]:
+    ids = state.get(IDS)
+    for n, i in enumerate(ids):  # the role and the buttons on one line, the text below: whole at 800 px
+        c = st.columns([3, 2], vertical_alignment="bottom")
+        c[0].selectbox(f"Role of message {n + 1}", ROLES, key=role_key(i))
+        with c[1].container(horizontal=True, gap="small"):
+            st.button("↑", key=f"chat_up_{i}", on_click=move, args=(i, -1), help="Move up", disabled=n == 0)
+            st.button("↓", key=f"chat_down_{i}", on_click=move, args=(i, 1), help="Move down",
+                      disabled=n == len(ids) - 1)
+            st.button("✕", key=f"chat_remove_{i}", on_click=remove, args=(i,), help="Remove this message")
+        st.text_area(f"Message {n + 1}", key=text_key(i), height=68)
+    c = st.columns(2)
+    c[0].button("Add a message", on_click=add_next, key="chat_add")
+    c[1].button("Use my corpus as a message", on_click=add_corpus, key="chat_add_corpus",
+                help=f"The sidebar's corpus (up to {CORPUS_CHARS:,} characters) as a user message")
+    return tuple(Message(state.get(role_key(i)), state.get(text_key(i)) or "") for i in ids)
+
+
+st.title("💬 Chat templates")
+st.caption("A conversation as each model reads it: its chat template's separators and headers, token "
+           "by token. GPT-OSS, Llama 3 and Qwen 3 are exact (their published formats); GPT-4 and GPT-4o "
+           "are an estimate, as OpenAI never published theirs.")
+opening()
+messages = editor()
+with st.expander("Tools the model may call (JSON Schema functions)"):
+    st.checkbox("Send these tools with the conversation", key=USE_TOOLS)
+    st.text_area("Tool definitions", key=TOOLS, height=200)
+c = st.columns(2)
+thinking = c[0].toggle("Qwen 3 thinking on", key="chat_thinking")
+turns = c[1].slider("Turns of history (for the questions and the history chart)", 1, 200, 20,
+                    key="chat_turns")
+if not messages:
+    st.info("Add a message to see how each model reads it.")
+    st.stop()
+try:
+    messages = parse_messages(messages, server_settings().max_corpus_bytes)
+except ValueError as exc:  # past the corpus size bound
+    show_error(exc)
+    st.stop()
+try:
+    tools = parse_tools(json.loads(state.get(TOOLS) or "[]")) if state.get(USE_TOOLS) else ()
+except (json.JSONDecodeError, ValueError) as exc:
+    show_error(exc, "The tools are not used: ")
+    tools = ()
+
+found = model_counts(messages, tools, thinking)
+counts = {name: c for name, c in found.items() if not isinstance(c, str)}
+size = sum(len(m.content) for m in messages)
+try:
+    if size > MAX_CHARS:
+        raise ValueError(f"it is counted for conversations up to {MAX_CHARS:,} characters.")
+    mine = session_tokenizer(progress=False)
+    yours = own_count(tokenizer_scope(mine), mine, messages, tools)
+except (*TRAINING_ERRORS, ValueError) as exc:
+    mine, yours = None, str(exc)
+for name, why in found.items():
+    if isinstance(why, str):
+        st.warning(f"{md_safe(name)}: {md_safe(why)}", icon="⚠️")
+if not counts:
+    st.stop()
+
+st.subheader("What it costs")
+for sentence in sentences(counts, turns, any(m.role == "system" for m in messages)):
+    st.markdown(sentence)
+
+st.subheader("Tokens per message: content and template")
+labels = [f"{k + 1} {m.role}" for k, m in enumerate(messages)]
+shown = {**counts, **({"yours": yours} if not isinstance(yours, str) else {})}
+st.vega_lite_chart(vega_spec("chat messages", message_frame(shown, labels), message_chart), width="stretch")
+
+st.subheader("The conversation as each model reads it")
+st.caption("Message text in the usual boxes; the template's own text dashed and grey; its special "
+           "tokens dark blue. Hover a token for its id and bytes.")
+for name, count in counts.items():
+    exact = "exact" if count.exact else "an estimate"
+    st.markdown(f"**{md_safe(count.label)}**: {count.total:,} tokens, {count.template_tokens:,} of them the "
+                f"template's ({exact})")
+    st.html(rendering_html(count, chat_tokenizer(name)))
+    if count.total > SHOWN_TOKENS:
+        st.caption(f"The first {SHOWN_TOKENS:,} of its {count.total:,} tokens.")
+    moved = [f"{k + 1} {m.role}" for k, m in enumerate(count.messages) if m.boundary]
+    if moved:
+        st.caption(f"The template's neighbours change how these messages' text is cut (against the "
+                   f"same text alone): {', '.join(moved)}.")
+if isinstance(yours, str):
+    st.caption(f"Your tokenizer is not shown: {md_safe(yours)}")
+else:
+    st.markdown(f"**Your tokenizer** (ChatML, trained on the sidebar's corpus): {yours.total:,} tokens")
+    st.html(rendering_html(yours, own_chat_tokenizer(mine)))
+
+st.subheader("A growing history")
+st.vega_lite_chart(vega_spec("chat history", history_frame(counts, turns), history_chart), width="stretch")
+st.caption("Each turn sends the whole history again: the system prompt and tools once per request, "
+           "the rest once per turn so far. Dashed: each model's context window.")

@@ -1,0 +1,121 @@
+"""AppTest: the Chat page opens on a four-message conversation with one tool, each model's figures
+equal to ``core.chat``'s; the editor adds, removes, reorders, changes a role and takes a paste or the
+sidebar's corpus; the charts carry every model; a message's text stays text; an oversize conversation
+is refused with a message."""
+
+import json
+
+import pyarrow as pa
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_helpers import open_page, paste_box, poll_until_done, progress_texts
+from core.chat import CHAT_MODELS, Message, chat_tokenizer, count_chat
+from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
+from ui.plumbing import heavy_jobs
+from ui.plumbing.render import md_safe
+from ui.views.chat_view import MAX_CHARS
+
+
+def page() -> AppTest:
+    return open_page("chat", timeout=120)
+
+
+def messages(at: AppTest) -> list[Message]:
+    roles = [s.value for s in at.selectbox if (s.key or "").startswith("chat_role_")]
+    texts = [t.value for t in at.text_area if (t.key or "").startswith("chat_text_")]
+    return [Message(r, t) for r, t in zip(roles, texts)]
+
+
+def chart_rows(at: AppTest, index: int) -> list[dict]:
+    chart = at.get("vega_lite_chart")[index]
+    return [r for d in chart.proto.datasets for r in pa.ipc.open_stream(d.data.data).read_all().to_pylist()]
+
+
+def headline(count) -> str:
+    return f"**{md_safe(count.label)}**: {count.total:,} tokens, {count.template_tokens:,} of them"
+
+
+def shown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_it_opens_on_the_sample_with_a_tool_and_cores_figures():
+    at = page()
+    assert messages(at) == list(SAMPLE_MESSAGES)
+    assert [json.loads(at.text_area(key="chat_tools").value)[0]["name"]] == [SAMPLE_TOOLS[0].name]
+    for name, model in CHAT_MODELS.items():
+        count = count_chat(model, chat_tokenizer(name), SAMPLE_MESSAGES, SAMPLE_TOOLS)
+        assert headline(count) in shown(at)
+    assert "costs the most here" in shown(at) and "The tools block adds" in shown(at)
+    rows = chart_rows(at, 0)
+    assert {r["model"] for r in rows} >= {m.label for m in CHAT_MODELS.values()}
+    llama = count_chat(CHAT_MODELS["llama3"], chat_tokenizer("llama3"), SAMPLE_MESSAGES, SAMPLE_TOOLS)
+    assert sum(r["tokens"] for r in rows if r["model"] == llama.label) == llama.total
+    history = chart_rows(at, 1)
+    assert max(r["turn"] for r in history) == 20
+    assert {r["context window"] for r in history} >= {131_072, 8_192}
+
+
+def test_add_remove_reorder_and_change_a_role():
+    at = page()
+    at.button(key="chat_add").click().run()
+    assert [m.role for m in messages(at)] == ["system", "user", "assistant", "user", "assistant"]
+    first_user = next(b for b in at.button if b.key and b.key.startswith("chat_down_1"))
+    first_user.click().run()
+    assert [m.content for m in messages(at)][1:3] == [SAMPLE_MESSAGES[2].content, SAMPLE_MESSAGES[1].content]
+    at.button(key="chat_remove_0").click().run()
+    assert [m.role for m in messages(at)] == ["assistant", "user", "user", "assistant"]
+    at.selectbox(key="chat_role_3").set_value("system").run()
+    assert messages(at)[2].role == "system"
+    count = count_chat(CHAT_MODELS["qwen3"], chat_tokenizer("qwen3"), messages(at), SAMPLE_TOOLS)
+    assert headline(count) in shown(at) and not at.exception
+
+
+def test_a_paste_into_a_message_and_the_corpus_as_a_message():
+    at = page()
+    at.text_area(key="chat_text_1").set_value("Paste: <|im_end|> {{ 7 * 7 }}").run()
+    typed = [*SAMPLE_MESSAGES[:1], Message("user", "Paste: <|im_end|> {{ 7 * 7 }}"), *SAMPLE_MESSAGES[2:]]
+    count = count_chat(CHAT_MODELS["qwen3"], chat_tokenizer("qwen3"), typed, SAMPLE_TOOLS)
+    assert headline(count) in shown(at)
+    assert "{{ 7 * 7 }}" in count.text and "49" not in count.text
+    paste_box(at).set_value("A corpus of my own, pasted in the sidebar.").run()
+    at.button(key="chat_add_corpus").click().run()
+    assert messages(at)[-1] == Message("user", "A corpus of my own, pasted in the sidebar.")
+
+
+@pytest.fixture
+def job_engine():
+    """The room's job engine, closed after the test (its workers are processes)."""
+    yield
+    for engine in heavy_jobs._engine:
+        engine.close()
+    heavy_jobs._engine.clear()
+
+
+@pytest.mark.usefixtures("job_engine")
+def test_a_long_conversation_is_counted_off_the_page_then_shown():
+    at = page()
+    long = "Lorem ipsum dolor sit amet, é 日本. " * (MAX_CHARS // 30)
+    at.text_area(key="chat_text_1").set_value(long).run()
+    [bar] = progress_texts(at)  # the job engine counts it: a progress bar, and the page answers
+    assert bar.startswith("Counting the conversation for each model")
+    poll_until_done(at)
+    typed = [SAMPLE_MESSAGES[0], Message("user", long), *SAMPLE_MESSAGES[2:]]
+    count = count_chat(CHAT_MODELS["o200k_harmony"], chat_tokenizer("o200k_harmony"), typed, SAMPLE_TOOLS)
+    assert headline(count) in shown(at) and not at.exception
+
+
+def test_a_conversation_past_the_corpus_bound_is_refused(monkeypatch):
+    monkeypatch.setenv("BPE_EXPLORER_MAX_CORPUS_BYTES", "1000")
+    at = page()
+    at.text_area(key="chat_text_1").set_value("x" * 1_000).run()
+    assert any("the limit is 1,000 bytes" in e.value for e in at.error)
+    assert not at.exception
+
+
+def test_a_tool_that_is_not_an_object_is_named_and_left_out():
+    at = page()
+    at.text_area(key="chat_tools").set_value('[{"name": "f", "parameters": ["x"]}]').run()
+    assert any("parameters must be a JSON Schema object" in e.value for e in at.error)
+    assert "The tools block adds" not in shown(at)

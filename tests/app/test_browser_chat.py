@@ -1,0 +1,43 @@
+"""Chat templates in a real Chromium, 1400 and 800 px wide, light and dark: the opening
+conversation drawn by every model with its template's tokens in their own style, both charts drawn
+and every model named in them, nothing the page shows cut short; screenshots
+(``chat_<width>_<theme>.png`` in ``shots_dir``)."""
+
+import pytest
+
+from core.chat import CHAT_MODELS
+from test_browser import NAVIGATION_MS, charts_drawn, chromium_context, idle, serve
+from test_browser_800 import CHART_LABELS, CUT
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("runs")) as url, chromium_context() as new_context:
+        yield url, new_context
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_chat_page_reads_whole_in_both_themes(site, shots_dir, width, theme):
+    from playwright.sync_api import expect
+
+    url, new_context = site
+    pg = new_context().new_page()
+    pg.set_viewport_size({"width": width, "height": 3200})
+    pg.emulate_media(color_scheme=theme)
+    pg.goto(url + "/chat")
+    main = pg.locator('[data-testid="stMainBlockContainer"]')
+    expect(main.get_by_role("heading", name="Chat templates")).to_be_visible(timeout=NAVIGATION_MS)
+    idle(pg)
+    charts_drawn(pg)
+    for model in CHAT_MODELS.values():  # each rendering, named for a screen reader
+        expect(main.get_by_role("region", name=f"The conversation as {model.label} reads it")).to_be_visible()
+    dashed = main.locator('.tok[style*="dashed"]')
+    assert dashed.count() > 0 and "<|start_header_id|>" in main.inner_text()
+    assert main.evaluate(CUT) == []
+    for chart in main.evaluate(CHART_LABELS):  # each chart names every model it draws
+        assert all(model.label in " ".join(chart) for model in CHAT_MODELS.values()), chart
+    pg.screenshot(path=str(shots_dir / f"chat_{width}_{theme}.png"))
+    assert pg.dialogs == []

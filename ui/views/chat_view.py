@@ -1,0 +1,145 @@
+"""The Chat page's helpers: each model's reading of the conversation counted once per content
+(shared by every session), its rendering as token spans with the template's tokens in their own
+style, the two charts' frames and specs, and the questions' sentences.
+
+Leaves out: the formats and the counting (``core.chat``), the editor and layout (``app_pages/chat.py``).
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import hashlib
+
+from core import Token
+from core.chat import OWN_MODEL, ChatCount, count_chat, own_chat_tokenizer
+from core.chat.chat_models import count_models
+from core.chat.history import Growth
+from ui.plumbing import heavy_jobs
+from ui.plumbing.cache import server_settings
+from ui.plumbing.render import md_safe, token_spans_html
+
+# What the page counts on its own thread (the five formats take about a second per 100,000
+# characters); a longer conversation is counted by the room's job engine, as other heavy work is.
+MAX_CHARS = 20_000
+SHOWN_TOKENS = 3_000  # a rendering's tokens drawn as spans (a megabyte is a quarter million)
+TEMPLATE_STYLE = "background:#e5e7eb;border-style:dashed;"  # the template's own text
+SPECIAL_STYLE = "background:#1e3a8a;color:#ffffff;font-weight:600;"  # a special token it placed
+PARTS = ("content", "template")
+
+
+def model_counts(messages: tuple, tools: tuple, thinking: bool) -> dict[str, ChatCount | str]:
+    """Each model's count of the conversation, or why its template refuses it: on the page's
+    thread up to :data:`MAX_CHARS` characters, else as a job (a progress bar, then the page stops
+    until it is done)."""
+    if sum(len(m.content) for m in messages) <= MAX_CHARS:
+        return _counted(messages, tools, thinking)
+    content = repr((messages, tools)).encode("utf-8", "surrogatepass")
+    key = ("chat", hashlib.sha256(content).hexdigest(), thinking)
+    return heavy_jobs.job_result(server_settings(), key, count_models, (messages, tools, thinking),
+                                 "Counting the conversation for each model",
+                                 advice="Use a shorter conversation.")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _counted(messages: tuple, tools: tuple, thinking: bool) -> dict[str, ChatCount | str]:
+    return count_models(messages, tools, thinking)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def own_count(scope: str, _tokenizer, messages: tuple, tools: tuple) -> ChatCount | str:
+    """Your tokenizer's count (``scope``: its name, which keys the cache), or why it cannot read it."""
+    try:
+        return count_chat(OWN_MODEL, own_chat_tokenizer(_tokenizer), messages, tools)
+    except ValueError as exc:
+        return str(exc)
+
+
+def rendering_html(count: ChatCount, tokenizer, height: int = 260) -> str:
+    """The conversation as the model reads it (its first :data:`SHOWN_TOKENS` tokens): message text
+    in the usual boxes, the template's text dashed and grey, its special tokens dark blue."""
+    shown = count.tokens[:SHOWN_TOKENS]
+    tokens = [Token(t.id, t.start, t.end, 0) for t in shown]
+    styles = {n: SPECIAL_STYLE if t.part == "special" else TEMPLATE_STYLE
+              for n, t in enumerate(shown) if t.part != "content"}
+    text = count.text[:shown[-1].end] if shown else ""
+    return token_spans_html(tokenizer, text, tokens, height=height, styles=styles,
+                            label=f"The conversation as {count.label} reads it")
+
+
+def message_frame(counts: dict[str, ChatCount], labels: list[str]) -> pd.DataFrame:
+    """Tokens per model, message and part, in the conversation's order (what no message owns last)."""
+    rows = []
+    for count in counts.values():
+        for k, m in enumerate(count.messages):
+            for part, n in zip(PARTS, (m.content_tokens, m.template_tokens)):
+                rows.append({"model": count.label, "message": labels[k], "part": part, "tokens": n,
+                             "order": k})
+        outside = count.total - sum(m.content_tokens + m.template_tokens for m in count.messages)
+        rows.append({"model": count.label, "message": "around the messages", "part": "template",
+                     "tokens": outside, "order": len(labels)})
+    return pd.DataFrame(rows)
+
+
+def message_chart(frame: pd.DataFrame) -> alt.Chart:
+    return alt.Chart(frame).mark_bar(stroke="white", strokeWidth=1).encode(
+        x=alt.X("sum(tokens):Q", title="tokens"),
+        y=alt.Y("model:N", title=None, sort=None),
+        color=alt.Color("part:N", sort=list(PARTS), scale=alt.Scale(range=["#2563eb", "#9ca3af"]),
+                        legend=alt.Legend(orient="bottom", title=None)),
+        order=alt.Order("order:Q"),
+        tooltip=["model", "message", "part", "tokens"],
+    ).properties(height=alt.Step(34))  # a bar per model, each with room for its name
+
+
+def history_frame(counts: dict[str, ChatCount], turns: int) -> pd.DataFrame:
+    rows = []
+    for count in counts.values():
+        growth = Growth.of(count)
+        for t in range(1, turns + 1):
+            rows.append({"model": count.label, "turn": t, "sent this turn": growth.sent(t),
+                         "sent in all": growth.sent_in_all(t), "context window": count.context_window})
+    return pd.DataFrame(rows)
+
+
+def history_chart(frame: pd.DataFrame) -> alt.Chart:
+    colour = alt.Color("model:N", legend=alt.Legend(orient="bottom", title=None))
+    turn = alt.X("turn:Q", title="turn (the whole history sent again)")
+    base = alt.Chart(frame).encode(x=turn, color=colour)
+    per_turn = base.mark_line(point=True).encode(
+        y=alt.Y("sent this turn:Q", title="tokens sent this turn"),
+        tooltip=["model", "turn", "sent this turn", "sent in all"])
+    window = base.mark_rule(strokeDash=[6, 4]).encode(y="context window:Q",
+                                                      tooltip=["model", "context window"])
+    in_all = base.mark_line().encode(y=alt.Y("sent in all:Q", title="tokens sent in all"),
+                                     tooltip=["model", "turn", "sent in all"])
+    return alt.hconcat((per_turn + window).properties(width=360, height=260),
+                       in_all.properties(width=360, height=260))
+
+
+def sentences(counts: dict[str, ChatCount], turns: int, system: bool) -> list[str]:
+    """One computed sentence per question: whose template costs most, the system prompt and the
+    tools over ``turns`` turns, and how many turns fit in each window."""
+    ranked = sorted(counts.values(), key=lambda c: -c.template_tokens)
+    most = ranked[0]
+    others = ", ".join(f"{md_safe(c.label)} {c.template_tokens:,}" for c in ranked[1:])
+    said = [f"**{md_safe(most.label)}**'s format costs the most here: {most.template_tokens:,} template "
+            f"tokens around {most.content_tokens:,} of content (then {others})."]
+    if system:
+        costs = ", ".join(f"{md_safe(c.label)} {_system(c):,} ({_system(c) * turns:,})" for c in ranked)
+        said.append(f"The system prompt is sent with every request: tokens per request (over {turns:,} "
+                    f"turns): {costs}.")
+    if any(c.tools_tokens for c in ranked):
+        costs = ", ".join(f"{md_safe(c.label)} {c.tools_tokens:,} ({c.tools_tokens * turns:,})"
+                          for c in ranked)
+        said.append(f"The tools block adds, per request (over {turns:,} turns): {costs}.")
+    fit = ", ".join(f"{md_safe(c.label)} {Growth.of(c).turns_that_fit(c.context_window):,} turns in "
+                    f"{c.context_window:,} tokens" for c in ranked if c.context_window)
+    said.append(f"At this rate (each turn adding these messages again), the window holds: {fit}.")
+    return said
+
+
+def _system(count: ChatCount) -> int:
+    return sum(m.content_tokens + m.template_tokens for m in count.messages if m.role == "system")
