@@ -13,6 +13,8 @@ from typing import NoReturn
 
 import pytest
 
+pytest_plugins = ["tests.chat.chat_fixtures"]  # the chat tests' harmony fixture, wherever they run
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 IN_CI = os.environ.get("CI", "").lower() == "true"

@@ -11,7 +11,7 @@ from core.chat import CHAT_MODELS, Message, chat_tokenizer, count_chat
 from core.chat.chat_counts import encode_pieces
 from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
 from core.chat.pieces import CONTENT, SPECIAL, TEMPLATE, Piece
-from tests.chat.conftest import conversations
+from tests.chat.chat_fixtures import conversations
 
 
 @settings(max_examples=25, deadline=None)

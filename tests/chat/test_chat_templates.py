@@ -15,7 +15,7 @@ from core.bpe import BPETokenizer
 from core.chat import CHAT_MODELS, Message, chat_tokenizer, count_chat
 from core.chat.chat_templates import DATA, render_template, template_sources
 from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
-from tests.chat.conftest import conversations
+from tests.chat.chat_fixtures import conversations
 
 OPTIONS = {"llama3": {"bos_token": "<|begin_of_text|>"}, "qwen3": {}}
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 
 from core.chat import CHAT_MODELS, Message, chat_tokenizer, count_chat, parse_tools
 from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
-from tests.chat.conftest import conversations
+from tests.chat.chat_fixtures import conversations
 
 GPT_OSS = CHAT_MODELS["o200k_harmony"]
 

@@ -1,6 +1,7 @@
 """What the chat tests share: OpenAI's own ``openai-harmony`` loaded offline (its o200k_base file
 written from the vocabulary the app ships; harmony checks its SHA-256), and random conversations
-for hypothesis."""
+for hypothesis.  A module the tests import, not a ``conftest.py``: a second one would take the name
+``conftest`` from ``tests/conftest.py``, which other tests import by that name."""
 
 from __future__ import annotations
 
