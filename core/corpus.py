@@ -64,7 +64,13 @@ def check_corpus_size(size: int, source: str = "the file", max_bytes: int = MAX_
 
 
 def _megabytes(n: int) -> str:
-    return f"{n / 2**20:.1f} MB" if n < 10 * 2**20 else f"{n / 2**20:.0f} MB"
+    """A size as people read it, in binary units throughout (a limit of 64 MiB read as "67 MB"
+    beside it looked like a bigger number than the one set)."""
+    if n < 2**10:
+        return f"{n:,} byte{'s' * (n != 1)}"
+    if n < 2**20:
+        return f"{n / 2**10:.1f} KiB"
+    return f"{n / 2**20:.1f} MiB" if n < 10 * 2**20 else f"{n / 2**20:.0f} MiB"
 
 
 def decode_corpus(raw: bytes, source: str = "the file", errors: str = "strict",

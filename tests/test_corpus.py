@@ -91,9 +91,9 @@ def test_size_is_checked_before_reading(root):
     big = root / "big.txt"
     with open(big, "wb") as f:  # sparse: 5 GB on paper, nothing on disk; reading it would take long
         f.truncate(5 * 2**30)
-    with pytest.raises(CorpusError, match=r"big.txt is 5120 MB; the limit is 64 MB"):
+    with pytest.raises(CorpusError, match=r"big.txt is 5120 MiB; the limit is 64 MiB"):
         read_corpus_under(root, "big.txt")
-    with pytest.raises(CorpusError, match="the limit is 0.0 MB"):
+    with pytest.raises(CorpusError, match="the limit is 10 bytes"):
         read_corpus_under(root, "books/tale.txt", max_bytes=10)
     with pytest.raises(CorpusError, match="the limit"):
         read_corpus(big)
@@ -101,7 +101,7 @@ def test_size_is_checked_before_reading(root):
 
 def test_sizes_and_bytes_over_the_limit_are_refused():
     check_corpus_size(100, max_bytes=100)
-    with pytest.raises(CorpusError, match="upload.txt is 0.0 MB; the limit is 0.0 MB"):
+    with pytest.raises(CorpusError, match="upload.txt is 101 bytes; the limit is 100 bytes"):
         check_corpus_size(101, "upload.txt", max_bytes=100)
     with pytest.raises(CorpusError, match="the limit"):
         decode_corpus(b"x" * 101, max_bytes=100)

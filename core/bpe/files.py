@@ -222,8 +222,8 @@ def parse_json(raw: bytes | str, source: str = "the uploaded file"):
     if not isinstance(raw, (bytes, str)):
         raise TokenizerFileError(f"{source}: expected the file's bytes or text, not {type(raw).__name__}.")
     if len(raw) > MAX_FILE_BYTES:
-        raise TokenizerFileError(f"{source} is larger than {MAX_FILE_BYTES // 2**20} MB; tokenizer files "
-                                 f"are far smaller (GPT-2's is about 2 MB).")
+        raise TokenizerFileError(f"{source} is larger than {MAX_FILE_BYTES // 2**20} MiB; tokenizer files "
+                                 f"are far smaller (GPT-2's is about 2 MiB).")
     try:
         return json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
     except UnicodeDecodeError:

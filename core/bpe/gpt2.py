@@ -79,9 +79,9 @@ def bytes_to_token(data: bytes) -> str:
 
 def _check_size(size: int, source: str, what: str) -> None:
     if size > MAX_FILE_BYTES:
-        raise GPT2FileError(f"{source}: {size / 2**20:.1f} MB is too big for GPT-2's {what} (the "
-                            f"real one is about {EXPECTED_MB[what]} MB; the limit is "
-                            f"{MAX_FILE_BYTES // 2**20} MB).")
+        raise GPT2FileError(f"{source}: {size / 2**20:.1f} MiB is too big for GPT-2's {what} (the "
+                            f"real one is about {EXPECTED_MB[what]} MiB; the limit is "
+                            f"{MAX_FILE_BYTES // 2**20} MiB).")
 
 
 def _read_file(path: Path, what: str) -> bytes:

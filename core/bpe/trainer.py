@@ -88,7 +88,7 @@ def refuse_above(text: str, variant: str, max_memory: int, advice: str,
 
 
 def _size(n: int) -> str:
-    return f"{n / 2**30:.1f} GB" if n >= 2**30 else f"{n / 2**20:.0f} MB"
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ def add_question_commands(sub) -> list[argparse.ArgumentParser]:
     formats = sub.add_parser("formats", help="tokens of the same records as JSON, YAML, CSV, a table, XML",
                              description=f"The records of FILE written in each format, counted in tokens and "
                                          f"characters. How each is written: {written}.")
-    formats.add_argument("file", help=f"a JSON array of flat objects (at most {MAX_RECORDS_BYTES >> 10} KB)")
+    formats.add_argument("file", help=f"a JSON array of flat objects (at most {MAX_RECORDS_BYTES >> 10} KiB)")
     commands = [spelling_, numbers, whitespace, specials, boundary, formats]
     for command in commands:
         command.add_argument("--tokenizers", type=_names, default=list(PRETRAINED_NAMES),

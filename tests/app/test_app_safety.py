@@ -120,7 +120,7 @@ def test_other_paths_are_refused_and_the_corpus_kept(corpus_dir, path, message):
 def test_an_upload_over_the_limit_is_refused_before_reading(server_env):
     server_env.setenv("BPE_EXPLORER_MAX_CORPUS_BYTES", "100")
     at = upload_corpus(app(), "big.txt", b"a" * 101)
-    assert any("big.txt is 0.0 MB; the limit is 0.0 MB" in plain(e.value) for e in at.error)
+    assert any("big.txt is 101 bytes; the limit is 100 bytes" in plain(e.value) for e in at.error)
     assert at.session_state["corpus_text"] == SENNRICH
 
 
@@ -128,7 +128,7 @@ def test_a_paste_over_the_limit_is_refused(server_env):
     server_env.setenv("BPE_EXPLORER_MAX_CORPUS_BYTES", "100")
     at = app()
     paste_box(at).set_value("é" * 60).run()  # 60 characters, 120 bytes
-    assert any("The pasted text is 0.0 MB; the limit" in e.value for e in at.error)
+    assert any("The pasted text is 120 bytes; the limit" in e.value for e in at.error)
     assert at.session_state["corpus_text"] == SENNRICH
     assert paste_box(at).value == SENNRICH
 
@@ -137,7 +137,7 @@ def test_a_paste_refused_on_start_here_says_so_there(server_env):
     server_env.setenv("BPE_EXPLORER_MAX_CORPUS_BYTES", "100")
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()  # Start here
     paste_box(at).set_value("é" * 60).run()
-    assert any("The pasted text is 0.0 MB; the limit" in e.value for e in at.error)
+    assert any("The pasted text is 120 bytes; the limit" in e.value for e in at.error)
     assert at.session_state["corpus_text"] == SENNRICH
 
 
@@ -272,7 +272,7 @@ def test_a_corpus_over_the_training_memory_limit_is_a_message(server_env):
     at = app()
     paste_box(at).set_value("the cat sat on the mat").run()
     assert not at.exception, [e.message for e in at.exception]
-    assert at.error and "this server allows 1 MB" in at.error[0].value
+    assert at.error and "this server allows 1 MiB" in at.error[0].value
 
 
 # -- bounded, shared caches ---------------------------------------------------------------------------

@@ -94,7 +94,7 @@ def test_a_paste_over_the_limit_is_refused_and_the_corpus_kept(debian_docs, tmp_
     with serve(tmp_path / "runs", {"BPE_EXPLORER_MAX_CORPUS_BYTES": str(16 * 10**6)}) as url, \
             chromium_context() as new_context:
         pg = open_learn_bpe(new_context, url)
-        expect(pg.get_by_text("Up to 15 MB", exact=False).first).to_be_attached()  # the box's help
+        expect(pg.get_by_text("Up to 15 MiB", exact=False).first).to_be_attached()  # the box's help
         paste(pg, before)
         wait_for_count(pg, "Characters", len(before))
         idle(pg)  # the run that loaded it has finished: one paste box on the page

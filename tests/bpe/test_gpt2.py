@@ -236,11 +236,11 @@ def test_hostile_encoders_are_refused_with_a_message(small_files, encoder, messa
 def test_files_over_the_size_limit_are_refused_before_parsing(small_files):
     vocab, enc, _ = small_files
     big = b" " * (MAX_FILE_BYTES + 1)
-    with pytest.raises(GPT2FileError, match="encoder.json: 16.0 MB is too big"):
+    with pytest.raises(GPT2FileError, match="encoder.json: 16.0 MiB is too big"):
         load_gpt2_bytes(vocab.read_bytes(), big)
-    with pytest.raises(GPT2FileError, match="vocab.bpe: 16.0 MB is too big"):
+    with pytest.raises(GPT2FileError, match="vocab.bpe: 16.0 MiB is too big"):
         load_gpt2_bytes(big, enc.read_bytes())
     with open(enc, "wb") as f:  # sparse: the size is checked on the open file, before reading
         f.truncate(4 * 2**30)
-    with pytest.raises(GPT2FileError, match="4096.0 MB is too big"):
+    with pytest.raises(GPT2FileError, match="4096.0 MiB is too big"):
         load_gpt2(vocab, enc)

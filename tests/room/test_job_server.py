@@ -104,7 +104,7 @@ def test_a_job_over_its_memory_ends_with_the_message_in_the_process_that_asked(s
     with pytest.raises(JobStopped) as stopped:
         job.result()
     assert stopped.value.reason == "memory"
-    assert "more memory than this server allows (400 MB)" in str(stopped.value)
+    assert "more memory than this server allows (400 MiB)" in str(stopped.value)
 
 
 def test_a_function_that_fails_raises_its_own_error_in_the_process_that_asked(server):

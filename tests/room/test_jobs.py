@@ -112,7 +112,7 @@ def test_a_job_over_its_memory_ends_with_the_message(engines):
     job = engine.submit("alice", "hog", jf.hog, (800,))
     with pytest.raises(JobStopped) as stopped:
         job.result(timeout=WAIT_S)
-    assert stopped.value.reason == "memory" and "more memory than this server allows (400 MB)" in str(
+    assert stopped.value.reason == "memory" and "more memory than this server allows (400 MiB)" in str(
         stopped.value)
 
 

@@ -283,8 +283,8 @@ def corpus_sidebar() -> None:
         # no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice), not characters;
         # the size is checked in UTF-8 bytes when the text is used, and the summary counts characters
         st.text_area("Or paste your own text", key=_paste_key(), height=150, on_change=_on_paste,
-                     help=f"Press Ctrl+Enter (or click outside the box) to use it. Up to {megabytes} MB.")
-        st.file_uploader(f"Or upload a UTF-8 .txt file (up to {megabytes} MB)", type=["txt"],
+                     help=f"Press Ctrl+Enter (or click outside the box) to use it. Up to {megabytes} MiB.")
+        st.file_uploader(f"Or upload a UTF-8 .txt file (up to {megabytes} MiB)", type=["txt"],
                          key=_upload_key(), on_change=_on_upload, max_upload_size=megabytes)
         with st.expander("More corpora"):
             st.button("Download Tiny Shakespeare (1 MB)", on_click=load_tiny_shakespeare,

@@ -71,9 +71,10 @@ def spelling_section(tokenizers, found: CorpusQuestions) -> None:
     except ValueError as exc:
         show_error(exc)
         return
-    st.caption(f"A model is given the ids of these tokens, not their letters: to count the {letter!r}s in "
-               f"{md_safe(word)} it must have learned what each id spells, and the same word is other ids "
-               f"after a space (␣word), with a capital, or in capitals.")
+    counting = f"to count the {letter!r}s in {md_safe(word)}" if letter else f"to spell {md_safe(word)}"
+    st.caption(f"A model is given the ids of these tokens, not their letters: {counting} it must have "
+               f"learned what each id spells, and the same word is other ids after a space (␣word), with a "
+               f"capital, or in capitals.")
     label = st.selectbox("Your corpus's words, cut by", list(tokenizers), key="questions_words_of")
     cuts = found.answers[label].words
     m = st.columns(3)
@@ -157,7 +158,7 @@ def formats_section(tokenizers, names: dict[str, str], found: CorpusQuestions) -
     st.subheader("Why prefer YAML to JSON?")
     records, where = found.findings.records, "your corpus"
     raw = st.text_area("Your own JSON (an array of flat objects)", key="questions_records", height=100,
-                       help=f"At most {MAX_RECORDS_BYTES >> 10} KB. Left empty: your corpus if it is such "
+                       help=f"At most {MAX_RECORDS_BYTES >> 10} KiB. Left empty: your corpus if it is such "
                             "JSON, else a built-in sample.")
     if raw.strip():
         try:

@@ -94,15 +94,17 @@ def joined(tokens) -> str:
 
 # -- spelling -----------------------------------------------------------------------------------
 def spelling_rows(tokenizers: dict[str, BPETokenizer], word: str, letter: str) -> pd.DataFrame:
+    """The word as each tokenizer cuts it: first what the question asks (the word's tokens, the
+    letters hidden inside longer ones, the letter counted per token), then its other five forms."""
     rows = []
     for label, tok in tokenizers.items():
         found = _answer(tok, ("spelling", word), lambda tok=tok: spelling(tok, word))
-        row = {"tokenizer": label}
-        row.update({FORM_LABELS[f]: joined(found.forms[f].tokens) for f in FORMS})
-        row["letters inside longer tokens"] = f"{found.letters_in_longer_tokens} of {len(word)}"
+        row = {"tokenizer": label, "word": joined(found.forms["word"].tokens),
+               "letters inside longer tokens": f"{found.letters_in_longer_tokens} of {len(word)}"}
         if letter:
             places = letter_places(tok, word, letter)
             row[f"'{letter}' per token"] = " · ".join(f"{visible(t)}: {n}" for t, n in places)
+        row.update({FORM_LABELS[f]: joined(found.forms[f].tokens) for f in FORMS if f != "word"})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -144,15 +146,18 @@ def grouping_frame(tokenizers: dict[str, BPETokenizer], names: dict[str, str],
     return pd.DataFrame(rows)
 
 
+GROUPING_COLOURS = "tableau20"  # 20 colours, none alike: 0..9,999 have at most 15 groupings (1+2+4+8)
+ROW_AXIS = alt.Axis(labelLimit=320, labelOverlap=False)  # every tokenizer's row named, in full
+
+
 def grouping_chart(frame: pd.DataFrame) -> alt.Chart:
-    """One bar per tokenizer, cut by how many of 0..9,999 take each grouping."""
+    """One bar per tokenizer, cut by how many of 0..9,999 take each grouping, a colour each."""
     order = list(dict.fromkeys(frame.sort_values(["digits", "grouping"])["grouping"]))
     return alt.Chart(frame).mark_bar(stroke="white", strokeWidth=0.5).encode(
-        y=alt.Y("tokenizer:N", sort=list(dict.fromkeys(frame["tokenizer"])), title=None,
-                axis=alt.Axis(labelLimit=220)),
+        y=alt.Y("tokenizer:N", sort=list(dict.fromkeys(frame["tokenizer"])), title=None, axis=ROW_AXIS),
         x=alt.X("integers:Q", title="integers 0 to 9,999"),
-        color=alt.Color("grouping:N", sort=order, legend=alt.Legend(orient="bottom", columns=6,
-                                                                    title="digits per token")),
+        color=alt.Color("grouping:N", sort=order, scale=alt.Scale(scheme=GROUPING_COLOURS),
+                        legend=alt.Legend(orient="bottom", columns=8, title="digits per token")),
         order=alt.Order("digits:Q"),
         tooltip=["tokenizer", "grouping", "integers"],
     ).properties(height=40 * frame["tokenizer"].nunique() + 40)
@@ -195,7 +200,7 @@ def whitespace_frame(tokenizers: dict[str, BPETokenizer], found: CorpusQuestions
 def whitespace_chart(frame: pd.DataFrame) -> alt.Chart:
     tokenizers = list(dict.fromkeys(frame["tokenizer"]))
     return alt.Chart(frame).mark_bar().encode(
-        y=alt.Y("tokenizer:N", sort=tokenizers, title=None, axis=alt.Axis(labelLimit=220)),
+        y=alt.Y("tokenizer:N", sort=tokenizers, title=None, axis=ROW_AXIS),
         yOffset=alt.YOffset("text:N"),
         x=alt.X("share:Q", axis=alt.Axis(format="%"), title="tokens that are whitespace only"),
         color=alt.Color("text:N", legend=alt.Legend(orient="bottom", title=None)),
@@ -208,9 +213,10 @@ def special_rows(tokenizers: dict[str, BPETokenizer], names: dict[str, str], tex
     rows = []
     for label, tok in tokenizers.items():
         found = special_readings(tok, text)
-        rows.append({"tokenizer": label, "read as text": joined(found.as_text.tokens),
-                     "tokens": len(found.as_text.ids),
-                     "read as special (ids)": " ".join(map(str, found.as_special)) or "— (none of its own)",
+        rows.append({"tokenizer": label, "tokens": len(found.as_text.ids),
+                     "read as special (ids)": " ".join(map(str, found.as_special))
+                     or "— (not a special token of this tokenizer)",
+                     "read as text": joined(found.as_text.tokens),
                      "its library, by default": LIBRARY_DEFAULTS.get(names.get(label, ""), "—")})
     return pd.DataFrame(rows)
 
@@ -224,10 +230,9 @@ def boundary_rows(tokenizers: dict[str, BPETokenizer], prompt: str, continuation
     rows = []
     for label, tok in tokenizers.items():
         found = prompt_boundary(tok, prompt, continuation)
-        rows.append({"tokenizer": label, "prompt": joined(found.prompt.tokens),
-                     "prompt + continuation": joined(found.joined.tokens),
-                     "kept": f"{found.kept} of {len(found.prompt.ids)}",
-                     "cut otherwise": joined(found.lost) or "—"})
+        rows.append({"tokenizer": label, "kept": f"{found.kept} of {len(found.prompt.ids)}",
+                     "cut otherwise": joined(found.lost) or "—", "prompt": joined(found.prompt.tokens),
+                     "prompt + continuation": joined(found.joined.tokens)})
     return pd.DataFrame(rows)
 
 
