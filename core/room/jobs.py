@@ -378,8 +378,9 @@ class JobEngine:
                                                    f"({job.limit_s:.0f} s, on the CPU time the room's pages "
                                                    f"leave free), so it was stopped."))
             elif self.max_rss is not None and worker.rss() > self.max_rss:
+                allowed = f"{self.max_rss / 2**20:,.0f} MiB"
                 self._stop(job, JobStopped("memory", f"It needed more memory than this server allows "
-                                                     f"({self.max_rss / 2**20:,.0f} MiB), so it was stopped."))
+                                                     f"({allowed}), so it was stopped."))
         if self.abandon_s is not None:
             for job in [j for j in self._live.values() if now - j.seen > self.abandon_s]:
                 self._stop(job, JobStopped("cancelled", "Cancelled: nobody was waiting for it any more."))
