@@ -66,7 +66,7 @@ STATION_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 PARAMS = ("corpus", "variant", "merges", "marker", "split", "start", "step")  # URL keys: ui.plumbing.controls
 KEYS = {"": ("title", "short", "text", "question", "tool"),
         "question": ("ask", "compute", "choices", "tolerance", "unit", "why", "hint", "args"),
-        "tool": ("page", "label", "do", "params")}
+        "tool": ("page", "label", "do", "params", "any_text")}
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,7 @@ class Tool:
     label: str
     do: str
     params: dict[str, str]    # URL parameters, as ``?name=value`` gives them to the page
+    any_text: bool = False    # its question works on any text: params' corpus only for who has none
 
 
 @dataclass(frozen=True)
@@ -312,8 +313,11 @@ def _tool(t: dict) -> Tool:
     params = t.get("params", {})
     if not isinstance(params, dict):
         raise ValueError("tool.params must be a table, e.g. params = { corpus = \"sample:sennrich\" }.")
+    any_text = t.get("any_text", False)
+    if not isinstance(any_text, bool):
+        raise ValueError("tool.any_text must be true or false.")
     return Tool(page=page, label=_text(t, "label", where="tool"), do=_text(t, "do", where="tool"),
-                params={name: _param(name, value) for name, value in params.items()})
+                params={name: _param(name, value) for name, value in params.items()}, any_text=any_text)
 
 
 def _param(name: str, value) -> str:

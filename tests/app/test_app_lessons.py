@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import JOB_WAIT_S, poll_until_done
+from app_helpers import JOB_WAIT_S, paste_box, poll_until_done
 from core.lessons import ProgressStore, compute_answer, explanation, load_path
 from tests.conftest import shared_path
 from tests.lessons.room_fixtures import finished_room_runs, finished_sweep_runs
@@ -147,6 +147,37 @@ def test_the_tool_button_opens_the_page_set_up_as_the_station_says(runs_dir):
     assert [t.value for t in at.title] == ["⚖️ Char vs BPE"]
     assert at.session_state["corpus_name"] == "Sennrich: low lower newer wider"
     assert at.session_state["kept_variant"] == "word" and at.session_state["kept_num_merges"] == 10
+
+
+OWN_TEXT = "My own notes: 3 apples, 12 pears and a strawberry. " * 20
+
+
+@pytest.mark.slow
+def test_a_station_about_any_text_opens_its_tool_on_the_attendee_s_paste(runs_dir):
+    """Station 10's question works on any text: with a paste of one's own, the tool opens on it,
+    and the station said so before the click; ``?station=`` stays Start here's (Back returns to it)."""
+    at = open_start(station="10_spelling")
+    paste_box(at).set_value(OWN_TEXT).run()
+    assert any("It opens on your text (Pasted text)" in c.value for c in at.caption)
+    assert at.query_params["station"] == "10_spelling"
+    at.button(key="lesson_open_10_spelling").click().run()
+    assert [t.value for t in at.title] == ["❓ Tokenizer questions"]
+    assert at.session_state["corpus_text"] == OWN_TEXT
+    assert "station" not in at.query_params  # the tool page's own URL; Start here's entry keeps it
+    assert not at.exception, [e.message for e in at.exception]
+
+
+@pytest.mark.slow
+def test_a_station_that_needs_its_sample_puts_the_paste_aside_and_gives_it_back(runs_dir):
+    at = open_start(station="03_end_of_word")
+    paste_box(at).set_value(OWN_TEXT).run()
+    assert any("your text (Pasted text) is put aside" in c.value for c in at.caption)  # said before
+    at.button(key="lesson_open_03_end_of_word").click().run()
+    assert at.session_state["corpus_name"] == "Sennrich: low lower newer wider"
+    at.sidebar.button(key="corpus_back_to_own").click().run()
+    assert at.session_state["corpus_text"] == OWN_TEXT
+    assert not at.sidebar.get("button") or "corpus_back_to_own" not in [b.key for b in at.sidebar.button]
+    assert not at.exception, [e.message for e in at.exception]
 
 
 def open_tool(station_id: str, jobs: bool = True) -> AppTest:

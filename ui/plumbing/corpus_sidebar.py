@@ -262,6 +262,36 @@ def _load_source(source: str) -> None:
         _failed(md_safe(f"Your corpus could not be restored: {exc}"))
 
 
+def own_corpus() -> tuple[str, str] | None:
+    """``(name, source)`` of the session's corpus when it is the attendee's own (pasted, uploaded or
+    read from the server's folder) rather than a sample: what a station's tool must not lose."""
+    source = state.get(state.CORPUS_SOURCE)
+    if not source or source.startswith(("sample:", "shakespeare")):
+        return None
+    return state.corpus()[0], source
+
+
+def source_label(source: str) -> str:
+    """What a reader calls the corpus a ``?corpus=`` value names: "Tiny Shakespeare"."""
+    kind, _, value = source.partition(":")
+    if kind == "sample" and value in samples.sample_names():
+        return samples.label(value)
+    return "Tiny Shakespeare" if kind == "shakespeare" else value or source
+
+
+def put_aside_own_corpus() -> None:
+    """Before a station loads its own corpus: keep the attendee's, for :func:`back_to_own_corpus`."""
+    own = own_corpus()
+    if own is not None:
+        state.put(state.CORPUS_PUT_ASIDE, own)
+
+
+def _back_to_own_corpus() -> None:
+    name, source = state.get(state.CORPUS_PUT_ASIDE)
+    state.put(state.CORPUS_PUT_ASIDE, None)
+    _load_source(source)
+
+
 def restore_corpus(params: dict) -> None:
     """The corpus the URL's ``?corpus=`` names, when the session opens (see ``ui.plumbing.frame``)."""
     if params.get(state.CORPUS_PARAM):
@@ -293,6 +323,12 @@ def corpus_sidebar() -> None:
                 st.text_input("Load a file from the server's corpus folder", key=CORPUS_PATH,
                               on_change=_on_server_path, placeholder="e.g. books/moby_dick.txt",
                               help="A path inside the folder the person running the server chose.")
+        put_aside = state.get(state.CORPUS_PUT_ASIDE)
+        if put_aside and put_aside[1] != state.get(state.CORPUS_SOURCE):
+            st.button(f"↩ Back to your text ({put_aside[0]})", key="corpus_back_to_own",
+                      on_click=_back_to_own_corpus,
+                      help="A station of Start here opened its tool on one of the samples; this brings "
+                           "back the text you had before.")
         _corpus_summary()
     state.url_put(state.CORPUS_PARAM, state.get(state.CORPUS_SOURCE))
 

@@ -43,6 +43,8 @@ def _run_page() -> None:
         st.Page("app_pages/train_gpt.py", title="Train a GPT", icon="🧠"),
     ])
     owner_id()  # keeps ?u= in the URL on every page, so a reload anywhere keeps the same owner
+    if page.url_path:  # ?station= is Start here's (the browser's Back returns to it), not a tool's
+        state.url_put(state.STATION_PARAM, None)
     params = state.opening_params()
     if params is not None:  # a reload or a bookmark: the corpus, then its settings, from the URL
         state.init_state()

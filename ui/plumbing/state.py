@@ -70,6 +70,7 @@ GPT_PROMPT = "gpt_prompt"
 # Start here (``ui.views.lesson_view``)
 LESSON_STATION = "lesson_station"  # the station shown (the URL keeps it as ?station=)
 LESSON_OPENING = "lesson_opening"  # the tool page the Open button set up, switched to next run
+CORPUS_PUT_ASIDE = "corpus_put_aside"  # (name, source) of the attendee's own corpus a station replaced
 # who is at this browser (``ui.plumbing.identity``)
 OWNER_ID = "owner_id"
 INSTRUCTOR_MODE = "instructor_mode"

@@ -31,7 +31,7 @@ from core.lessons.words import Words, station_facts, station_words
 from ui.plumbing import state
 from ui.plumbing.cache import server_settings
 from ui.plumbing.controls import restore_settings
-from ui.plumbing.corpus_sidebar import restore_corpus
+from ui.plumbing.corpus_sidebar import own_corpus, put_aside_own_corpus, restore_corpus, source_label
 from ui.plumbing.identity import owner_id, viewer
 from ui.plumbing.render import md_safe, show_error
 from ui.plumbing.state import runs_dir
@@ -216,10 +216,21 @@ def feedback(station: Station, progress: StationProgress) -> None:
 
 def tool_button(station: Station, label: str) -> None:
     """Open the tool's page set up as the station's URL would set it up (same tab, same session),
-    or, by the link, in a new tab."""
+    or, by the link, in a new tab; said beforehand: which corpus it opens on, and how an
+    attendee's own text comes back when a station needs a sample instead."""
     tool = station.tool
+    own, needed = own_corpus(), tool.params.get(state.CORPUS_PARAM)
+    if tool.any_text:
+        needed = None
+    if own is not None and needed:
+        st.caption(f"It opens on {md_safe(source_label(needed))}, which this station is about: your "
+                   f"text ({md_safe(own[0])}) is put aside, and *↩ Back to your text* in the sidebar "
+                   f"brings it back.")
+    elif own is not None:
+        st.caption(f"It opens on your text ({md_safe(own[0])}).")
     st.button(f"{label} ▶", key=f"lesson_open_{station.id}", on_click=set_up_tool, args=(station,))
-    link = f"{tool.page}?{urlencode({**tool.params, 'u': owner_id()})}"
+    params = {**tool.params, **({state.CORPUS_PARAM: own[1]} if tool.any_text and own else {})}
+    link = f"{tool.page}?{urlencode({**params, 'u': owner_id()})}"
     st.caption(f"[Or open it in a new tab]({link}), to keep this station in view.")
 
 
@@ -229,8 +240,10 @@ def set_up_tool(station: Station) -> None:
     leaves out go back to their defaults); :func:`follow_tool` then switches page."""
     for name in state.URL_SETTINGS.values():
         state.put("kept_" + name, state.KEPT_DEFAULTS[name])
-    state.url_put(state.STATION_PARAM, None)  # the station is Start here's, not the tool page's
-    restore_corpus(station.tool.params)
+    if not (station.tool.any_text and own_corpus() is not None):  # else the attendee's text stays
+        if station.tool.params.get(state.CORPUS_PARAM):
+            put_aside_own_corpus()
+        restore_corpus(station.tool.params)
     restore_settings(station.tool.params)
     if station.question.compute == "room_bpc":  # open on the station's runs, not the newest
         paths = run_paths(station.data(runs_dir()))
