@@ -9,10 +9,13 @@ turn reads and writes the run folder, so the runs folder must be on storage that
 mounts at the same path, as NFS does).  A Dask worker that dies during a turn loses nothing: Dask runs
 the turn again on another Dask worker, which carries on from the run's last checkpoint (its metrics
 past it are dropped first), so no step is lost and none logged twice; if Dask gives up on it
-(``KilledWorker``), the turn is given again later, as for a GPT worker of this machine.
+(``KilledWorker``), the turn is given again later, as for a GPT worker of this machine.  A Dask
+worker runs under its nanny, which restarts it past its ``--memory-limit`` (the README's command;
+``tests/room/test_dask_workers.py`` starts its Dask workers without one, so that a killed one stays
+dead, as a machine that went away).
 
     dask scheduler --host 10.0.0.1                     # anywhere
-    dask worker tcp://10.0.0.1:8786 --nthreads 1 --no-nanny --resources GPU=1  # per GPU
+    dask worker tcp://10.0.0.1:8786 --nthreads 1 --memory-limit 3GB --resources GPU=1  # per GPU
     BPE_EXPLORER_DASK_SCHEDULER=tcp://10.0.0.1:8786 BPE_EXPLORER_DASK_RESOURCES=GPU=1 \\
         streamlit run streamlit_app.py
 

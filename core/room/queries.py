@@ -1,11 +1,13 @@
 """Reading runs: one run's state from its folder (:class:`RunInfo`), the runs a viewer may see,
 the queue with its estimated waits, who launched each run, and whether a process is alive.
 
-Reads only: no function here writes a run's files (a run whose status says a process trains it but
-whose process is gone *reads* as failed or as waiting for its next turn; the scheduler records
-it, ``core.room.turns.lose_turn``).  Torch-free, like the scheduler that uses it.  Leaves out launching,
-stopping and the rest of a run's changes (``core.room.runs``) and who trains next
-(``core.room.turns``).
+Writes no run's files (a run whose status says a process trains it but whose process is gone
+*reads* as failed or as waiting for its next turn; the scheduler records it,
+``core.room.turns.lose_turn``); but :func:`list_runs` starts the runs folder's scheduler when a run
+waits for turns and none is running (``core.room.spawn.ensure_scheduler``), so that a page that
+lists a queued run also gets it trained after a server restart.  Torch-free, like the scheduler
+that uses it.  Leaves out launching, stopping and the rest of a run's changes
+(``core.room.runs``) and who trains next (``core.room.turns``).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ def pair_rows(tok: BPETokenizer, k: int, name=None) -> list[dict]:
     """The rows of the pairs chart before merge ``k``: the competing pairs, winner first, each
     with its count and whether it won, tied (same count, lost on order) or lost.  The browser
     builds the same rows from the payload, whose names of tokens longer than
-    ``ui.views.step_view.NAME_CHARS`` are cut; ``name`` quotes a token (``quoted(token_str)``)."""
+    ``core.bpe.step_data.NAME_CHARS`` are cut; ``name`` quotes a token (``quoted(token_str)``)."""
     name = name or (lambda i: quoted(tok.token_str(i)))
     step = tok.trace[k]
     rows = []

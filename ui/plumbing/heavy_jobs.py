@@ -42,7 +42,6 @@ ABANDON_S = 30.0
 WORKER_BASE_BYTES = 512 * 2**20
 # what the job workers run, imported once
 PRELOAD = ("core.room.tokenizer_jobs", "core.insights.question_jobs", "core.bpe.step_data")
-_MINE = "heavy_jobs_epoch"  # session state: the corpus-and-settings epoch of this session's jobs
 _engine: list = []  # the engine (a JobEngine, or the machine's RemoteEngine), made at the first heavy job
 _making = threading.Lock()
 
@@ -91,7 +90,7 @@ def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit:
         job = jobs.submit(_session(), key, fn, args, owner=state.stored_owner())
     except JobStopped as exc:  # the machine's job server did not answer
         raise TooHeavyError(f"{doing} could not start: {exc}") from None
-    st.session_state[_MINE] = state.learn_epoch()
+    state.put(state.JOBS_EPOCH, state.learn_epoch())
     if not job.done:
         _progress(key, doing, unit)
         if block:
@@ -130,9 +129,9 @@ def computed(settings: ServerSettings, cache: BoundedCache, key: tuple, fn, args
 
 def cancel_stale() -> None:
     """Cancel this session's jobs if its corpus or settings changed since it asked for them."""
-    epoch = st.session_state.get(_MINE)
+    epoch = state.get(state.JOBS_EPOCH)
     if epoch is not None and epoch != state.learn_epoch():
-        del st.session_state[_MINE]
+        state.put(state.JOBS_EPOCH, None)
         try:
             if _engine:
                 _engine[0].cancel(_session())

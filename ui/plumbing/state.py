@@ -51,6 +51,7 @@ STATE_READY = "state_ready"  # :func:`init_state` has filled in this session's d
 # Learn BPE
 LEARN_STEP = "learn_step"  # the step the page opens at (the browser steps from there)
 LEARN_EPOCH = "learn_epoch"  # how many times the step was reset (a new corpus or new settings)
+JOBS_EPOCH = "jobs_epoch"  # the learn epoch this session's heavy jobs were asked in (ui.plumbing.heavy_jobs)
 LEARN_RUN_MS = "learn_run_ms"  # the server's time for the page's last run, read by bench/bench_app.py
 # Tokenizer questions
 QUESTIONS_BOXES_OF = "questions_boxes_of"  # the corpus (its hash) the sections' boxes were filled from

@@ -6,7 +6,7 @@ is both the fill under white text (primary buttons, a multiselect's chosen names
 dark theme, the text colour of a chosen pill: no violet is 4.5:1 against both white and the
 dark background, so the primary colours (``.streamlit/config.toml``) are dark enough for white
 text in both themes and a chosen pill's text takes the page's text colour, its violet tint and
-border marking the choice.  The colours in ``ui.render``'s token boxes need none of this: they
+border marking the choice.  The colours in ``ui.plumbing.render``'s token boxes need none of this: they
 carry their own fill and text colour.
 
 Focus stays in sight: Streamlit scrolls the page inside its main container, under a header laid

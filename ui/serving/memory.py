@@ -21,7 +21,7 @@ server"), three things kept a room's memory after it had gone:
 :func:`start`, called by every script run, sets the arena cap, makes Python's young collections
 rarer (:func:`collect_less_often`: a full collection pauses the whole room) and starts one
 housekeeper thread per process, which every ``PERIOD_S`` seconds closes expired sessions, drops
-shared-cache entries idle for ``ui.plumbing.cache.CACHE_IDLE_S`` or made for a corpus no session
+shared-cache entries idle for ``ui.serving.bounded_cache.CACHE_IDLE_S`` or made for a corpus no session
 has any more, and, when sessions ended or entries went, collects garbage (a session's objects
 hold cycles, and an idle server rarely runs a full collection) and trims, at most once every
 ``COLLECT_EVERY_S``.
