@@ -60,12 +60,15 @@ def text_findings(text: str, specials: tuple[str, ...]) -> TextFindings:
 
 
 def special_snippet(text: str, specials: tuple[str, ...]) -> str:
-    """Some text around the first special-token text in ``text`` ("" when there is none)."""
+    """Some text around the first special-token text in ``text``, within its line (a one-line box
+    shows it), or "" when there is none."""
     found = [(text.find(s), s) for s in specials if s in text]
     if not found:
         return ""
     at, special = min(found)
-    return text[max(0, at - SNIPPET_CHARS):at + len(special) + SNIPPET_CHARS]
+    end = text.find("\n", at + len(special))
+    start = max(at - SNIPPET_CHARS, text.rfind("\n", 0, at) + 1)
+    return text[start:min(at + len(special) + SNIPPET_CHARS, len(text) if end < 0 else end)]
 
 
 def json_records(text: str) -> list[dict] | None:

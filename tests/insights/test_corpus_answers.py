@@ -27,7 +27,7 @@ def test_each_answer_is_its_own_module_s():
 
 def test_the_text_s_findings_or_their_absence():
     found = text_findings(TEXT, ("<|endoftext|>",))
-    assert "<|endoftext|>" in found.special_snippet and found.special_snippet in TEXT
+    assert found.special_snippet == "One story ends here.<|endoftext|>The next one begins. Hello world again."
     assert found.prompt == trailing_space_prompt(TEXT) and found.prompt[0].endswith(" ")
     assert found.has_numbers and found.records is None
     none = text_findings("nothing special", ("<|endoftext|>",))

@@ -167,14 +167,14 @@ def aligned_sum(tokenizers: dict[str, BPETokenizer], a: int, b: int) -> str:
     """``a + b = c`` as each tokenizer cuts each number written plainly, digits aligned by place
     value, ``|`` where a token ends inside the number."""
     numbers = [str(a), str(b), str(a + b)]
-    width = max(map(len, numbers))
+    width, named = max(map(len, numbers)), max(map(len, tokenizers))
     lines = []
     for label, tok in tokenizers.items():
         for sign, digits in zip(("  ", "+ ", "= "), numbers):
             groups = grouping(tok, cut(tok, digits), digits)
             ends = [sum(groups[:k]) for k in range(len(groups) + 1)]
             drawn = "|".join(" ".join(digits[lo:hi]) for lo, hi in zip(ends, ends[1:]))
-            lines.append(f"{label[:22] if sign == '  ' else '':<22}  {sign}{drawn:>{2 * width - 1}}")
+            lines.append(f"{label if sign == '  ' else '':<{named}}  {sign}{drawn:>{2 * width - 1}}")
         lines.append("")
     return "\n".join(lines)
 
