@@ -101,6 +101,11 @@ class SharedEngine:
     def forget(self, key) -> None:
         self._jobs().forget(key)
 
+    def close(self) -> None:
+        """Drop the link (the machine's job server and its jobs go on for the other processes)."""
+        with self._lock:
+            self._proxy = None
+
     def worker_pids(self) -> list[int]:
         return [] if self._engine is None else self._engine.worker_pids()
 
@@ -241,6 +246,11 @@ class RemoteEngine:
 
     def forget(self, key) -> None:
         self.call("forget", key)
+
+    def close(self) -> None:
+        """Drop the link (the machine's job server and its jobs go on for the other processes)."""
+        with self._lock:
+            self._proxy = None
 
     def worker_pids(self) -> list[int]:
         return self.call("worker_pids")

@@ -50,6 +50,7 @@ import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
+from typing import Protocol, runtime_checkable
 
 from .limits import WAITING_TOUCH_S, cpu_cores, mark_jobs_waiting, run_only_when_idle
 from .worker_process import WorkerLost, WorkerProcess
@@ -77,6 +78,48 @@ class JobState(enum.Enum):
     DONE = enum.auto()       # a result
     FAILED = enum.auto()     # the function raised, or a bound stopped it
     CANCELLED = enum.auto()  # nobody wanted it any more
+
+
+class JobHandle(Protocol):
+    """What a caller reads of a job, whichever engine runs it (:class:`Job` here,
+    ``core.room.job_server.RemoteJob``, ``core.room.dask_jobs.DaskJob``)."""
+
+    key: object
+    submitted: float    # time.monotonic() when it was first asked for
+
+    @property
+    def done(self) -> bool: ...
+
+    @property
+    def state(self) -> JobState: ...
+
+    @property
+    def progress(self) -> tuple[int, int]: ...
+
+    def result(self): ...
+
+
+@runtime_checkable
+class Jobs(Protocol):
+    """The one interface a page's plumbing knows (``ui.plumbing.heavy_jobs``), whichever engine is
+    behind it: this process's :class:`JobEngine`, the machine's (``core.room.job_server``'s
+    ``RemoteEngine``) or a Dask cluster's (``core.room.dask_jobs.DaskJobs``)."""
+
+    def submit(self, session, key, fn, args: tuple = (), owner=None) -> JobHandle:
+        """The job for ``key``, ``session`` joining it if it is queued, running or kept, else a new
+        one running ``fn(*args)``; ``owner`` is whose share it counts in."""
+
+    def job(self, key) -> JobHandle | None: ...
+
+    def cancel(self, session, key=None) -> int:
+        """Take ``session`` off ``key``'s job (or all of its jobs); a job nobody asks for goes."""
+
+    def forget(self, key) -> None:
+        """Drop a finished job's result (its caller keeps it in a cache of its own)."""
+
+    def worker_pids(self) -> list[int]: ...
+
+    def close(self) -> None: ...
 
 
 class JobStopped(RuntimeError):

@@ -201,3 +201,21 @@ def test_the_machine_is_marked_while_jobs_wait_or_run_and_unmarked_after(engines
     gate.touch()
     job.result(timeout=WAIT_S)
     wait_for(lambda: not mark.exists(), what="the mark removed")
+
+
+def test_every_engine_is_used_through_the_one_interface():
+    """The page's plumbing knows only ``Jobs``: this process's engine, the machine's and a Dask
+    cluster's each offer all of it."""
+    from core.room.dask_jobs import DaskJobs
+    from core.room.job_server import RemoteEngine
+    from core.room.jobs import Jobs
+
+    for engine in (JobEngine, RemoteEngine, DaskJobs):
+        missing = [name for name in ("submit", "job", "cancel", "forget", "worker_pids", "close")
+                   if not callable(getattr(engine, name, None))]
+        assert not missing, f"{engine.__name__} lacks {missing}"
+    engine = JobEngine(workers=1)
+    try:
+        assert isinstance(engine, Jobs)
+    finally:
+        engine.close()

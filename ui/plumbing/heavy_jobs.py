@@ -27,7 +27,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.room.dask_jobs import dask_engine
 from core.room.job_server import remote_engine
-from core.room.jobs import INLINE_BELOW, JobEngine, JobState, JobStopped
+from core.room.jobs import INLINE_BELOW, JobEngine, Jobs, JobState, JobStopped
 from core.room.limits import jobs_waiting_file
 from core.settings import ServerSettings
 
@@ -42,7 +42,7 @@ ABANDON_S = 30.0
 WORKER_BASE_BYTES = 512 * 2**20
 # what the job workers run, imported once
 PRELOAD = ("core.room.tokenizer_jobs", "core.insights.question_jobs", "core.bpe.step_data")
-_engine: list = []  # the engine (a JobEngine, or the machine's RemoteEngine), made at the first heavy job
+_engine: list[Jobs] = []  # the engine behind the one interface, made at the first heavy job
 _making = threading.Lock()
 
 
@@ -60,7 +60,7 @@ def training_advice(variant: str) -> str:
     return "Ask for fewer merges, use a smaller text, or pick the byte variant."
 
 
-def engine(settings: ServerSettings):
+def engine(settings: ServerSettings) -> Jobs:
     """The job engine, sized and bounded by the first ``settings`` it sees: a Dask cluster's where
     one is configured (``core.room.dask_jobs``: a room on several machines), the machine's where
     ``ui.serve`` started a job server for its app processes (``core.room.job_server``), else this
