@@ -12,6 +12,7 @@ import streamlit as st
 from core import BPETokenizer, loads_tokenizer
 from core.bpe import VARIANTS, GPT2FileError, PatternTimeoutError, TokenizerFileError
 from core.bpe.display import visible
+from core.bpe.explain import coinciding_curves
 from core.bpe.gpt2 import MAX_FILE_BYTES
 from core.bpe.interop import ExportError, hf_tokenizer_json
 from core.corpus import shared_file
@@ -133,6 +134,10 @@ def show_curves() -> None:
         except TRAINING_ERRORS as exc:
             st.warning(f"{variant}: {md_safe(str(exc))}")
     st.vega_lite_chart(spec=variants_spec(tokenizers, len(text), tok.variant, n), width="stretch")
+    for names in coinciding_curves(tokenizers, len(text)):
+        st.caption(f"The {' and '.join(names)} curves are the same on this corpus (the same characters "
+                   "per token after every merge): their lines lie on each other, told apart by their "
+                   "dashes.")
 
 
 def gpt2() -> BPETokenizer | None:

@@ -25,6 +25,7 @@ from core.runfolder.status import RunStatus
 from core.room.runs import ROOM_OWNER, RunInfo, Viewer, read_metrics
 
 from ui.plumbing import state
+from ui.plumbing.charts import FIT_WIDTH
 
 STEP_AXIS = alt.Axis(format="d", tickMinStep=1)  # steps are whole numbers, even with one point
 
@@ -210,7 +211,7 @@ def loss_chart(metrics: list[dict]) -> alt.Chart | None:
             .encode(x=alt.X("step:Q", title="step", axis=STEP_AXIS),
                     y=alt.Y("loss:Q", title="loss (nats / token)"),
                     color=alt.Color("curve:N", title=None), tooltip=["step", "curve", "loss"])
-            .properties(height=260))
+            .properties(width="container", height=220, autosize=FIT_WIDTH))
 
 
 # a run's name in a legend is never cut (Vega-Lite cuts at 160 px: "07_char_vs_bpe_gpt-bp…")
@@ -269,7 +270,7 @@ def _bpc_chart(rows: list[dict]) -> alt.Chart:
                             axis=alt.Axis(title="bits / char", titleLimit=0)),
                     color=alt.Color("run:N", legend=RUN_LEGEND),
                     tooltip=["run", "step", "bits per character", "elapsed s"])
-            .properties(height=300))
+            .properties(width="container", height=240, autosize=FIT_WIDTH))
 
 
 def own_run_first(labels: dict[str, RunInfo], viewer: Viewer, selected: str | None = None) -> str | None:

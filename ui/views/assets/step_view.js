@@ -416,6 +416,9 @@ async function drawCharts(v) {
   const results = await Promise.all(specs.map(([el, spec]) => window.vegaEmbed(el, spec, options)));
   if (current !== v) { results.forEach((r) => r.finalize()); return; }
   v.charts = results.map((r) => r.view);
+  // each chart's element holds its view, as an SVG chart's elements hold their scene items: where a
+  // test reads what Vega laid out (tests/app/chart_geometry.js)
+  specs.forEach(([el], i) => { el.vegaView = results[i].view; });
   v.cursors = v.el.curves.map((el, i) => {
     const line = document.createElement("div");
     line.className = "bpe-cursor";
