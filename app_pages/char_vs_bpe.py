@@ -40,7 +40,7 @@ except TRAINING_ERRORS as exc:
     show_error(exc)
     st.stop()
 
-default_test_text(text)
+example = default_test_text(text)
 # no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice), not characters
 test = st.text_area(
     "Test text",
@@ -51,6 +51,16 @@ test = st.text_area(
 )
 test = test[:MAX_TEST_CHARS]  # state.keep cuts it too; a client can send more
 st.caption(f"{len(test):,} characters")
+if example is not None and test == example.text:
+    made = "the corpus's first words"
+    if len(example.opening) < len(text.strip()):
+        made += ", cut at the end of a word"
+    if example.new_word:
+        a, b = example.halves
+        made += (f", then **{md_safe(example.new_word)}**: a word the corpus never contains, made of the "
+                 f"first half of {md_safe(a)} and the second half of {md_safe(b)}, two of its longest "
+                 "words, to show how BPE cuts a word it never saw")
+    st.caption(f"Made from the corpus: {made}. Type your own text to try any other.")
 
 
 def count_tokens(t, s: str) -> int:
@@ -111,8 +121,9 @@ def show_test_tokens() -> None:
                "that character in one purple outline.")
     words = corpus_unseen_words(state.corpus_digest(), text, test)
     if words:
-        st.markdown("**Words the corpus never contained**, cut into this tokenizer's pieces. A piece of "
-                    "one character is not a learned token: no merge covers it there.")
+        st.markdown("**Words the corpus never contained**, cut into this tokenizer's pieces: the test "
+                    "text is not the corpus, so a word in it can be new (a typo, another form of a word, "
+                    "a name). A piece of one character is not a learned token: no merge covers it there.")
         rows = []
         for w in words[:30]:
             pieces = tok.tokenize(w)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from core.samples import load_sample
+from test_app_char_vs_bpe import FRENCH
 from test_app_counts_and_labels import ALICE, the_room_and_alice
 from test_browser import NAVIGATION_MS, chromium_context, idle, paste_corpus, serve
 from test_browser_charts_legible import scrolled_until
@@ -22,10 +23,6 @@ from test_browser_charts_legible import scrolled_until
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 GEOMETRY_JS = Path(__file__).with_name("chart_geometry.js").read_text(encoding="utf-8")
-FRENCH = ("Le petit prince est arrivé sur la Terre un matin de printemps. Il a rencontré un renard qui "
-          "lui a appris ce que veut dire apprivoiser. « On ne voit bien qu'avec le cœur ; l'essentiel "
-          "est invisible pour les yeux. » Puis ils ont pris le déjeuner ensemble près de la fontaine, "
-          "à l'ombre des arbres, et le renard a parlé longtemps de ses amis.")
 CORPORA = {"default": None, "French": FRENCH, "many scripts": load_sample("multilingual and emoji")}
 PAGES = {"Learn BPE": 3, "Char vs BPE": 1, "Compare tokenizers": 1, "Train a GPT": 3}  # -> its charts
 LAYOUTS = ((1400, "light"), (1400, "dark"), (800, "light"), (800, "dark"))  # the screenshots: the last
