@@ -27,6 +27,7 @@ from ui.plumbing.identity import identity_sidebar, viewer
 from ui.plumbing.render import md_safe, show_error
 
 GEN_RUN = "gpt_gen_run"  # the run Generate samples from
+GEN_FOR = "gpt_gen_for"  # the sidebar corpus's hash when Generate's run was last chosen for it
 SIZE_FIELDS = {"n_layer": 1, "n_head": 1, "n_embd": 16, "block_size": 8, "batch_size": 1}  # steps
 
 identity_sidebar()
@@ -270,8 +271,7 @@ def live_run() -> None:
         st.altair_chart(chart, width="stretch")
     samples = read_samples(run.path)
     if samples:
-        st.markdown(f"**Sample at step {samples[-1]['step']:,}**")
-        st.code(samples[-1]["text"], language=None)
+        run_view.show_samples(samples)
 
 
 live_run()
@@ -306,14 +306,21 @@ ready = {run_view.run_label(r, who): r for r in runs if r.has_checkpoint and not
 if not ready:
     st.caption("A run's checkpoint can be sampled once it has finished or been stopped.")
     st.stop()
-if state.get(GEN_RUN) not in ready:  # the attendee's own run first, never the room's over it
-    state.put(GEN_RUN, run_view.own_run_first(ready, who, state.selected_run()))
+ready, on_corpus = run_view.corpus_first(ready, state.corpus_digest())
+if state.get(GEN_RUN) not in ready or state.get(GEN_FOR) != state.corpus_digest():
+    # a run trained on the sidebar's corpus first, the attendee's own first, never the room's over it
+    first = run_view.own_run_first(on_corpus, who, state.selected_run())
+    state.put(GEN_RUN, first or run_view.own_run_first(ready, who, state.selected_run()))
+    state.put(GEN_FOR, state.corpus_digest())
 # the run on a row of its own: a run's name with its owner ("… · the room (shared)") is cut in a column
-gen_label = st.selectbox("Checkpoint of run", list(ready), key=GEN_RUN, placeholder="Pick a finished run…")
+gen_label = st.selectbox("Checkpoint of run", list(ready), key=GEN_RUN, placeholder="Pick a finished run…",
+                         format_func=lambda run: run if run in on_corpus else f"{run} · another corpus")
 if gen_label is None:
     st.caption("Your runs can be sampled once they have finished or been stopped; pick one the room "
                "shares to sample it.")
     st.stop()
+trained_on = run_view.run_corpus(ready[gen_label])
+st.caption("Trained on: " + run_view.corpus_title(trained_on, state.corpus_digest()))
 g2, g3, g4 = st.columns(3)
 temperature = g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")
 top_k = g3.number_input("Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")

@@ -273,6 +273,44 @@ def _bpc_chart(rows: list[dict]) -> alt.Chart:
             .properties(width="container", height=240, autosize=FIT_WIDTH))
 
 
+SAMPLES_SHOWN = 30  # the newest samples drawn; a long run's oldest are left out, and said to be
+
+
+def sample_history(samples: list[dict]) -> list[dict]:
+    """A run's samples one per step, the newest first (a run resumed after a kill may have written
+    a step's sample twice: the later one)."""
+    by_step = {sample["step"]: sample for sample in samples}
+    return [by_step[step] for step in sorted(by_step, reverse=True)]
+
+
+def sample_heading(sample: dict) -> str:
+    bpc = sample.get("val_bpc")
+    return f"Step {sample['step']:,} · " + (f"{bpc:.3f} bits/char" if bpc is not None else "not evaluated")
+
+
+def show_samples(samples: list[dict]) -> None:
+    """The run's samples, the newest first, each under its step and validation bits per character,
+    wrapped to the box (a long line ran out of it), in a box that scrolls back through training."""
+    history = sample_history(samples)
+    st.markdown("**Samples, the newest first**")
+    st.caption("What the model wrote at each evaluation, beside its validation bits per character "
+               "then: scroll down to go back through training.")
+    box = st.container(height=420 if len(history) > 2 else "content", border=True)
+    for sample in history[:SAMPLES_SHOWN]:
+        box.markdown(f"**{sample_heading(sample)}**")
+        box.code(sample["text"], language=None, wrap_lines=True)
+    if len(history) > SAMPLES_SHOWN:
+        box.caption(f"The {SAMPLES_SHOWN} newest of {len(history):,} samples.")
+
+
+def corpus_first(runs: dict[str, RunInfo], current_digest: str | None) -> tuple[dict, dict]:
+    """``runs`` (by label, in their order) with those trained on the sidebar's corpus
+    (``current_digest``) first, and those alone: Generate opens on a checkpoint of the corpus the
+    attendee chose."""
+    same = {label: run for label, run in runs.items() if (run_corpus(run) or (None,))[0] == current_digest}
+    return {**same, **runs}, same
+
+
 def own_run_first(labels: dict[str, RunInfo], viewer: Viewer, selected: str | None = None) -> str | None:
     """The run a picker opens on: ``selected`` where it is the viewer's or the room's, else the
     viewer's newest (``labels`` come newest first, as ``list_runs`` gives them), else the room's
