@@ -7,6 +7,7 @@ theirs to watch; the instructor sees all.  Who may do what is checked in ``core.
 buttons drawn here only follow it.  Runs train in turns of a few seconds (``core.room.turns``), so
 every curve in a room moves."""
 
+import json
 from dataclasses import asdict, astuple
 
 import streamlit as st
@@ -38,7 +39,7 @@ st.caption("Train a small decoder-only GPT on the corpus, once with single chara
 
 corpus_error_banner()
 name, text = state.corpus()
-device, device_text = run_view.device_info()
+device = run_view.device_info()[0]
 runs_dir = state.runs_dir()
 who = viewer()
 settings_server = server_settings()
@@ -64,16 +65,24 @@ def tokenizer_for(kind: str):
     return train_tokenizer(text, **asdict(settings), digest=state.corpus_digest())
 
 
-def estimate(config, vocab: int) -> None:
-    """Time steps now in a child process, as the run will train them (``ui.views.run_view.measure_step``)."""
+def show_cost(config, vocab: int, again: bool) -> None:
+    """What a run of these settings will cost, said before Launch: its steps timed in a child
+    process once per settings (``again``: timed anew), its memory, where it queues, and a warning
+    past a workshop hour."""
+    settings_key = json.dumps([asdict(config), vocab, settings_server.max_running])
+    if again:
+        run_view.measured_step.clear(settings_key, config, vocab, settings_server.max_running)
     with st.spinner("Timing training steps in a helper process (a few seconds)…"):
         try:
-            measured = run_view.measure_step(config, vocab, settings_server.max_running)
+            measured = run_view.measured_step(settings_key, config, vocab, settings_server.max_running)
         except ProbeError as exc:
             show_error(exc, "Could not time a step: ")
             return
     others, gpt_workers = run_view.training_now(runs_dir)
-    state.set_estimate_text(run_view.estimate_text(measured, config, vocab, others, gpt_workers))
+    st.info(run_view.estimate_text(measured, config, vocab, others, gpt_workers))
+    advice = run_view.hour_advice(measured, config, others, gpt_workers)
+    if advice:
+        st.warning(advice, icon="⏳")
 
 
 def launch(config, kind: str, run_name: str) -> None:
@@ -94,7 +103,8 @@ def launch(config, kind: str, run_name: str) -> None:
 
 # -- settings ------------------------------------------------------------------------------------
 with st.container(border=True):
-    st.markdown(f"**Corpus:** {md_safe(name)} · {len(text):,} characters · **device:** {device_text}")
+    st.markdown(f"**Corpus:** {md_safe(name)} · {len(text):,} characters · **device:** "
+                f"{run_view.device_text(device, settings_server.max_running)}")
     settings = state.tokenizer_settings()
     c1, c2, c3 = st.columns(3)
     kind = c1.radio("Tokenizer", ["char", "bpe"], key=state.GPT_TOKENIZER, horizontal=True,
@@ -146,12 +156,14 @@ with st.container(border=True):
                    f"longer corpus, or pick a smaller block size.", icon="📏")
         st.button("Load Tiny Shakespeare (1 MB of plays)", key="gpt_load_shakespeare",
                   on_click=load_tiny_shakespeare)
-    buttons = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
     blocked = too_big or too_short or not text or not device_ok
-    if buttons.button("Estimate time per step", key="gpt_estimate", disabled=blocked):
-        estimate(config, tok.vocab_size)
-    if state.estimate_text():
-        st.info(state.estimate_text())
+    cost = st.container()  # above the buttons, drawn once the button to time again is read
+    buttons = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
+    again = buttons.button("⏱ Time a step again", key="gpt_estimate", disabled=blocked,
+                           help="The cost above is timed once for these settings; time it again now.")
+    if not blocked:
+        with cost:
+            show_cost(config, tok.vocab_size, again)
     if buttons.button("🚀 Launch", key="gpt_launch", type="primary", disabled=blocked):
         launch(config, kind, run_name)
 
