@@ -73,11 +73,10 @@ def show_cost(config, vocab: int, again: bool) -> None:
     if again:
         run_view.measured_step.clear(settings_key, config, vocab, settings_server.max_running)
     with st.spinner("Timing training steps in a helper process (a few seconds)…"):
-        try:
-            measured = run_view.measured_step(settings_key, config, vocab, settings_server.max_running)
-        except ProbeError as exc:
-            show_error(exc, "Could not time a step: ")
-            return
+        measured, failed = run_view.measured_step(settings_key, config, vocab, settings_server.max_running)
+    if failed:
+        show_error(ProbeError(failed), "Could not time a step: ")
+        return
     others, gpt_workers = run_view.training_now(runs_dir)
     st.info(run_view.estimate_text(measured, config, vocab, others, gpt_workers))
     advice = run_view.hour_advice(measured, config, others, gpt_workers)

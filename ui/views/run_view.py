@@ -18,7 +18,7 @@ from core.gpt.data import DataTooShortError, check_length
 from core.gpt.device import describe_device, detect_device
 from core.room.limits import (ModelLimits, cpu_cores, default_max_running, limits_for, threads_per_run,
                                training_memory)
-from core.room.probe import StepEstimate, estimate_step
+from core.room.probe import ProbeError, StepEstimate, estimate_step
 from core.bpe import TokenizerFileError, load_tokenizer
 from core.runfolder.layout import CORPUS_FILE, TOKENIZER_FILE, queue_settings
 from core.room.queries import queue_state
@@ -90,12 +90,16 @@ ESTIMATE_TTL_S = 600  # a step timed for some settings is timed again after this
 
 
 @st.cache_data(ttl=ESTIMATE_TTL_S, max_entries=64, show_spinner=False)
-def measured_step(settings: str, _config, vocab_size: int, max_running: int | None) -> StepEstimate:
-    """A step of ``_config`` (by its ``settings``, as JSON) timed in a child process (``ProbeError``
-    if it fails), with the threads a run launched now gets: once per settings and ten minutes, so
-    a page run waits for it once, not at every rerun."""
+def measured_step(settings: str, _config, vocab_size: int,
+                  max_running: int | None) -> tuple[StepEstimate | None, str | None]:
+    """A step of ``_config`` (by its ``settings``, as JSON) timed in a child process, with the
+    threads a run launched now gets, or why it could not be: once per settings and ten minutes, a
+    failure too, so a page run waits for the child process once, not at every rerun."""
     threads = _config.threads or run_threads(_config.device, max_running)
-    return estimate_step(replace(_config, threads=threads), vocab_size)
+    try:
+        return estimate_step(replace(_config, threads=threads), vocab_size), None
+    except ProbeError as exc:
+        return None, str(exc)
 
 
 def training_now(runs_dir) -> tuple[int, int]:
