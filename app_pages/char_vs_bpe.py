@@ -58,7 +58,7 @@ if example is not None and test == example.text:
     if example.new_word:
         a, b = example.halves
         made += (f", then **{md_safe(example.new_word)}**: a word the corpus never contains, made of the "
-                 f"first half of {md_safe(a)} and the second half of {md_safe(b)}, two of its longest "
+                 f"first half of “{md_safe(a)}” and the second half of “{md_safe(b)}”, two of its longest "
                  "words, to show how BPE cuts a word it never saw")
     st.caption(f"Made from the corpus: {made}. Type your own text to try any other.")
 
