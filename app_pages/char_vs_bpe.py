@@ -12,6 +12,7 @@ import streamlit as st
 from core import BPETokenizer, loads_tokenizer
 from core.bpe import VARIANTS, GPT2FileError, PatternTimeoutError, TokenizerFileError
 from core.bpe.display import visible
+from core.bpe.explain import coinciding_curves
 from core.bpe.gpt2 import MAX_FILE_BYTES
 from core.bpe.interop import ExportError, hf_tokenizer_json
 from core.corpus import shared_file
@@ -39,7 +40,7 @@ except TRAINING_ERRORS as exc:
     show_error(exc)
     st.stop()
 
-default_test_text(text)
+example = default_test_text(text)
 # no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice), not characters
 test = st.text_area(
     "Test text",
@@ -50,6 +51,16 @@ test = st.text_area(
 )
 test = test[:MAX_TEST_CHARS]  # state.keep cuts it too; a client can send more
 st.caption(f"{len(test):,} characters")
+if example is not None and test == example.text:
+    made = "the corpus's first words"
+    if len(example.opening) < len(text.strip()):
+        made += ", cut at the end of a word"
+    if example.new_word:
+        a, b = example.halves
+        made += (f", then **{md_safe(example.new_word)}**: a word the corpus never contains, made of the "
+                 f"first half of “{md_safe(a)}” and the second half of “{md_safe(b)}”, two of its longest "
+                 "words, to show how BPE cuts a word it never saw")
+    st.caption(f"Made from the corpus: {made}. Type your own text to try any other.")
 
 
 def count_tokens(t, s: str) -> int:
@@ -110,8 +121,9 @@ def show_test_tokens() -> None:
                "that character in one purple outline.")
     words = corpus_unseen_words(state.corpus_digest(), text, test)
     if words:
-        st.markdown("**Words the corpus never contained**, cut into this tokenizer's pieces. A piece of "
-                    "one character is not a learned token: no merge covers it there.")
+        st.markdown("**Words the corpus never contained**, cut into this tokenizer's pieces: the test "
+                    "text is not the corpus, so a word in it can be new (a typo, another form of a word, "
+                    "a name). A piece of one character is not a learned token: no merge covers it there.")
         rows = []
         for w in words[:30]:
             pieces = tok.tokenize(w)
@@ -133,6 +145,10 @@ def show_curves() -> None:
         except TRAINING_ERRORS as exc:
             st.warning(f"{variant}: {md_safe(str(exc))}")
     st.vega_lite_chart(spec=variants_spec(tokenizers, len(text), tok.variant, n), width="stretch")
+    for names in coinciding_curves(tokenizers, len(text)):
+        st.caption(f"The {' and '.join(names)} curves are the same on this corpus (the same characters "
+                   "per token after every merge): their lines lie on each other, told apart by their "
+                   "dashes.")
 
 
 def gpt2() -> BPETokenizer | None:

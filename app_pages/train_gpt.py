@@ -7,6 +7,7 @@ theirs to watch; the instructor sees all.  Who may do what is checked in ``core.
 buttons drawn here only follow it.  Runs train in turns of a few seconds (``core.room.turns``), so
 every curve in a room moves."""
 
+import json
 from dataclasses import asdict, astuple
 
 import streamlit as st
@@ -27,6 +28,7 @@ from ui.plumbing.identity import identity_sidebar, viewer
 from ui.plumbing.render import md_safe, show_error
 
 GEN_RUN = "gpt_gen_run"  # the run Generate samples from
+GEN_FOR = "gpt_gen_for"  # the sidebar corpus's hash when Generate's run was last chosen for it
 SIZE_FIELDS = {"n_layer": 1, "n_head": 1, "n_embd": 16, "block_size": 8, "batch_size": 1}  # steps
 
 identity_sidebar()
@@ -37,7 +39,7 @@ st.caption("Train a small decoder-only GPT on the corpus, once with single chara
 
 corpus_error_banner()
 name, text = state.corpus()
-device, device_text = run_view.device_info()
+device = run_view.device_info()[0]
 runs_dir = state.runs_dir()
 who = viewer()
 settings_server = server_settings()
@@ -63,16 +65,23 @@ def tokenizer_for(kind: str):
     return train_tokenizer(text, **asdict(settings), digest=state.corpus_digest())
 
 
-def estimate(config, vocab: int) -> None:
-    """Time steps now in a child process, as the run will train them (``ui.views.run_view.measure_step``)."""
+def show_cost(config, vocab: int, again: bool) -> None:
+    """What a run of these settings will cost, said before Launch: its steps timed in a child
+    process once per settings (``again``: timed anew), its memory, where it queues, and a warning
+    past a workshop hour."""
+    settings_key = json.dumps([asdict(config), vocab, settings_server.max_running])
+    if again:
+        run_view.measured_step.clear(settings_key, config, vocab, settings_server.max_running)
     with st.spinner("Timing training steps in a helper process (a few seconds)…"):
-        try:
-            measured = run_view.measure_step(config, vocab, settings_server.max_running)
-        except ProbeError as exc:
-            show_error(exc, "Could not time a step: ")
-            return
+        measured, failed = run_view.measured_step(settings_key, config, vocab, settings_server.max_running)
+    if failed:
+        show_error(ProbeError(failed), "Could not time a step: ")
+        return
     others, gpt_workers = run_view.training_now(runs_dir)
-    state.set_estimate_text(run_view.estimate_text(measured, config, vocab, others, gpt_workers))
+    st.info(run_view.estimate_text(measured, config, vocab, others, gpt_workers))
+    advice = run_view.hour_advice(measured, config, others, gpt_workers)
+    if advice:
+        st.warning(advice, icon="⏳")
 
 
 def launch(config, kind: str, run_name: str) -> None:
@@ -93,7 +102,8 @@ def launch(config, kind: str, run_name: str) -> None:
 
 # -- settings ------------------------------------------------------------------------------------
 with st.container(border=True):
-    st.markdown(f"**Corpus:** {md_safe(name)} · {len(text):,} characters · **device:** {device_text}")
+    st.markdown(f"**Corpus:** {md_safe(name)} · {len(text):,} characters · **device:** "
+                f"{run_view.device_text(device, settings_server.max_running)}")
     settings = state.tokenizer_settings()
     c1, c2, c3 = st.columns(3)
     kind = c1.radio("Tokenizer", ["char", "bpe"], key=state.GPT_TOKENIZER, horizontal=True,
@@ -145,12 +155,14 @@ with st.container(border=True):
                    f"longer corpus, or pick a smaller block size.", icon="📏")
         st.button("Load Tiny Shakespeare (1 MB of plays)", key="gpt_load_shakespeare",
                   on_click=load_tiny_shakespeare)
-    buttons = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
     blocked = too_big or too_short or not text or not device_ok
-    if buttons.button("Estimate time per step", key="gpt_estimate", disabled=blocked):
-        estimate(config, tok.vocab_size)
-    if state.estimate_text():
-        st.info(state.estimate_text())
+    cost = st.container()  # above the buttons, drawn once the button to time again is read
+    buttons = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
+    again = buttons.button("⏱ Time a step again", key="gpt_estimate", disabled=blocked,
+                           help="The cost above is timed once for these settings; time it again now.")
+    if not blocked:
+        with cost:
+            show_cost(config, tok.vocab_size, again)
     if buttons.button("🚀 Launch", key="gpt_launch", type="primary", disabled=blocked):
         launch(config, kind, run_name)
 
@@ -270,8 +282,7 @@ def live_run() -> None:
         st.altair_chart(chart, width="stretch")
     samples = read_samples(run.path)
     if samples:
-        st.markdown(f"**Sample at step {samples[-1]['step']:,}**")
-        st.code(samples[-1]["text"], language=None)
+        run_view.show_samples(samples)
 
 
 live_run()
@@ -306,14 +317,21 @@ ready = {run_view.run_label(r, who): r for r in runs if r.has_checkpoint and not
 if not ready:
     st.caption("A run's checkpoint can be sampled once it has finished or been stopped.")
     st.stop()
-if state.get(GEN_RUN) not in ready:  # the attendee's own run first, never the room's over it
-    state.put(GEN_RUN, run_view.own_run_first(ready, who, state.selected_run()))
+ready, on_corpus = run_view.corpus_first(ready, state.corpus_digest())
+if state.get(GEN_RUN) not in ready or state.get(GEN_FOR) != state.corpus_digest():
+    # a run trained on the sidebar's corpus first, the attendee's own first, never the room's over it
+    first = run_view.own_run_first(on_corpus, who, state.selected_run())
+    state.put(GEN_RUN, first or run_view.own_run_first(ready, who, state.selected_run()))
+    state.put(GEN_FOR, state.corpus_digest())
 # the run on a row of its own: a run's name with its owner ("… · the room (shared)") is cut in a column
-gen_label = st.selectbox("Checkpoint of run", list(ready), key=GEN_RUN, placeholder="Pick a finished run…")
+gen_label = st.selectbox("Checkpoint of run", list(ready), key=GEN_RUN, placeholder="Pick a finished run…",
+                         format_func=lambda run: run if run in on_corpus else f"{run} · another corpus")
 if gen_label is None:
     st.caption("Your runs can be sampled once they have finished or been stopped; pick one the room "
                "shares to sample it.")
     st.stop()
+trained_on = run_view.run_corpus(ready[gen_label])
+st.caption("Trained on: " + run_view.corpus_title(trained_on, state.corpus_digest()))
 g2, g3, g4 = st.columns(3)
 temperature = g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")
 top_k = g3.number_input("Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")

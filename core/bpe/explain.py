@@ -235,6 +235,17 @@ def compression_curve(tok: BPETokenizer, characters: int) -> list[CurvePoint]:
     return [CurvePoint(m, base + m, n, characters / n if n else 0.0) for m, n in enumerate(lengths)]
 
 
+def coinciding_curves(tokenizers: dict[str, BPETokenizer], characters: int) -> list[list[str]]:
+    """Groups (two names or more, in ``tokenizers``' order) of tokenizers whose compression curves
+    are the same, characters per token to a thousandth after every merge: drawn on one chart,
+    their lines lie on each other and two legend entries show one line."""
+    groups: dict[tuple, list[str]] = {}
+    for name, tok in tokenizers.items():
+        curve = tuple(round(p.chars_per_token, 3) for p in compression_curve(tok, characters))
+        groups.setdefault(curve, []).append(name)
+    return [names for names in groups.values() if len(names) > 1]
+
+
 def pair_text(tok: BPETokenizer, left: int, right: int) -> tuple[str, str]:
     return tok.token_str(left), tok.token_str(right)
 

@@ -4,7 +4,8 @@ with ``tokenizer`` and writes the run folder as it goes (rank 0 only when distri
 - ``config.json``   the training config, the model config, device and data statistics;
 - ``metrics.jsonl`` one JSON object per logged step: ``step, train_loss, lr, tokens_per_s,
   elapsed_s`` and, on evaluation steps, ``val_loss, train_loss_est, val_bpc, val_bpb``;
-- ``samples.jsonl`` text generated at intervals: ``{"step": ..., "text": ...}``;
+- ``samples.jsonl`` text generated at every evaluation (and every ``sample_interval`` steps):
+  ``{"step": ..., "text": ...}``, with the evaluation's ``val_bpc``;
 - ``status.json``   running, then finished / stopped / failed, with ``pid``, ``started``,
   ``ended``, ``error`` (``core.runfolder.status.StatusRecord``);
 - ``ckpt.pt``       the latest checkpoint (see ``core.gpt.checkpoint``).
@@ -266,11 +267,20 @@ class Training:
         if hooks.on_step is not None:
             hooks.on_step(record)
         config = self.config
-        if config.sample_tokens and (step % config.sample_interval == 0 or step == config.max_steps):
-            append_jsonl(self.run_dir / SAMPLES_FILE, {"step": step, "text": sample_text(
-                self.raw_model, self.tokenizer, self.device, config.sample_tokens, top_k=None)})
+        if config.sample_tokens and (evaluates or step % config.sample_interval == 0):
+            self._sample(record)
         self.t_log = time.perf_counter()  # evaluation time is not training time
         self.tokens_since_log = 0
+
+    def _sample(self, record: dict) -> None:
+        """A sample at every evaluation (and every ``sample_interval`` steps), with the bits per
+        character just measured: the page's history of samples sets what the model wrote beside how
+        well it predicts, step after step (one sample at 150 could not be set beside one at 2,000)."""
+        sample = {"step": record["step"], "text": sample_text(
+            self.raw_model, self.tokenizer, self.device, self.config.sample_tokens, top_k=None)}
+        if "val_bpc" in record:
+            sample["val_bpc"] = record["val_bpc"]
+        append_jsonl(self.run_dir / SAMPLES_FILE, sample)
 
     def _evaluate(self) -> dict:
         val = estimate_loss(self.raw_model, self.val_ids, self.config, self.device, self.n_eval)

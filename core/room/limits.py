@@ -164,13 +164,29 @@ def estimate_params(n_layer: int, n_embd: int, block_size: int, vocab_size: int 
     return n_layer * 12 * n_embd * n_embd + (vocab_size + block_size) * n_embd
 
 
+def training_memory(config, vocab_size: int) -> int:
+    """Bytes a run of ``config`` (a ``TrainConfig``) holds while it trains, roughly, in float32: the
+    weights, their gradients and AdamW's two moments (16 bytes a parameter), and a step's
+    activations (Korthikanti et al.'s count per layer and token: 17 numbers per unit of width and
+    2.5 per attention score, which a fused attention kernel does not keep; then the logits and
+    their gradient).  What the page states before Launch: a bound to set beside the machine's
+    memory, not a measurement."""
+    params = estimate_params(config.n_layer, config.n_embd, config.block_size, vocab_size)
+    tokens = config.batch_size * config.block_size
+    per_layer = 17 * config.n_embd + 2.5 * config.n_head * config.block_size
+    return int(16 * params + 4 * tokens * (config.n_layer * per_layer + 3 * vocab_size))
+
+
+SIZES = ("n_layer", "n_embd", "n_head", "block_size", "batch_size", "max_steps")
+CONTROLS = {"max_steps": "Steps"}  # the page's control for a setting, where it is not the setting's name
+
+
 def check_config(config, device: str, vocab_size: int = 0) -> None:
     """Raise :class:`LimitError` naming every setting of ``config`` (a ``TrainConfig``) that is
     over ``device``'s bound."""
     lim = limits_for(device)
     over = [f"{name} {getattr(config, name):,} (at most {getattr(lim, name):,})"
-            for name in ("n_layer", "n_embd", "n_head", "block_size", "batch_size", "max_steps")
-            if getattr(config, name) > getattr(lim, name)]
+            for name in SIZES if getattr(config, name) > getattr(lim, name)]
     tokens = config.batch_size * config.block_size
     if tokens > lim.tokens_per_step:
         over.append(f"batch × context = {tokens:,} tokens a step (at most {lim.tokens_per_step:,})")
@@ -178,8 +194,27 @@ def check_config(config, device: str, vocab_size: int = 0) -> None:
     if params > lim.params:
         over.append(f"about {params / 1e6:,.1f} M parameters (at most {lim.params / 1e6:,.0f} M)")
     if over:
-        raise LimitError(f"This model is too big {lim.describe().split(':')[0]}: "
-                         + "; ".join(over) + ". Pick a smaller size or fewer steps.")
+        raise LimitError(f"This model is too big {lim.describe().split(':')[0]}: " + "; ".join(over)
+                         + ". Lower " + ", ".join(_advice(config, lim, vocab_size)) + ".")
+
+
+def _advice(config, lim: ModelLimits, vocab_size: int) -> list[str]:
+    """Which settings to lower, and to what, so the model fits ``lim`` with the others as they are
+    (each bound passed, then tokens a step, then parameters, with the lowered values): fewer steps
+    never made a step of too many tokens fit, as the refusal once advised."""
+    advice = [f"{CONTROLS.get(name, name)} to {getattr(lim, name):,}"
+              for name in SIZES if getattr(config, name) > getattr(lim, name)]
+    block = min(config.block_size, lim.block_size)
+    batch = min(config.batch_size, lim.batch_size)
+    if batch * block > lim.tokens_per_step:
+        advice.append(f"batch_size to {lim.tokens_per_step // block:,} "
+                      f"(or block_size to {lim.tokens_per_step // batch:,})")
+    layers, width, step = min(config.n_layer, lim.n_layer), min(config.n_embd, lim.n_embd), config.n_head
+    if estimate_params(layers, width, block, vocab_size) > lim.params:
+        while width > step and estimate_params(layers, width, block, vocab_size) > lim.params:
+            width -= step  # a multiple of the heads, as n_embd must be
+        advice.append(f"n_embd to {width:,} (or n_layer)")
+    return advice
 
 
 def cpu_cores() -> int:

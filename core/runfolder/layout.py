@@ -26,7 +26,7 @@ from ..atomic import atomic_write, write_json
 # written by the training loop (core.gpt.loop), in a GPT worker or python -m core.train
 CONFIG_FILE = "config.json"            # the training and model config, device, data statistics
 METRICS_FILE = "metrics.jsonl"         # one record per logged step
-SAMPLES_FILE = "samples.jsonl"         # text generated at intervals
+SAMPLES_FILE = "samples.jsonl"         # text generated at every evaluation, with its bits per char
 CHECKPOINT_FILE = "ckpt.pt"            # the latest checkpoint (core.gpt.checkpoint)
 TRAIN_LOCK_FILE = "train.lock"         # held by the one process training in this folder
 # written when a run is launched from the page (core.room.runs)

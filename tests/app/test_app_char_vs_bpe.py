@@ -15,6 +15,10 @@ from core.corpus import shared_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SENNRICH = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8")
+FRENCH = ("Le petit prince est arrivé sur la Terre un matin de printemps. Il a rencontré un renard qui "
+          "lui a appris ce que veut dire apprivoiser. « On ne voit bien qu'avec le cœur ; l'essentiel "
+          "est invisible pour les yeux. » Puis ils ont pris le déjeuner ensemble près de la fontaine, "
+          "à l'ombre des arbres, et le renard a parlé longtemps de ses amis.")  # a paste in one script
 
 
 def page(test_text: str | None = None) -> AppTest:
@@ -124,3 +128,24 @@ def test_good_tokenizer_upload_round_trips():
     assert not at.exception
     assert any("word tokenizer" in s.value and "5 merges" in s.value for s in at.success)
     assert metrics(at)["Its tokens (test text)"] == str(len(tok.tokenize("lower")))
+
+
+def test_the_test_text_made_from_a_paste_says_how_it_was_made():
+    """A pasted paragraph: the test text is its opening, cut at the end of a word, then a new word;
+    the page says where both come from, and why the new word is listed as never seen."""
+    from core.bpe.example_text import example_text
+
+    at = open_page("char_vs_bpe", "corpus_paste", FRENCH)
+    made = example_text(FRENCH)
+    test = at.text_area(key="w_test_text").value
+    assert test == made.text and FRENCH.startswith(made.opening)
+    assert FRENCH[len(made.opening)] == " "  # the opening stops at the end of a word
+    said = " ".join(c.value for c in at.caption)
+    assert "Made from the corpus: the corpus's first words, cut at the end of a word" in said
+    a, b = made.halves
+    assert f"**{made.new_word}**: a word the corpus never contains" in said and a in said and b in said
+    [unseen] = [t for t in at.dataframe if "word" in t.value.columns]
+    assert list(unseen.value["word"]) == [made.new_word]
+    assert any("the test text is not the corpus" in m.value for m in at.markdown)
+    at.text_area(key="w_test_text").set_value("Le renard et le prince").run()
+    assert not [c for c in at.caption if c.value.startswith("Made from the corpus")]

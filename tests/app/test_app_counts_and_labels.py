@@ -110,11 +110,49 @@ def test_the_run_pickers_open_on_the_attendee_s_own_run(tmp_path):
     at = train_page(tmp_path)
     assert at.selectbox(key="gpt_selected_run").value == "bpe-quick"  # the run watched
     box = at.selectbox(key="gpt_gen_run")
-    assert len(box.options) == 4 and box.options[0].startswith("07_char_vs_bpe_gpt")  # the room's first
+    # the runs on the sidebar's corpus (Alice's) first, the others said to be on another corpus
+    assert box.options[:2] == ["bpe-quick", "char-quick"] and len(box.options) == 4
+    assert all(o.startswith("07_char_vs_bpe_gpt") and o.endswith(" · another corpus")
+               for o in box.options[2:])
     assert box.value == "bpe-quick"  # Alice's newest
     at.selectbox(key="gpt_selected_run").set_value("char-quick").run()
     at.selectbox(key="gpt_gen_run").set_value("07_char_vs_bpe_gpt-bpe · the room (shared)").run()
     assert at.selectbox(key="gpt_gen_run").value == "07_char_vs_bpe_gpt-bpe · the room (shared)"  # kept
+
+
+def test_generate_opens_on_a_checkpoint_of_the_chosen_corpus_and_says_which_corpus(tmp_path):
+    """With the room's corpus in the sidebar, Generate opens on the room's run trained on it, not on
+    Alice's own run on another corpus, and names the corpus the chosen checkpoint came from."""
+    the_room_and_alice(tmp_path)
+    at = train_page(tmp_path)
+    at.session_state["corpus_text"] = ROOM_CORPUS
+    at.run()
+    box = at.selectbox(key="gpt_gen_run")
+    assert box.value == "07_char_vs_bpe_gpt-bpe · the room (shared)"
+    assert box.options[2:] == ["bpe-quick · another corpus", "char-quick · another corpus"]
+    said = [c.value for c in at.caption if c.value.startswith("Trained on: ")]
+    assert said == [f"Trained on: Corpus of {len(ROOM_CORPUS):,} characters beginning “First Citizen: Before "
+                    "we proceed any further…” (the corpus in the sidebar)"]
+
+
+def test_the_run_s_samples_are_a_history_the_newest_first_each_with_its_bits_per_character(tmp_path):
+    """Every sample the run wrote, the newest first, under its step and bits per character (a
+    resumed run's step written twice: once, the later), each wrapped to the box."""
+    import json
+
+    the_room_and_alice(tmp_path)
+    samples = [{"step": 10, "text": "tthe  qk", "val_bpc": 3.5}, {"step": 20, "text": "dead", "val_bpc": 9.0},
+               {"step": 20, "text": "the quikc fox", "val_bpc": 2.25}, {"step": 25, "text": "between"},
+               {"step": 30, "text": "The quick brown fox " * 20, "val_bpc": 1.125}]
+    (tmp_path / ALICE / "bpe-quick" / "samples.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in samples), encoding="utf-8")
+    at = train_page(tmp_path)
+    headings = [m.value for m in at.markdown if m.value.startswith("**Step ")]
+    assert headings == ["**Step 30 · 1.125 bits/char**", "**Step 25 · not evaluated**",
+                        "**Step 20 · 2.250 bits/char**", "**Step 10 · 3.500 bits/char**"]
+    texts = [c for c in at.code if c.value in {r["text"] for r in samples}]
+    assert [c.value for c in texts] == [samples[4]["text"], "between", "the quikc fox", "tthe  qk"]
+    assert all(c.proto.wrap_lines for c in texts)
 
 
 def chart_runs(chart) -> set[str]:

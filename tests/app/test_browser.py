@@ -333,7 +333,7 @@ def test_train_a_gpt_and_watch_it_learn(app_page, shots_dir):
         # nobody touches the page from here: the steps, then the end, arrive by themselves
         wait_for_progress(progress, "step 200 / 200 · finished")
         expect(pg.get_by_role("button", name="Generate")).to_be_visible(timeout=30_000)
-        expect(pg.get_by_text("Sample at step 200")).to_be_visible()
+        expect(pg.get_by_text(re.compile(r"^Step 200 · \d\.\d{3} bits/char$"))).to_be_visible()  # the newest
 
     runs = pg.get_by_text("Compare runs", exact=False)
     expect(runs).to_be_visible()

@@ -181,6 +181,31 @@ def test_play_and_pause_send_nothing_and_a_reload_opens_at_the_step_shown(browse
     assert shown(pg, k, n) == expected(tok, text, k)
 
 
+def test_the_keys_step_from_anywhere_on_the_page_but_a_text_box(browser):
+    """After a click on the page's heading, the keys the view names step it; typed into a text box,
+    they are the box's."""
+    from playwright.sync_api import expect
+
+    text = load_sample("sennrich")
+    tok = BPETokenizer.from_text(text, 12, variant="char")
+    n = len(tok.trace)
+    pg = open_learn(browser, "corpus=sample:sennrich&merges=12", [])
+    expect(pg.locator(".bpe-keys")).to_contain_text("→, n or j next merge")
+    pg.get_by_role("heading", name="Learn BPE").first.click()
+    keys = (("ArrowRight", 1), ("n", 2), ("j", 3), ("p", 2), ("k", 1), ("ArrowLeft", 0), ("ArrowRight", 1))
+    for key, k in keys:
+        pg.keyboard.press(key)
+        assert shown(pg, k, n) == expected(tok, text, k), f"{key} to step {k}"
+    box = pg.get_by_role("textbox", name="Or paste your own text")
+    held = box.input_value()
+    box.press("n")
+    expect(box).not_to_have_value(held)  # the n went into the box
+    box.fill(held)  # the box as it was: nothing sent as a paste when it loses the focus
+    pg.get_by_role("heading", name="Learn BPE").first.click()
+    pg.keyboard.press("ArrowRight")
+    assert shown(pg, 2, n) == expected(tok, text, 2), "a key typed into the box stepped the view"
+
+
 def test_the_caption_says_why_a_pair_occurs_more_often_than_it_merges(browser):
     """'a' + 'a' occurs 7 times in "aaa aaa aaaa", counted with overlaps, and merges 4 times: the
     caption under the sentence says both, and why."""

@@ -5,6 +5,7 @@ import pytest
 from core import BPETokenizer
 from core.bpe.display import split_characters, visible
 from core.bpe.explain import (
+    coinciding_curves,
     compression_curve,
     explain_step,
     merge_dag,
@@ -120,6 +121,16 @@ def test_compression_curve_starts_at_initial_length():
     assert [p.tokens for p in curve[1:]] == [s.length_after for s in tok.trace]
     assert curve[-1].vocab_size == tok.vocab_size
     assert curve[-1].chars_per_token == pytest.approx(len(SENNRICH) / tok.trace[-1].length_after)
+
+
+def test_curves_that_coincide_are_named_together():
+    """Two tokenizers trained alike draw one line: named as a group; a different one is not."""
+    char = BPETokenizer.from_text(SENNRICH, 10, variant="char")
+    same = BPETokenizer.from_text(SENNRICH, 10, variant="char")
+    word = BPETokenizer.from_text(SENNRICH, 10, variant="word")
+    together = coinciding_curves({"char": char, "again": same, "word": word}, len(SENNRICH))
+    assert together == [["char", "again"]]
+    assert coinciding_curves({"char": char, "word": word}, len(SENNRICH)) == []
 
 
 def test_explanation_names_pair_count_and_new_token():

@@ -56,6 +56,19 @@ def test_run_files(tmp_path):
     assert load_checkpoint(tmp_path / "ckpt.pt").step == 20
 
 
+def test_a_run_s_samples_span_its_evaluations_each_with_its_bits_per_character(tmp_path):
+    """A sample at every evaluation, with the bits per character measured there, across a resume:
+    the history a newcomer steps through to watch the text improve."""
+    train(tiny_config(max_steps=20, eval_interval=10, sample_interval=1000), TEXT, CHARS, tmp_path)
+    train(tiny_config(max_steps=30, eval_interval=10, sample_interval=1000, resume=True), TEXT, CHARS,
+          tmp_path)
+    metrics = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    samples = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]
+    evaluated = {r["step"]: r["val_bpc"] for r in metrics if "val_bpc" in r}
+    assert [r["step"] for r in samples] == list(evaluated) == [10, 20, 30]
+    assert all(r["val_bpc"] == evaluated[r["step"]] and r["text"] for r in samples)
+
+
 def test_bits_per_character_is_fair_across_tokenizers():
     """Same val text, so loss * tokens / chars / ln 2 compares a char and a BPE tokenizer."""
     char = prepare_data(TEXT, CharTokenizer.from_text(TEXT), 16)
@@ -92,7 +105,7 @@ def test_resume_after_a_kill_logs_each_step_once(tmp_path):
     assert [r["step"] for r in metrics] == [5, 10, 15, 20, 25, 30]
     assert metrics[4]["train_loss"] != 9.0  # step 25 is the resumed run's, not the dead one's
     samples = [json.loads(line) for line in (tmp_path / "samples.jsonl").read_text().splitlines()]
-    assert [r["step"] for r in samples] == [20, 30]
+    assert [r["step"] for r in samples] == [10, 20, 30]
 
 
 def test_training_in_turns_gives_the_same_model_as_training_at_once(tmp_path):

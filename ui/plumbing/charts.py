@@ -150,13 +150,20 @@ def _variants_spec(tokenizers: dict[str, BPETokenizer], characters: int, chosen:
     return {**_variants_template(tuple(tokenizers)), "datasets": _as_arrow({"curves": rows, "chosen": dot})}
 
 
+VARIANT_DASHES = [[1, 0], [8, 4], [2, 3]]  # lines that coincide still show each variant's dashes
+
+
 @functools.cache
 def _variants_template(variants: tuple[str, ...]) -> dict:
-    lines = alt.Chart(alt.Data(name="curves")).mark_line().encode(
+    """As wide as the page, the plot 260 px tall whatever the width (the legend beside it): each
+    variant in its colour and its dashes, so a line lying on another still shows both."""
+    lines = alt.Chart(alt.Data(name="curves")).mark_line(strokeWidth=2.5).encode(
         x=alt.X("merges:Q", title="merges", axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("chars per token:Q"),
         color=alt.Color("variant:N", scale=alt.Scale(domain=list(variants))),
+        strokeDash=alt.StrokeDash("variant:N", scale=alt.Scale(domain=list(variants),
+                                                               range=VARIANT_DASHES[:len(variants)])),
         tooltip=["variant:N", "merges:Q", alt.Tooltip("chars per token:Q", format=".3f")])
     point = alt.Chart(alt.Data(name="chosen")).mark_point(size=160, filled=True, color="#dc2626").encode(
         x="merges:Q", y="chars per token:Q", tooltip=["variant:N", "merges:Q", "chars per token:Q"])
-    return (lines + point).properties(height=300).to_dict()
+    return (lines + point).properties(width="container", height=260, autosize=FIT_WIDTH).to_dict()

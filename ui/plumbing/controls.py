@@ -4,11 +4,10 @@ the variant and split pattern: they are not shown then)."""
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from core.bpe import PRETRAINED_NAMES, VARIANTS, PatternError, PatternTimeoutError
+from core.bpe.example_text import ExampleText, example_text
 from core.bpe.pretokenize import resolve_pattern
 
 from ui.plumbing import state
@@ -109,37 +108,25 @@ def use_byte_variant() -> None:
     state.reset_learn_step()
 
 
-def default_test_text(corpus: str) -> None:
-    """Char vs BPE's test text is :func:`example_test_text` until the person types their own."""
-    if not state.get(state.CHARBPE_TEST_EDITED):
-        state.put("kept_test_text", _corpus_example(state.corpus_digest(), corpus))
+def default_test_text(corpus: str) -> ExampleText | None:
+    """Char vs BPE's test text is the corpus's example (``core.bpe.example_text``) until the person
+    types their own: that example while it is in use, so the page can say how it was made."""
+    if state.get(state.CHARBPE_TEST_EDITED):
+        return None
+    made = _corpus_example(state.corpus_digest(), corpus)
+    state.put("kept_test_text", made.text)
+    return made
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _corpus_example(digest: str, _corpus: str) -> str:
+def _corpus_example(digest: str, _corpus: str) -> ExampleText:
     """Once per corpus (by its hash): checking that the new word is new scans the whole corpus,
     64 MB at most, at every rerun of Char vs BPE otherwise."""
-    return example_test_text(_corpus)
+    return example_text(_corpus)
 
 
 def mark_test_text_edited() -> None:
     state.put(state.CHARBPE_TEST_EDITED, True)
-
-
-def example_test_text(corpus: str, limit: int = 100) -> str:
-    """A first test text made only of the corpus's characters, so it never opens on a warning:
-    the corpus's opening words, then a word it never contained, joined from two of its words'
-    halves (how BPE cuts an unseen word is the point of the page)."""
-    opening = corpus[:limit].strip()
-    if len(corpus) > limit and " " in opening:
-        opening = opening.rsplit(" ", 1)[0]
-    words = set(re.findall(r"\w+", corpus[:50_000]))
-    longest = sorted(words, key=lambda w: (-len(w), w)) + ["", ""]  # "": fewer than two words
-    a, b = longest[:2]
-    new = a[: len(a) // 2 + 1] + b[len(b) // 2:]
-    if len(new) < 3 or new in corpus or " " not in corpus:
-        return opening
-    return f"{opening} {new}"
 
 
 def corpus_and_settings(starts: bool = False) -> tuple[str, str]:

@@ -14,8 +14,8 @@ here, follow the same ``<area>_<name>`` style in their page.
   pattern resolved here once.
 - ``learn_step()`` / ``set_learn_step(k)``, ``learn_epoch()``, ``reset_learn_step()``: where Learn
   BPE's step view opens.
-- runs (``runs_dir_override``, ``selected_run``, ``suggest_run_name``, ``sync_bpc_runs``,
-  ``estimate_text``) and identity (``stored_owner``, ``is_instructor``, ...) for Train a GPT.
+- runs (``runs_dir_override``, ``selected_run``, ``suggest_run_name``, ``sync_bpc_runs``) and
+  identity (``stored_owner``, ``is_instructor``, ...) for Train a GPT.
 """
 
 from __future__ import annotations
@@ -60,7 +60,6 @@ CHARBPE_TEST_EDITED = "charbpe_test_edited"  # the person typed their own test t
 # Train a GPT
 GPT_RUNS_DIR = "gpt_runs_dir"
 GPT_SELECTED_RUN = "gpt_selected_run"
-GPT_ESTIMATE = "gpt_estimate_text"
 GPT_RUN_NAME = "gpt_run_name"
 GPT_SUGGESTED_NAME = "gpt_suggested_run_name"
 GPT_BPC_RUNS = "gpt_bpc_runs"  # the runs on the bits-per-character chart
@@ -322,14 +321,6 @@ def selected_run() -> str | None:
 def select_run(label: str) -> None:
     st.session_state[GPT_SELECTED_RUN] = label
     url_put(RUN_PARAM, label)
-
-
-def estimate_text() -> str | None:
-    return st.session_state.get(GPT_ESTIMATE)
-
-
-def set_estimate_text(text: str) -> None:
-    st.session_state[GPT_ESTIMATE] = text
 
 
 def suggest_run_name(name: str) -> None:

@@ -16,8 +16,9 @@ import streamlit as st
 
 from core.gpt.data import DataTooShortError, check_length
 from core.gpt.device import describe_device, detect_device
-from core.room.limits import ModelLimits, default_max_running, limits_for, threads_per_run
-from core.room.probe import StepEstimate, estimate_step
+from core.room.limits import (ModelLimits, cpu_cores, default_max_running, limits_for, threads_per_run,
+                               training_memory)
+from core.room.probe import ProbeError, StepEstimate, estimate_step
 from core.bpe import TokenizerFileError, load_tokenizer
 from core.runfolder.layout import CORPUS_FILE, TOKENIZER_FILE, queue_settings
 from core.room.queries import queue_state
@@ -25,6 +26,7 @@ from core.runfolder.status import RunStatus
 from core.room.runs import ROOM_OWNER, RunInfo, Viewer, read_metrics
 
 from ui.plumbing import state
+from ui.plumbing.charts import FIT_WIDTH
 from ui.plumbing.render import plural
 
 STEP_AXIS = alt.Axis(format="d", tickMinStep=1)  # steps are whole numbers, even with one point
@@ -76,11 +78,29 @@ def run_threads(device: str, max_running: int | None) -> int:
     return threads_per_run(max_running or default_max_running(device))
 
 
-def measure_step(config, vocab_size: int, max_running: int | None) -> StepEstimate:
-    """A step of ``config`` timed now in a child process (``ProbeError`` if it fails), with the
-    threads a run launched now gets.  Never cached: the machine's load is part of the figure."""
-    threads = config.threads or run_threads(config.device, max_running)
-    return estimate_step(replace(config, threads=threads), vocab_size)
+def device_text(device: str, max_running: int | None) -> str:
+    """The device as a run launched now gets it: on a CPU, a run's threads (the page said "2
+    threads", the app's own, above runs that each had 1)."""
+    if device != "cpu":
+        return device_info()[1]
+    return (f"cpu ({plural(run_threads(device, max_running), 'thread')} a run, "
+            f"{plural(cpu_cores(), 'core')} in all)")
+
+
+ESTIMATE_TTL_S = 600  # a step timed for some settings is timed again after this long: the load moves
+
+
+@st.cache_data(ttl=ESTIMATE_TTL_S, max_entries=64, show_spinner=False)
+def measured_step(settings: str, _config, vocab_size: int,
+                  max_running: int | None) -> tuple[StepEstimate | None, str | None]:
+    """A step of ``_config`` (by its ``settings``, as JSON) timed in a child process, with the
+    threads a run launched now gets, or why it could not be: once per settings and ten minutes, a
+    failure too, so a page run waits for the child process once, not at every rerun."""
+    threads = _config.threads or run_threads(_config.device, max_running)
+    try:
+        return estimate_step(replace(_config, threads=threads), vocab_size), None
+    except ProbeError as exc:
+        return None, str(exc)
 
 
 def training_now(runs_dir) -> tuple[int, int]:
@@ -90,23 +110,44 @@ def training_now(runs_dir) -> tuple[int, int]:
     return len(training) + len(queued), queue_settings(runs_dir)["max_running"]
 
 
+WORKSHOP_HOUR_S = 3600
+
+
+def run_seconds(est: StepEstimate, config, others: int, gpt_workers: int = 1) -> float:
+    """How long a run of ``config`` launched now trains, its steps timed at ``est``, in turns with
+    the ``others`` on ``gpt_workers`` GPT workers (evaluation left out)."""
+    return est.seconds * config.max_steps * max(1.0, (others + 1) / gpt_workers)
+
+
 def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_workers: int = 1) -> str:
-    """What the estimate says, and what it assumed: settings, device, threads, the load, and the
-    turns a run launched now would take with the ``others`` on ``gpt_workers`` GPT workers."""
+    """What a run launched now will cost, and what the figure assumed: its time (settings, device,
+    threads, the load), its memory, and where it queues: the turns it would take with the
+    ``others`` on ``gpt_workers`` GPT workers."""
     where = f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu" else est.device
     load = f"while {plural(others, 'other run')} trained" if others else "while no other run trained"
     alone = est.seconds * config.max_steps
-    turns = ""
+    queue = " It starts at once: a GPT worker is free."
     if others + 1 > gpt_workers:
-        together = format_seconds(alone * (others + 1) / gpt_workers)
-        turns = (f" It would take turns with the {plural(others, 'other run')} on this server's "
-                 f"{plural(gpt_workers, 'GPT worker')}: about {together} in all while they train.")
-    return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → about "
-            f"{format_seconds(alone)} for {config.max_steps:,} steps, "
-            f"plus evaluation. Measured just now on {where} (what a run launched now gets), "
-            f"{plural(config.n_layer, 'layer')} × {config.n_embd} wide, context {config.block_size}, "
-            f"batch {config.batch_size}, {vocab_size:,} tokens, {load}.{turns} Runs that start while "
-            f"yours trains, and other work on this machine, slow it down.")
+        together = about(run_seconds(est, config, others, gpt_workers))
+        queue = (f" It would take turns with the {plural(others, 'other run')} on this server's "
+                 f"{plural(gpt_workers, 'GPT worker')}: {together} in all while they train.")
+    memory = training_memory(config, vocab_size) / 2**20
+    return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → {about(alone)} for "
+            f"{plural(config.max_steps, 'step')}, "
+            f"plus evaluation, and about {memory:,.0f} MB of memory. Measured on {where} (what a run "
+            f"launched now gets), {plural(config.n_layer, 'layer')} × {config.n_embd} wide, context "
+            f"{config.block_size}, batch {config.batch_size}, {vocab_size:,} tokens, {load}.{queue} Runs "
+            f"that start while yours trains, and other work on this machine, slow it down.")
+
+
+def hour_advice(est: StepEstimate, config, others: int, gpt_workers: int = 1) -> str | None:
+    """A warning for a run that would outlast a workshop hour, with the steps that fit in one."""
+    total = run_seconds(est, config, others, gpt_workers)
+    if total <= WORKSHOP_HOUR_S:
+        return None
+    fits = max(1, int(config.max_steps * WORKSHOP_HOUR_S / total) // 100 * 100)
+    return (f"This run would train for about {format_seconds(total)}: longer than a workshop hour. Lower "
+            f"Steps to {fits:,} to finish within the hour, or pick a smaller model size.")
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -170,9 +211,17 @@ def turns_text(run: RunInfo) -> str:
     return f"{now}, in turns with {plural(others, 'other run')} on {plural(run.gpt_workers, 'GPT worker')}"
 
 
+def about(seconds: float) -> str:
+    """"about 3 min 20 s", or "under a second" (never "about 0 s")."""
+    said = format_seconds(seconds)
+    return said if said.startswith("under") else f"about {said}"
+
+
 def format_seconds(seconds: float) -> str:
     if not math.isfinite(seconds):
         return "?"
+    if seconds < 0.5:
+        return "under a second"
     seconds = int(round(seconds))
     if seconds < 60:
         return f"{seconds} s"
@@ -207,7 +256,7 @@ def loss_chart(metrics: list[dict]) -> alt.Chart | None:
             .encode(x=alt.X("step:Q", title="step", axis=STEP_AXIS),
                     y=alt.Y("loss:Q", title="loss (nats / token)"),
                     color=alt.Color("curve:N", title=None), tooltip=["step", "curve", "loss"])
-            .properties(height=260))
+            .properties(width="container", height=220, autosize=FIT_WIDTH))
 
 
 # a run's name in a legend is never cut (Vega-Lite cuts at 160 px: "07_char_vs_bpe_gpt-bp…")
@@ -266,7 +315,45 @@ def _bpc_chart(rows: list[dict]) -> alt.Chart:
                             axis=alt.Axis(title="bits / char", titleLimit=0)),
                     color=alt.Color("run:N", legend=RUN_LEGEND),
                     tooltip=["run", "step", "bits per character", "elapsed s"])
-            .properties(height=300))
+            .properties(width="container", height=240, autosize=FIT_WIDTH))
+
+
+SAMPLES_SHOWN = 30  # the newest samples drawn; a long run's oldest are left out, and said to be
+
+
+def sample_history(samples: list[dict]) -> list[dict]:
+    """A run's samples one per step, the newest first (a run resumed after a kill may have written
+    a step's sample twice: the later one)."""
+    by_step = {sample["step"]: sample for sample in samples}
+    return [by_step[step] for step in sorted(by_step, reverse=True)]
+
+
+def sample_heading(sample: dict) -> str:
+    bpc = sample.get("val_bpc")
+    return f"Step {sample['step']:,} · " + (f"{bpc:.3f} bits/char" if bpc is not None else "not evaluated")
+
+
+def show_samples(samples: list[dict]) -> None:
+    """The run's samples, the newest first, each under its step and validation bits per character,
+    wrapped to the box (a long line ran out of it), in a box that scrolls back through training."""
+    history = sample_history(samples)
+    st.markdown("**Samples, the newest first**")
+    st.caption("What the model wrote at each evaluation, beside its validation bits per character "
+               "then: scroll down to go back through training.")
+    box = st.container(height=420 if len(history) > 2 else "content", border=True)
+    for sample in history[:SAMPLES_SHOWN]:
+        box.markdown(f"**{sample_heading(sample)}**")
+        box.code(sample["text"], language=None, wrap_lines=True)
+    if len(history) > SAMPLES_SHOWN:
+        box.caption(f"The {SAMPLES_SHOWN} newest of {len(history):,} samples.")
+
+
+def corpus_first(runs: dict[str, RunInfo], current_digest: str | None) -> tuple[dict, dict]:
+    """``runs`` (by label, in their order) with those trained on the sidebar's corpus
+    (``current_digest``) first, and those alone: Generate opens on a checkpoint of the corpus the
+    attendee chose."""
+    same = {label: run for label, run in runs.items() if (run_corpus(run) or (None,))[0] == current_digest}
+    return {**same, **runs}, same
 
 
 def own_run_first(labels: dict[str, RunInfo], viewer: Viewer, selected: str | None = None) -> str | None:

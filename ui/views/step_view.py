@@ -11,8 +11,10 @@ applies (pairs left to right without overlap inside a chunk), and redraws in pla
 lives in the page's URL (``?step=``, written by the browser), so a reload or a bookmark opens at
 it; the server reads it only when a session opens (``ui.plumbing.controls.restore_settings``).
 Every control is a real ``<button>``, ``<select>`` or ``<input type=range>`` with a visible focus
-ring; the arrow keys step wherever the focus is in the view, and Play and Pause hand the focus to
-each other as they take each other's place.
+ring; the keys the view names (→ and ←, n and p, j and k) step from anywhere on the page
+but a text box or a widget with keys of its own (the page's document listens, not the view: after a
+click on the heading they did nothing), and Play and Pause hand the focus to each other as they
+take each other's place.
 
 The payload is built once per tokenizer and window and kept as encoded JSON in a bounded cache
 shared by every session: a rerun of the page (a click on a token, another window) re-sends the

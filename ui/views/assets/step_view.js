@@ -416,6 +416,9 @@ async function drawCharts(v) {
   const results = await Promise.all(specs.map(([el, spec]) => window.vegaEmbed(el, spec, options)));
   if (current !== v) { results.forEach((r) => r.finalize()); return; }
   v.charts = results.map((r) => r.view);
+  // each chart's element holds its view, as an SVG chart's elements hold their scene items: where a
+  // test reads what Vega laid out (tests/app/chart_geometry.js)
+  specs.forEach(([el], i) => { el.vegaView = results[i].view; });
   v.cursors = v.el.curves.map((el, i) => {
     const line = document.createElement("div");
     line.className = "bpe-cursor";
@@ -604,6 +607,8 @@ function skeleton(d) {
     `</div>` +
     `<label class="bpe-slider">Merges done <input type="range" min="0" max="${d.n}" step="1" aria-label="Merges done">` +
     `<span><b class="bpe-count"></b> of ${fmt(d.n)}</span></label>` +
+    `<div class="bpe-note bpe-keys">Keys, anywhere on the page but in a text box: <kbd>→</kbd>, <kbd>n</kbd> ` +
+    `or <kbd>j</kbd> next merge; <kbd>←</kbd>, <kbd>p</kbd> or <kbd>k</kbd> previous.</div>` +
     `<div class="bpe-head"></div><div class="bpe-caption"></div>` +
     `<div class="bpe-metrics">${metric("Vocabulary size", "vocab")}${metric("Corpus tokens", "corpus")}` +
     `${metric("Tokens in the text shown", "shown")}</div>` +
@@ -632,6 +637,34 @@ function elements(root) {
   };
 }
 
+// the keys that step the view from anywhere on the page (the page says which: skeleton's keys note)
+// (not Home and End: they scroll the page)
+const KEYS = {ArrowRight: 1, n: 1, j: 1, ArrowLeft: -1, p: -1, k: -1};
+const TYPING = new Set(["INPUT", "TEXTAREA", "SELECT"]);
+const OWN_KEYS = /^(slider|textbox|combobox|listbox|spinbutton|tab|menu|menuitem|option|radio)$/;
+// the page's own scrolling containers, which take the focus on a click anywhere in them
+const PAGE = '[data-testid="stApp"], [data-testid="stMain"], [data-testid="stSidebar"] *';
+
+// the document whose keys step the view: the page's own, or the page around a frame of the same
+// origin (a frame of another origin may not listen there: its own document then)
+function keysFrom(root) {
+  try {
+    if (window.parent !== window && window.parent.document) return window.parent.document;
+  } catch (error) { /* another origin */ }
+  return root.ownerDocument;
+}
+
+// a key meant for what has the focus: typed into a box, a widget's own (a slider's arrows), a
+// region outside the view that took the focus to scroll by keys (a merge tree's box), or with a
+// modifier (the browser's and the system's shortcuts)
+function typing(v, event) {
+  const t = event.target;
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return true;
+  if (!t || t.nodeType !== 1) return false;
+  if (!v.root.contains(t) && t.hasAttribute("tabindex") && t.tabIndex >= 0 && !t.matches(PAGE)) return true;
+  return TYPING.has(t.tagName) || t.isContentEditable || OWN_KEYS.test(t.getAttribute("role") || "");
+}
+
 // the view's listeners, removed with it: a rerun with new data mounts a new view on the same root
 function listen(v) {
   const actions = {reset: () => go(v, 0), previous: () => go(v, v.k - 1), next: () => go(v, v.k + 1),
@@ -646,11 +679,10 @@ function listen(v) {
   on(v.el.slider, "input", () => go(v, Number(v.el.slider.value)));
   on(v.el.slider, "change", () => saveToUrl(v, true));  // the slider let go of: its step at once
   on(v.el.speed, "change", () => setSpeed(v, Number(v.el.speed.value)));
-  on(v.root, "keydown", (event) => {
-    if (event.target.tagName === "SELECT" || v.playing) return;
-    if (event.key === "ArrowRight") go(v, v.k + 1);
-    else if (event.key === "ArrowLeft") go(v, v.k - 1);
-    else return;
+  on(keysFrom(v.root), "keydown", (event) => {
+    const move = KEYS[event.key];
+    if (!move || v.playing || typing(v, event)) return;
+    go(v, v.k + move);
     if (!event.repeat) saveToUrl(v, true);
     event.preventDefault();
   });
@@ -675,7 +707,7 @@ function unmount(v) {
 
 function mount(root, d, step) {
   root.innerHTML = skeleton(d);
-  root.tabIndex = 0;  // the arrow keys step once the view has the focus
+  root.tabIndex = 0;  // a stop for the keyboard: the view's own controls come next
   const v = {root, d, el: elements(root), seq: initialSequence(d), k: 0, playing: false, frame: null,
              speed: d.speed, rowsMade: 0, rowsShown: 0, charts: null, urlTimer: null, scrolling: null,
              lines: null, far: new WeakSet(), later: [], laterCall: null,
