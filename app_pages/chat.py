@@ -12,8 +12,8 @@ from ui.plumbing import state
 from ui.plumbing.cache import TRAINING_ERRORS, server_settings, session_tokenizer
 from ui.plumbing.charts import vega_spec
 from ui.plumbing.render import md_safe, show_error, tokenizer_scope
-from ui.views.chat_view import (MAX_CHARS, SHOWN_TOKENS, history_chart, history_frame, message_chart,
-                                message_frame, model_counts, own_count, rendering_html, sentences)
+from ui.views.chat_view import (MAX_CHARS, SHOWN_TOKENS, history_frame, message_chart, message_frame,
+                                model_counts, own_count, rendering_html, sentences, total_chart, turn_chart)
 
 IDS, NEXT, TOOLS, USE_TOOLS = "chat_ids", "chat_next", "chat_tools", "chat_use_tools"
 CORPUS_CHARS = 1_000_000  # the sidebar's corpus as a message: a megabyte, counted off the page
@@ -157,6 +157,8 @@ else:
     st.html(rendering_html(yours, own_chat_tokenizer(mine)))
 
 st.subheader("A growing history")
-st.vega_lite_chart(vega_spec("chat history", history_frame(counts, turns), history_chart), width="stretch")
+history = history_frame(counts, turns)
+st.vega_lite_chart(vega_spec("chat history per turn", history, turn_chart), width="stretch")
+st.vega_lite_chart(vega_spec("chat history in all", history, total_chart), width="stretch")
 st.caption("Each turn sends the whole history again: the system prompt and tools once per request, "
            "the rest once per turn so far. Dashed: each model's context window.")

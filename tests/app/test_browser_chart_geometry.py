@@ -24,7 +24,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 GEOMETRY_JS = Path(__file__).with_name("chart_geometry.js").read_text(encoding="utf-8")
 CORPORA = {"default": None, "French": FRENCH, "many scripts": load_sample("multilingual and emoji")}
-PAGES = {"Learn BPE": 3, "Char vs BPE": 1, "Compare tokenizers": 1, "Train a GPT": 3}  # -> its charts
+PAGES = {"Learn BPE": 3, "Char vs BPE": 1, "Compare tokenizers": 1, "Tokenizer questions": 5,
+         "Chat templates": 3, "Train a GPT": 3}  # -> its charts
 LAYOUTS = ((1400, "light"), (1400, "dark"), (800, "light"), (800, "dark"))  # the screenshots: the last
 CHARTS = '[data-testid="stVegaLiteChart"], .bpe-pairs-chart, .bpe-curve'
 BAND = 12  # px: the least height of a row of bars, or of one bar in a row

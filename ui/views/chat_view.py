@@ -19,6 +19,7 @@ from core.chat.chat_models import count_models
 from core.chat.history import Growth
 from ui.plumbing import heavy_jobs
 from ui.plumbing.cache import server_settings
+from ui.plumbing.charts import FIT_WIDTH
 from ui.plumbing.render import md_safe, token_spans_html
 
 # What the page counts on its own thread (the five formats take about a second per 100,000
@@ -85,13 +86,15 @@ def message_frame(counts: dict[str, ChatCount], labels: list[str]) -> pd.DataFra
 
 def message_chart(frame: pd.DataFrame) -> alt.Chart:
     return alt.Chart(frame).mark_bar(stroke="white", strokeWidth=1).encode(
-        x=alt.X("sum(tokens):Q", title="tokens"),
-        y=alt.Y("model:N", title=None, sort=None),
+        x=alt.X("sum(tokens):Q", title="tokens", axis=alt.Axis(labelFlush=True)),
+        y=alt.Y("model:N", title=None, sort=None, axis=alt.Axis(labelLimit=0, labelOverlap=False)),
         color=alt.Color("part:N", sort=list(PARTS), scale=alt.Scale(range=["#2563eb", "#9ca3af"]),
                         legend=alt.Legend(orient="bottom", title=None)),
         order=alt.Order("order:Q"),
         tooltip=["model", "message", "part", "tokens"],
-    ).properties(height=alt.Step(34))  # a bar per model, each with room for its name
+    ).properties(width="container", height=34 * frame["model"].nunique(),  # room for each model's name
+                 autosize=FIT_WIDTH, padding={"left": 5, "top": 5, "bottom": 5, "right": 10})  # the last
+    # tick's label, flush with the axis's end, overran a 5 px padding by a pixel or two in Chromium
 
 
 def history_frame(counts: dict[str, ChatCount], turns: int) -> pd.DataFrame:
@@ -104,19 +107,28 @@ def history_frame(counts: dict[str, ChatCount], turns: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def history_chart(frame: pd.DataFrame) -> alt.Chart:
-    colour = alt.Color("model:N", legend=alt.Legend(orient="bottom", title=None))
-    turn = alt.X("turn:Q", title="turn (the whole history sent again)")
-    base = alt.Chart(frame).encode(x=turn, color=colour)
+def _history_base(frame: pd.DataFrame) -> alt.Chart:
+    colour = alt.Color("model:N", legend=alt.Legend(orient="bottom", title=None, columns=2, labelLimit=0))
+    turn = alt.X("turn:Q", title="turn (the whole history sent again)", axis=alt.Axis(labelFlush=True))
+    return alt.Chart(frame).encode(x=turn, color=colour)
+
+
+def turn_chart(frame: pd.DataFrame) -> alt.Chart:
+    """Tokens each request sends, turn by turn, under each model's context window (dashed)."""
+    base = _history_base(frame)
     per_turn = base.mark_line(point=True).encode(
         y=alt.Y("sent this turn:Q", title="tokens sent this turn"),
         tooltip=["model", "turn", "sent this turn", "sent in all"])
     window = base.mark_rule(strokeDash=[6, 4]).encode(y="context window:Q",
                                                       tooltip=["model", "context window"])
-    in_all = base.mark_line().encode(y=alt.Y("sent in all:Q", title="tokens sent in all"),
-                                     tooltip=["model", "turn", "sent in all"])
-    return alt.hconcat((per_turn + window).properties(width=360, height=260),
-                       in_all.properties(width=360, height=260))
+    return (per_turn + window).properties(width="container", height=260, autosize=FIT_WIDTH)
+
+
+def total_chart(frame: pd.DataFrame) -> alt.Chart:
+    """Tokens sent in all by each turn: what the conversation costs."""
+    return _history_base(frame).mark_line().encode(
+        y=alt.Y("sent in all:Q", title="tokens sent in all"), tooltip=["model", "turn", "sent in all"],
+    ).properties(width="container", height=260, autosize=FIT_WIDTH)
 
 
 def sentences(counts: dict[str, ChatCount], turns: int, system: bool) -> list[str]:

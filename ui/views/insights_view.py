@@ -36,6 +36,8 @@ from core.insights import question_jobs
 
 from ..serving.bounded_cache import BoundedCache
 from ..plumbing.cache import server_settings, tokenizer_bytes, tokenizer_key
+from ..plumbing.charts import FIT_WIDTH
+from .questions_view import BAR, ROW_GAP
 from ..plumbing.heavy_jobs import computed, training_advice
 from ..plumbing.render import md_safe
 
@@ -81,7 +83,7 @@ def curve_chart(frame: pd.DataFrame) -> alt.Chart:
         y=alt.Y("characters per token:Q", title="characters per token"),
         color=alt.Color("part:N", sort=list(PARTS), legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["vocabulary size", "part", "characters per token"],
-    ).properties(height=320)
+    ).properties(width="container", height=320, autosize=FIT_WIDTH)
 
 
 def sweep_rows(sizes, points: list[SweepPoint], refused: dict[int, int]) -> list[dict]:
@@ -123,7 +125,7 @@ def sweep_chart(points: list[SweepPoint]) -> alt.Chart | None:
         y=alt.Y("validation bits per character:Q", scale=alt.Scale(zero=False)),
         tooltip=["vocabulary size", "validation bits per character", "parameters", "embedding share",
                  "status"],
-    ).properties(height=300)
+    ).properties(width="container", height=300, autosize=FIT_WIDTH)
 
 
 # -- tokens that never appear -------------------------------------------------------------------------
@@ -234,7 +236,7 @@ def embedding_chart(frame: pd.DataFrame) -> alt.Chart:
         color=alt.Color("kind:N", sort=list(KINDS), scale=alt.Scale(range=["#dc2626", "#f59e0b", "#2563eb"]),
                         legend=alt.Legend(orient="bottom", title=None, columns=2)),
         tooltip=["id", "token", "seen", "norm"],
-    ).properties(height=300)
+    ).properties(width="container", height=300, autosize=FIT_WIDTH)
 
 
 # -- what a language pays ----------------------------------------------------------------------------
@@ -301,11 +303,12 @@ def premium_chart(frame: pd.DataFrame) -> alt.Chart:
     order = (frame.groupby("language")["premium"].max().sort_values(ascending=False).index.tolist())
     tokenizers = list(dict.fromkeys(frame["tokenizer"]))
     bars = alt.Chart(frame).mark_bar().encode(
-        y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelLimit=220)),
+        y=alt.Y("language:N", sort=order, title=None, axis=alt.Axis(labelLimit=0, labelOverlap=False)),
         yOffset=alt.YOffset("tokenizer:N", sort=tokenizers),
         x=alt.X("premium:Q", title="tokens for the same text, × English's"),
         color=alt.Color("tokenizer:N", sort=tokenizers,
-                        legend=alt.Legend(orient="top", title=None, columns=2, labelLimit=220)),
+                        legend=alt.Legend(orient="top", title=None, columns=2, labelLimit=0)),
         tooltip=["language", "tokenizer", "tokens", "premium"])
     rule = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(strokeDash=[4, 3]).encode(x="premium:Q")
-    return (bars + rule).properties(height=max(200, 9 * len(frame) + 20 * len(order)))
+    return (bars + rule).properties(width="container", height=len(order) * (BAR * len(tokenizers) + ROW_GAP),
+                                    autosize=FIT_WIDTH)

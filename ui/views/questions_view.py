@@ -37,6 +37,7 @@ from core.insights.whitespace import python_sample, whitespace_cost
 from core.insights import question_jobs
 
 from ..plumbing.cache import server_settings, tokenizer_key
+from ..plumbing.charts import FIT_WIDTH
 from ..plumbing.heavy_jobs import computed
 from ..serving.bounded_cache import BoundedCache
 
@@ -147,7 +148,9 @@ def grouping_frame(tokenizers: dict[str, BPETokenizer], names: dict[str, str],
 
 
 GROUPING_COLOURS = "tableau20"  # 20 colours, none alike: 0..9,999 have at most 15 groupings (1+2+4+8)
-ROW_AXIS = alt.Axis(labelLimit=320, labelOverlap=False)  # every tokenizer's row named, in full
+ROW_AXIS = alt.Axis(labelLimit=0, labelOverlap=False)  # every tokenizer's row named, in full
+BAR = 14      # px: one bar of a group (at least 12, the least a person tells apart and reads)
+ROW_GAP = 10  # px between groups
 
 
 def grouping_chart(frame: pd.DataFrame) -> alt.Chart:
@@ -157,10 +160,10 @@ def grouping_chart(frame: pd.DataFrame) -> alt.Chart:
         y=alt.Y("tokenizer:N", sort=list(dict.fromkeys(frame["tokenizer"])), title=None, axis=ROW_AXIS),
         x=alt.X("integers:Q", title="integers 0 to 9,999"),
         color=alt.Color("grouping:N", sort=order, scale=alt.Scale(scheme=GROUPING_COLOURS),
-                        legend=alt.Legend(orient="bottom", columns=8, title="digits per token")),
+                        legend=alt.Legend(orient="bottom", columns=5, title="digits per token")),
         order=alt.Order("digits:Q"),
         tooltip=["tokenizer", "grouping", "integers"],
-    ).properties(height=40 * frame["tokenizer"].nunique() + 40)
+    ).properties(width="container", height=alt.Step(2 * BAR + ROW_GAP), autosize=FIT_WIDTH)
 
 
 def aligned_sum(tokenizers: dict[str, BPETokenizer], a: int, b: int) -> str:
@@ -203,9 +206,9 @@ def whitespace_chart(frame: pd.DataFrame) -> alt.Chart:
         y=alt.Y("tokenizer:N", sort=tokenizers, title=None, axis=ROW_AXIS),
         yOffset=alt.YOffset("text:N"),
         x=alt.X("share:Q", axis=alt.Axis(format="%"), title="tokens that are whitespace only"),
-        color=alt.Color("text:N", legend=alt.Legend(orient="bottom", title=None)),
+        color=alt.Color("text:N", legend=alt.Legend(orient="bottom", title=None, columns=1, labelLimit=0)),
         tooltip=["tokenizer", "text", "tokens", "whitespace tokens", alt.Tooltip("share:Q", format=".1%")],
-    ).properties(height=44 * len(tokenizers) + 30)
+    ).properties(width="container", height=len(tokenizers) * (2 * BAR + ROW_GAP), autosize=FIT_WIDTH)
 
 
 # -- special tokens -----------------------------------------------------------------------------
@@ -260,6 +263,7 @@ def format_chart(frame: pd.DataFrame) -> alt.Chart:
         yOffset=alt.YOffset("tokenizer:N", sort=tokenizers),
         x=alt.X("tokens:Q", title="tokens for the same records"),
         color=alt.Color("tokenizer:N", sort=tokenizers, legend=alt.Legend(orient="bottom", title=None,
-                                                                          columns=3, labelLimit=220)),
+                                                                          columns=2, labelLimit=0)),
         tooltip=["format", "tokenizer", "tokens", "characters"],
-    ).properties(height=len(FORMATS) * (14 * len(tokenizers) + 8))
+    ).properties(width="container", height=len(FORMATS) * (BAR * len(tokenizers) + ROW_GAP),
+                 autosize=FIT_WIDTH)
