@@ -12,9 +12,9 @@ paste, with fresh real tabs arriving, against one ``streamlit run`` and against 
 - *Heavy attendees* (websocket sessions too) open the start page, paste a text into the sidebar's
   paste box (the widget's value over the protocol, as a browser sends it on Ctrl+Enter; kept on
   every later run, as a browser keeps it), then open every other page (Learn BPE, Char vs BPE,
-  Compare tokenizers, Tokenizer questions, Train a GPT), each timed to the end of its run (or,
-  where the page answers with a progress bar and finishes later, to the run that no longer shows
-  one).  The texts: 2 MB of random Unicode (code points
+  Compare tokenizers, Tokenizer questions, Chat templates, Train a GPT), each timed to the end of
+  its run (or, where the page answers with a progress bar and finishes later, to the run that no
+  longer shows one).  The texts: 2 MB of random Unicode (code points
   U+0020-U+2FFFF, seeded), the first 8 MB of ``../shared/corpora/debian-docs-100mb.txt.xz`` (skipped
   with a message where absent) and a 1 MB line with no space (seeded), taken in turn.  They start
   5 s into the room, 2 s apart; each page waits at most ``--heavy-timeout`` s.
@@ -73,7 +73,7 @@ from core.room.jobs import IDLE_S as WORKER_IDLE_S  # noqa: E402
 from ui.serving.memory import COLLECT_EVERY_S, PERIOD_S  # noqa: E402
 
 CALM_CORPUS = "sample:English: Python docs (built in)"
-PAGES = ("learn_bpe", "char_vs_bpe", "compare_tokenizers", "insights", "train_gpt")  # all but the start
+PAGES = ("learn_bpe", "char_vs_bpe", "compare_tokenizers", "insights", "chat", "train_gpt")  # not the start
 PASTE_LABEL = "Or paste your own text"
 DOCS_XZ = ROOT.parent / "shared" / "corpora" / "debian-docs-100mb.txt.xz"
 CHROMIUM = Path("/usr/bin/chromium")

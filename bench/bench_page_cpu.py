@@ -5,13 +5,19 @@ the same kinds of elements, which is Streamlit's own share.  A room's capacity o
 about the one core its Python may use, divided by this: at 20 page runs a second, 25 ms a run is
 half of it.
 
-    python bench/bench_page_cpu.py [--pages learn_bpe char_vs_bpe] [--runs 150]
+    python bench/bench_page_cpu.py [--pages learn_bpe char_vs_bpe] [--runs 150] [--paste docs]
 
 One websocket client (``streamlit_client.py``) reruns each page ``--runs`` times, then reloads it
 (a new session from the URL) as often; CPU is read from ``/proc`` before and after.  A second
 session stays open throughout: with none connected, Streamlit drops its compiled scripts and the
 next run compiles them again, which a room never sees.  Times include loopback's waits; the CPU
 figures do not.
+
+``--paste`` (one of ``bench_hostile_room.py``'s heavy texts: ``docs``, 8 MB of the Debian docs;
+``unicode``; ``line``) pastes it into the measured session first, as an attendee does, waits until
+the page shows no progress bar (its jobs done, in job workers: other processes, not counted), then
+times reruns alone (a reload opens the URL's corpus, not the paste): what a page's own thread costs
+at every run whatever was pasted (``tests/app/test_page_thread.py`` holds each run to a budget).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+from bench_hostile_room import CASES, PASTE_LABEL, heavy_texts
 from bench_server import machine, start_server
 from streamlit_client import Session
 
@@ -48,8 +55,19 @@ class CountingSession(Session):
         return super()._from_cache(data)
 
 
-async def cost(url: str, pid: int, path: str, runs: int) -> list[str]:
-    """Table rows for reruns and reloads of ``path``: messages, wall ms, event-loop and script CPU."""
+async def pasted(s: Session, text: str, timeout: float = 600.0) -> None:
+    """``text`` in the sidebar's paste box, rerun every second until the page shows no progress."""
+    s.keep(PASTE_LABEL, string_value=text)
+    deadline = time.monotonic() + timeout
+    await s.rerun()
+    while any(e.kind == "progress" for e in s.shown()) and time.monotonic() < deadline:
+        await asyncio.sleep(1.0)
+        await s.rerun()
+
+
+async def cost(url: str, pid: int, path: str, runs: int, paste: str | None = None) -> list[str]:
+    """Table rows for reruns and reloads of ``path``: messages, wall ms, event-loop and script CPU
+    (with ``paste``, reruns only, once it is pasted and its jobs are done)."""
     query = "u={}&corpus=" + quote(CORPUS)
     keeper = Session(url, query=query.format("bench-keep-0000-xxxxxxxx"), path=path)
     s = CountingSession(url, query=query.format("bench-cost-0000-xxxxxxxx"), path=path)
@@ -57,8 +75,11 @@ async def cost(url: str, pid: int, path: str, runs: int) -> list[str]:
         await session.connect()
         for _ in range(WARM_RUNS):  # caches filled, the first runs' imports done
             await session.rerun()
+    if paste is not None:
+        await pasted(s, paste)
+        await s.rerun()
     rows = []
-    for kind in ("rerun", "reload"):
+    for kind in ("rerun",) if paste is not None else ("rerun", "reload"):
         process, loop = Path(f"/proc/{pid}/stat"), Path(f"/proc/{pid}/task/{pid}/stat")
         total0, loop0, messages0, wall = cpu_s(process), cpu_s(loop), s.messages, []
         for _ in range(runs):
@@ -77,7 +98,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", nargs="+", default=["learn_bpe"], help="the app's pages, by URL path")
     parser.add_argument("--runs", type=int, default=150)
+    parser.add_argument("--paste", choices=list(CASES), help="a heavy text pasted first (bench_hostile_room)")
     args = parser.parse_args()
+    paste = heavy_texts([args.paste], 1.0)[0][1] if args.paste else None
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}; "
           f"{time.strftime('%Y-%m-%d %H:%M')}\n")
     print("| page | run | messages | wall p50 ms | event loop CPU ms | script threads CPU ms "
@@ -88,7 +111,7 @@ def main() -> None:
             proc, url = start_server(Path(runs_dir), {}, script=script)
             try:
                 for page in pages:
-                    for row in asyncio.run(cost(url, proc.pid, page, args.runs)):
+                    for row in asyncio.run(cost(url, proc.pid, page, args.runs, paste if page else None)):
                         print(row.replace("| the app |", "| Streamlit's floor (a bare page) |"), flush=True)
             finally:
                 proc.terminate()

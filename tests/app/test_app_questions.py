@@ -171,3 +171,30 @@ def test_a_large_corpus_is_read_by_a_job_worker_and_its_answers_shown(gpt4):
     assert rows.loc["␣2024", "times"] == 7000
     [cut] = [n for n in numbers_in_text(gpt4, text) if n.text == " 2024"]
     assert rows.loc["␣2024", GPT4].startswith(" · ".join(visible(t) for t in cut.cut.tokens))
+
+
+PALETTES = {None: 10, "tableau10": 10, "tableau20": 20, "category10": 10, "category20": 20}
+
+
+@pytest.mark.slow
+def test_every_chart_gives_each_category_its_own_colour_and_names_every_row(at):
+    """Read on each chart's spec: a colour per category (no more categories than the palette
+    has), and every row of a band axis named (no label dropped for overlap, none cut short)."""
+    import pyarrow as pa
+
+    checked = 0
+    for element in at.main.get("vega_lite_chart"):
+        spec = json.loads(element.proto.spec)
+        colour = spec.get("encoding", {}).get("color", {}) if "encoding" in spec else {}
+        if colour.get("type") == "nominal":
+            rows = pa.ipc.open_stream(element.proto.datasets[0].data.data).read_all().to_pylist()
+            categories = {r[colour["field"]] for r in rows}
+            scale = colour.get("scale", {})
+            room = len(scale["range"]) if "range" in scale else PALETTES[scale.get("scheme")]
+            assert len(categories) <= room, (colour["field"], sorted(categories))
+            checked += 1
+        y = spec.get("encoding", {}).get("y", {})
+        if y.get("type") == "nominal":
+            assert y.get("axis", {}).get("labelOverlap") is False, y
+            assert y["axis"].get("labelLimit", 0) == 0, y  # 0: never cut
+    assert checked >= 3  # the groupings, the whitespace shares, the formats

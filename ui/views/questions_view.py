@@ -259,7 +259,7 @@ def format_frame(costs: dict[str, dict[str, dict]]) -> pd.DataFrame:
 def format_chart(frame: pd.DataFrame) -> alt.Chart:
     tokenizers = list(dict.fromkeys(frame["tokenizer"]))
     return alt.Chart(frame).mark_bar().encode(
-        y=alt.Y("format:N", sort=list(FORMATS), title=None),
+        y=alt.Y("format:N", sort=list(FORMATS), title=None, axis=ROW_AXIS),
         yOffset=alt.YOffset("tokenizer:N", sort=tokenizers),
         x=alt.X("tokens:Q", title="tokens for the same records"),
         color=alt.Color("tokenizer:N", sort=tokenizers, legend=alt.Legend(orient="bottom", title=None,
