@@ -156,15 +156,16 @@ with st.container(border=True):
         st.button("Load Tiny Shakespeare (1 MB of plays)", key="gpt_load_shakespeare",
                   on_click=load_tiny_shakespeare)
     blocked = too_big or too_short or not text or not device_ok
-    cost = st.container()  # above the buttons, drawn once the button to time again is read
+    cost = st.container()  # above the buttons, filled last: timing new settings takes seconds, and
+    # the buttons are there meanwhile (drawn after it, Launch was missing while a step was timed)
     buttons = st.container(horizontal=True)  # buttons as wide as their labels, wrapping when narrow
     again = buttons.button("⏱ Time a step again", key="gpt_estimate", disabled=blocked,
                            help="The cost above is timed once for these settings; time it again now.")
+    if buttons.button("🚀 Launch", key="gpt_launch", type="primary", disabled=blocked):
+        launch(config, kind, run_name)
     if not blocked:
         with cost:
             show_cost(config, tok.vocab_size, again)
-    if buttons.button("🚀 Launch", key="gpt_launch", type="primary", disabled=blocked):
-        launch(config, kind, run_name)
 
 runs = list_runs(runs_dir, who)
 if not runs:
