@@ -112,6 +112,8 @@ except (json.JSONDecodeError, ValueError) as exc:
     tools = ()
 
 found = model_counts(messages, tools, thinking)
+if found is None:  # a job worker counts a long conversation: its progress bar is drawn
+    st.stop()
 counts = {name: c for name, c in found.items() if not isinstance(c, str)}
 size = sum(len(m.content) for m in messages)
 try:

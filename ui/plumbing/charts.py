@@ -40,6 +40,14 @@ MAX_CURVE_POINTS = 1000  # a longer curve is thinned evenly: the browser draws i
 CURVES = {"vocabulary size": "#6d4aff", "corpus tokens": "#0891b2"}
 # as wide as the page gives, axis labels included, laid out again when a step brings longer labels
 FIT_WIDTH = alt.AutoSizeParams(type="fit-x", contains="padding", resize=True)
+BAR = 16  # px per bar of a group: after the padding Vega lays between bars, 12 px or more are drawn
+ROW_GAP = 8  # px between two groups: a group of one bar is 24 px, its 13 px name fits
+
+
+def grouped_height(groups: int, bars: int) -> int:
+    """A bar chart's plot height for ``groups`` rows of ``bars`` bars each: as tall as its bars need,
+    never a fixed height (Streamlit's default squeezed one script's six tokenizers onto a hairline)."""
+    return groups * (bars * BAR + ROW_GAP)
 
 
 def pair_rows(tok: BPETokenizer, k: int, name=None) -> list[dict]:

@@ -106,17 +106,19 @@ def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit:
 
 
 def computed(settings: ServerSettings, cache: BoundedCache, key: tuple, fn, args: tuple, size: int,
-             doing: str, unit: str = "", sent: tuple | None = None, advice: str = "Use a smaller text."):
+             doing: str, unit: str = "", sent: tuple | None = None, advice: str = "Use a smaller text.",
+             inline_below: int = INLINE_BELOW):
     """``fn(*args)`` once for the room, kept in ``cache`` under ``key`` (a job's key too, the same
     in every app process): computed on the page's thread when ``size`` (the characters it reads)
-    is below ``INLINE_BELOW``, else by a job worker, given ``sent`` in place of ``args`` where
-    they differ (a real tokenizer by its name), and ``None`` until then, with a progress bar
-    reading ``doing`` where the caller would have drawn it.  The one way a page computes what
-    grows with its corpus (``tests/app/test_page_thread.py`` holds every page to it)."""
+    is below ``inline_below`` (lower for work dearer per character), else by a job worker, given
+    ``sent`` in place of ``args`` where they differ (a real tokenizer by its name), and ``None``
+    until then, with a progress bar reading ``doing`` where the caller would have drawn it.  The
+    one way a page computes what grows with its corpus (``tests/app/test_page_thread.py`` holds
+    every page to it)."""
     found = cache.get(key)
     if found is not None:
         return found
-    if size < INLINE_BELOW:
+    if size < inline_below:
         found = fn(*args)
     else:
         found = job_result(settings, key, fn, args if sent is None else sent, doing, unit, block=False,

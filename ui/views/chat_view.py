@@ -21,6 +21,7 @@ from ui.plumbing import heavy_jobs
 from ui.plumbing.cache import server_settings
 from ui.plumbing.charts import FIT_WIDTH
 from ui.plumbing.render import md_safe, token_spans_html
+from ui.serving.bounded_cache import BoundedCache
 
 # What the page counts on its own thread (the five formats take about a second per 100,000
 # characters); a longer conversation is counted by the room's job engine, as other heavy work is.
@@ -31,22 +32,23 @@ SPECIAL_STYLE = "background:#1e3a8a;color:#ffffff;font-weight:600;"  # a special
 PARTS = ("content", "template")
 
 
-def model_counts(messages: tuple, tools: tuple, thinking: bool) -> dict[str, ChatCount | str]:
+@st.cache_resource(show_spinner=False)
+def _counts() -> BoundedCache:
+    """Conversations' counts by their content: a counted token is about 200 bytes of objects."""
+    return BoundedCache(64, 128 * 2**20, lambda found: 200 * sum(
+        len(c.tokens) for c in found.values() if not isinstance(c, str)))
+
+
+def model_counts(messages: tuple, tools: tuple, thinking: bool) -> dict[str, ChatCount | str] | None:
     """Each model's count of the conversation, or why its template refuses it: on the page's
-    thread up to :data:`MAX_CHARS` characters, else as a job (a progress bar, then the page stops
+    thread up to :data:`MAX_CHARS` characters, else as a job (``None``, under a progress bar,
     until it is done)."""
-    if sum(len(m.content) for m in messages) <= MAX_CHARS:
-        return _counted(messages, tools, thinking)
     content = repr((messages, tools)).encode("utf-8", "surrogatepass")
     key = ("chat", hashlib.sha256(content).hexdigest(), thinking)
-    return heavy_jobs.job_result(server_settings(), key, count_models, (messages, tools, thinking),
-                                 "Counting the conversation for each model",
-                                 advice="Use a shorter conversation.")
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _counted(messages: tuple, tools: tuple, thinking: bool) -> dict[str, ChatCount | str]:
-    return count_models(messages, tools, thinking)
+    size = sum(len(m.content) for m in messages)
+    return heavy_jobs.computed(server_settings(), _counts(), key, count_models, (messages, tools, thinking),
+                               size, "Counting the conversation for each model",
+                               advice="Use a shorter conversation.", inline_below=MAX_CHARS + 1)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

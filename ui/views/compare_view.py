@@ -33,7 +33,7 @@ from core.bpe.compare import char_scripts, ranked_scripts, script_costs
 from core.bpe.markup import esc, gap_html, visible_html
 
 from ui.serving.bounded_cache import BoundedCache
-from ui.plumbing.charts import FIT_WIDTH
+from ui.plumbing.charts import FIT_WIDTH, grouped_height
 from ui.plumbing.cache import PRETRAINED_LABELS as LABELS
 from ui.plumbing.cache import TRAINING_ERRORS, pretrained, session_tokenizer
 from ui.plumbing.render import (
@@ -240,16 +240,12 @@ def costliest_vs_cheapest(results: list[Encoded], text: str) -> dict[str, tuple[
     return found
 
 
-BAR = 16  # pixels per script in a row: after the padding Vega lays between bars, a bar of 12 px or more
-ROW_GAP = 8  # pixels between two tokenizers' rows: one script's row is 24 px, its 13 px name fits
-
-
 def cost_chart(frame: pd.DataFrame) -> alt.Chart:
     """One row of bars per tokenizer, one bar per script in it: the tokenizers' names on the left
     axis, each in full, the scripts in the legend below.  The plot is as tall as its bars need
-    (``BAR`` a script, ``ROW_GAP`` between rows), the legend below it and only the width fitted to
-    the page: fitted to a fixed height too (Streamlit's default), the axis and the legend of a text in
-    one script took all of it, and six names lay on one hairline of bars."""
+    (``grouped_height``), the legend below it and only the width fitted to the page: fitted to a
+    fixed height too (Streamlit's default), the axis and the legend of a text in one script took all
+    of it, and six names lay on one hairline of bars."""
     order = list(dict.fromkeys(frame["script"]))
     tokenizers = list(dict.fromkeys(frame["tokenizer"]))
     return alt.Chart(frame).mark_bar().encode(
@@ -261,8 +257,7 @@ def cost_chart(frame: pd.DataFrame) -> alt.Chart:
                         legend=alt.Legend(orient="bottom", columns=2, labelLimit=0, title=None)),
         tooltip=["tokenizer", "script", "characters", "tokens",
                  alt.Tooltip("tokens per character:Q", format=".3f")],
-    ).properties(width="container", height=len(tokenizers) * (len(order) * BAR + ROW_GAP),
-                 autosize=FIT_WIDTH)
+    ).properties(width="container", height=grouped_height(len(tokenizers), len(order)), autosize=FIT_WIDTH)
 
 
 @st.cache_resource(show_spinner=False)

@@ -36,8 +36,7 @@ from core.insights import question_jobs
 
 from ..serving.bounded_cache import BoundedCache
 from ..plumbing.cache import server_settings, tokenizer_bytes, tokenizer_key
-from ..plumbing.charts import FIT_WIDTH
-from .questions_view import BAR, ROW_GAP
+from ..plumbing.charts import FIT_WIDTH, grouped_height
 from ..plumbing.heavy_jobs import computed, training_advice
 from ..plumbing.render import md_safe
 
@@ -310,5 +309,5 @@ def premium_chart(frame: pd.DataFrame) -> alt.Chart:
                         legend=alt.Legend(orient="top", title=None, columns=2, labelLimit=0)),
         tooltip=["language", "tokenizer", "tokens", "premium"])
     rule = alt.Chart(pd.DataFrame({"premium": [1.0]})).mark_rule(strokeDash=[4, 3]).encode(x="premium:Q")
-    return (bars + rule).properties(width="container", height=len(order) * (BAR * len(tokenizers) + ROW_GAP),
+    return (bars + rule).properties(width="container", height=grouped_height(len(order), len(tokenizers)),
                                     autosize=FIT_WIDTH)

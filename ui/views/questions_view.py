@@ -37,7 +37,7 @@ from core.insights.whitespace import python_sample, whitespace_cost
 from core.insights import question_jobs
 
 from ..plumbing.cache import server_settings, tokenizer_key
-from ..plumbing.charts import FIT_WIDTH
+from ..plumbing.charts import FIT_WIDTH, grouped_height
 from ..plumbing.heavy_jobs import computed
 from ..serving.bounded_cache import BoundedCache
 
@@ -45,6 +45,7 @@ EXAMPLE_WORD = "strawberry"
 NUMBER_EXAMPLE = "In 2024 the shop sold 12345678 apples at 19.99, then 1000 more: 999 + 1 = 1000."
 SPECIAL_EXAMPLE = "The first story ends here.<|endoftext|>The next one begins."
 QUESTIONS_BYTES = 2 * 2**20  # one corpus's answers under six tokenizers, at most (a few thousand cuts each)
+TABLE_BYTES = 16 * 1024  # a tokenizer's digit groupings (at most 15), six formats' costs under six tokenizers
 FORM_LABELS = {"word": "word", " word": "␣word", "Word": "Word", " Word": "␣Word", "WORD": "WORD",
                "reversed": "reversed"}
 
@@ -63,6 +64,14 @@ def _answer(tok: BPETokenizer, key: tuple, make):
 def _corpora() -> BoundedCache:
     """Every tokenizer's answers on a corpus, by (corpus hash, tokenizers)."""
     return BoundedCache(32, 32 * QUESTIONS_BYTES, lambda found: QUESTIONS_BYTES)
+
+
+@st.cache_resource(show_spinner=False)
+def _tables() -> BoundedCache:
+    """Small answers a job may compute, by key: a tokenizer's digit groupings, records' costs (a
+    few KB each; costed as a corpus's answers, a room's five real tokenizers' groupings took five
+    of their 32 places and were computed again once pushed out)."""
+    return BoundedCache(256, 256 * TABLE_BYTES, lambda found: TABLE_BYTES)
 
 
 def corpus_questions(tokenizers: dict[str, BPETokenizer], names: dict[str, str], text: str,
@@ -133,7 +142,7 @@ def grouping_frame(tokenizers: dict[str, BPETokenizer], names: dict[str, str],
     """How each tokenizer groups the digits of 0..9,999 (once per tokenizer for the room); ``None``,
     under progress bars, while job workers count them for the tokenizers of a large corpus
     (``size``: its characters; its own tokenizer is new with each corpus)."""
-    found = {label: computed(server_settings(), _corpora(), ("groupings", key), question_jobs.with_tokenizer,
+    found = {label: computed(server_settings(), _tables(), ("groupings", key), question_jobs.with_tokenizer,
                              (number_groupings, tokenizers[label]), size, "Grouping the digits of 0 to 9,999",
                              sent=(number_groupings, names.get(label, tokenizers[label])))
              for label, key in _keys(tokenizers, names)}
@@ -149,8 +158,6 @@ def grouping_frame(tokenizers: dict[str, BPETokenizer], names: dict[str, str],
 
 GROUPING_COLOURS = "tableau20"  # 20 colours, none alike: 0..9,999 have at most 15 groupings (1+2+4+8)
 ROW_AXIS = alt.Axis(labelLimit=0, labelOverlap=False)  # every tokenizer's row named, in full
-BAR = 14      # px: one bar of a group (at least 12, the least a person tells apart and reads)
-ROW_GAP = 10  # px between groups
 
 
 def grouping_chart(frame: pd.DataFrame) -> alt.Chart:
@@ -163,7 +170,8 @@ def grouping_chart(frame: pd.DataFrame) -> alt.Chart:
                         legend=alt.Legend(orient="bottom", columns=5, title="digits per token")),
         order=alt.Order("digits:Q"),
         tooltip=["tokenizer", "grouping", "integers"],
-    ).properties(width="container", height=alt.Step(2 * BAR + ROW_GAP), autosize=FIT_WIDTH)
+    ).properties(width="container", height=grouped_height(frame["tokenizer"].nunique(), 2),
+                 autosize=FIT_WIDTH)  # a stacked bar per tokenizer, as tall as two: its name has room
 
 
 def aligned_sum(tokenizers: dict[str, BPETokenizer], a: int, b: int) -> str:
@@ -208,7 +216,7 @@ def whitespace_chart(frame: pd.DataFrame) -> alt.Chart:
         x=alt.X("share:Q", axis=alt.Axis(format="%"), title="tokens that are whitespace only"),
         color=alt.Color("text:N", legend=alt.Legend(orient="bottom", title=None, columns=1, labelLimit=0)),
         tooltip=["tokenizer", "text", "tokens", "whitespace tokens", alt.Tooltip("share:Q", format=".1%")],
-    ).properties(width="container", height=len(tokenizers) * (2 * BAR + ROW_GAP), autosize=FIT_WIDTH)
+    ).properties(width="container", height=grouped_height(len(tokenizers), 2), autosize=FIT_WIDTH)
 
 
 # -- special tokens -----------------------------------------------------------------------------
@@ -245,7 +253,7 @@ def format_costs_of(tokenizers: dict[str, BPETokenizer], names: dict[str, str], 
     """Tokens and characters per tokenizer and format (``key``: the records' hash); ``None``, under
     a progress bar, while a job worker counts records of a large text."""
     size = sum(len(str(value)) + len(name) for record in records for name, value in record.items())
-    return computed(server_settings(), _corpora(), ("formats", key, _keys(tokenizers, names)),
+    return computed(server_settings(), _tables(), ("formats", key, _keys(tokenizers, names)),
                     question_jobs.formats, (records, dict(tokenizers)), 6 * size,
                     "Writing and counting the records", sent=(records, _sent(tokenizers, names)))
 
@@ -265,5 +273,4 @@ def format_chart(frame: pd.DataFrame) -> alt.Chart:
         color=alt.Color("tokenizer:N", sort=tokenizers, legend=alt.Legend(orient="bottom", title=None,
                                                                           columns=2, labelLimit=0)),
         tooltip=["format", "tokenizer", "tokens", "characters"],
-    ).properties(width="container", height=len(FORMATS) * (BAR * len(tokenizers) + ROW_GAP),
-                 autosize=FIT_WIDTH)
+    ).properties(width="container", height=grouped_height(len(FORMATS), len(tokenizers)), autosize=FIT_WIDTH)
