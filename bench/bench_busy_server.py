@@ -1,5 +1,5 @@
 """How quickly a page opens while the queue's runs fill every core: idle, then with runs training at
-the priority the app gives them (``core.room.limits.BACKGROUND_NICENESS``), then with the same
+the priority the app gives them (``core.room.cpu_policy.BACKGROUND_NICENESS``), then with the same
 runs put back at the server's own priority (what happened before), all in one server and one run.
 
     python bench/bench_busy_server.py [--runs 2] [--opens 8]
@@ -8,7 +8,7 @@ A tab is a websocket session (``streamlit_client.py``) that opens Learn BPE (its
 the built-in sample), pastes a corpus of its own (BPE learns on it in the server: CPU work that
 competes with the runs), then switches to Train a GPT; each time is from the request to the
 server's ``script_finished``.  The runs are the tiny preset launched through ``core.room.runs``
-into the server's own runs folder, as an attendee's Launch does; they train on the scheduler's
+into the server's own runs folder, as an attendee's Launch does; they train on the engine's
 GPT workers, whose priority is what changes.  Putting a niced process back
 to priority 0 needs root (or CAP_SYS_NICE); without it that row is left out.
 """

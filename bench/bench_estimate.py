@@ -3,6 +3,8 @@ each preset on this machine.
 
     python bench/bench_estimate.py [--presets tiny small] [--device cpu] [--busy 1] [--spin]
     python bench/bench_estimate.py --presets tiny --full   # the preset's steps, evaluation included
+    python bench/bench_estimate.py --launched --presets quick tiny \
+        --custom n_layer=2,n_head=2,n_embd=64,block_size=32,batch_size=16,max_steps=400 ...
 
 For each preset: the estimate (``core.room.probe.estimate_step``, a child process, with the torch
 threads a run launched from the page gets), then a real run of the same settings in a child
@@ -10,8 +12,13 @@ process started as the page's trainer is (``core.room.spawn.child_env``, ``core.
 estimate again.  The run's figure is the median of its logged blocks of steps, settle steps left out
 (``core.room.probe.run_step_seconds``).  ``--busy N`` keeps N other processes busy meanwhile (a
 loaded machine); ``--spin`` gives the children OpenMP's spinning wait, as before
-``core.room.limits.CPU_SHARING_ENV``, to show why the estimate once missed by 4x.  ``--full`` trains
+``core.room.cpu_policy.CPU_SHARING_ENV``, to show why the estimate once missed by 4x.  ``--full`` trains
 the preset's default steps with its evaluations and prints the wall time, for the Model size help.
+``--launched`` compares what the page states before Launch (``StepEstimate.run_seconds``: steps,
+evaluations and samples, for a run alone) with a run launched as the page's Launch does
+(``core.room.runs.launch_run``, trained in turns by the runs folder's engine), timed from the launch
+to its ``finished`` status: what an attendee waits.  ``--custom`` adds a model of settings of its
+own (``name=value`` pairs over the quick preset).
 The load average is printed with each row: these figures mean little without it.
 """
 
@@ -91,6 +98,33 @@ def compare(preset: str, corpus: Path, vocab: int, device: str, threads: int, en
     return row
 
 
+def launched(config, text: str, tokenizer, runs_dir: Path, name: str) -> dict:
+    """One ``--launched`` row: the page's figure before Launch, the launched run's wall time."""
+    from core.room.queries import run_info
+    from core.room.runs import launch_run
+    from core.settings import ServerSettings
+
+    est = estimate_step(config, tokenizer.vocab_size, timeout=600, memory=None)
+    stated = est.run_seconds(config)
+    row = {"model": name, "load before": load(), "step ms": f"{est.seconds * 1e3:,.0f}",
+           "stated s": f"{stated:,.1f}"}
+    t0 = time.monotonic()
+    run = launch_run(config, name, runs_dir, text=text, tokenizer=tokenizer, settings=ServerSettings())
+    while run.active:
+        time.sleep(0.2)
+        run = run_info(run.path)
+    wall = time.monotonic() - t0
+    row.update({"status": run.status, "launch to finished s": f"{wall:,.1f}",
+                "finished / stated": f"{wall / stated:.2f}", "load after": load()})
+    return row
+
+
+def custom_config(text: str, device: str, threads: int):
+    """A ``--custom`` model: ``name=value`` pairs (integers) over the quick preset."""
+    sizes = {k: int(v) for k, _, v in (item.partition("=") for item in text.split(","))}
+    return make_config("quick", device=device, threads=threads, **sizes)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--presets", nargs="+", default=["tiny", "small"])
@@ -100,6 +134,9 @@ def main() -> None:
     p.add_argument("--spin", action="store_true", help="OpenMP threads spin while waiting (old)")
     p.add_argument("--full", action="store_true", help="the presets' default steps, with evaluation")
     p.add_argument("--steps", type=int, default=0, help="a short run's steps (0: tiny 200, small 12)")
+    p.add_argument("--launched", action="store_true",
+                   help="the page's whole-run figure against a run launched as the page does")
+    p.add_argument("--custom", nargs="*", default=[], help="with --launched: name=value,... models")
     args = p.parse_args()
     device = detect_device(args.device)
     threads = args.threads or threads_per_run(default_max_running(device))
@@ -114,7 +151,17 @@ def main() -> None:
           f"OMP_WAIT_POLICY {env.get('OMP_WAIT_POLICY')}, char tokenizer (vocab {vocab})")
     rows = []
     with busy(args.busy):
-        for preset in args.presets:
+        if args.launched:
+            text = read_corpus(corpus)
+            tokenizer = CharTokenizer.from_text(text)
+            models = [(p, make_config(p, device=device, threads=threads)) for p in args.presets]
+            models += [(item, custom_config(item, device, threads)) for item in args.custom]
+            with tempfile.TemporaryDirectory() as runs_dir:
+                for i, (name, config) in enumerate(models):
+                    rows.append({**launched(config, text, tokenizer, Path(runs_dir), f"model-{i}"),
+                                 "model": name})
+                    print(rows[-1], flush=True)
+        for preset in ([] if args.launched else args.presets):
             steps = None if args.full else args.steps or SHORT_STEPS.get(preset, 100)
             rows.append(compare(preset, corpus, vocab, device, threads, env, steps))
             print(rows[-1], flush=True)

@@ -1,5 +1,5 @@
 """How many small runs one GPU should train at the same moment (``core.room.limits.RUNS_PER_GPU``):
-1, 2, ... N runs at once, each in a process of its own as the scheduler's GPT workers are, each
+1, 2, ... N runs at once, each in a process of its own as the engine's GPT workers are, each
 training the same preset; tokens/s of each and in all, and memory.
 
     python bench/bench_gpu_turns.py [--preset small] [--most 6] [--seconds 20] [--device cuda]

@@ -57,6 +57,7 @@ from bench_hostile_room import (PASTE_LABEL, CalmTab, Server, Tally, descendants
 from bench_busy_server import start_runs  # noqa: E402
 from bench_server import machine, uptime  # noqa: E402
 from streamlit_client import Session  # noqa: E402
+from core.room.engine_link import engine_address  # noqa: E402
 from core.room.owners import SERVER as SERVER_VIEWER  # noqa: E402
 from core.room.runs import list_runs, run_info, stop_run  # noqa: E402
 from core.samples import python_docs_corpus  # noqa: E402
@@ -96,13 +97,14 @@ def job_workers(tree: list[int]) -> Counter:
 
 
 class TreeSampler(threading.Thread):
-    """Every ``EVERY_S`` s, the tree under ``root``: the most job workers alive at once (in all, and
-    under one fork server), the fork servers seen, and the peak summed RSS (the job workers' share
-    of it at that moment)."""
+    """Every ``EVERY_S`` s, the tree under ``root`` and under the engine of ``runs_dir`` (a child of
+    whichever process started it: an app process, or this bench when it launched runs first): the
+    most job workers alive at once (in all, and under one fork server), the fork servers seen, and
+    the peak summed RSS (the job workers' share of it at that moment)."""
 
-    def __init__(self, root: int):
+    def __init__(self, root: int, runs_dir: Path | None = None):
         super().__init__(daemon=True)
-        self.root, self.done = root, threading.Event()
+        self.root, self.runs_dir, self.done = root, runs_dir, threading.Event()
         self.most_workers = self.most_per_server = 0
         self.servers: set[int] = set()
         self.peak_mb = self.workers_at_peak_mb = self.peak_pss_mb = 0.0
@@ -111,8 +113,13 @@ class TreeSampler(threading.Thread):
         while not self.done.wait(EVERY_S):
             self.sample()
 
+    def tree(self) -> list[int]:
+        found = engine_address(self.runs_dir) if self.runs_dir is not None else None
+        roots = [self.root, *([found[2]] if found else [])]
+        return sorted({*roots, *descendants(roots)})
+
     def sample(self) -> None:
-        tree = [self.root, *descendants([self.root])]
+        tree = self.tree()
         workers = job_workers(tree)
         self.servers.update(workers)
         self.most_workers = max(self.most_workers, sum(workers.values()))
@@ -219,8 +226,8 @@ def pss_mb(pids: list[int]) -> float:
 class Training:
     """``n`` long tiny-preset GPT runs training in the server's runs folder (``bench_busy_server``'s),
     the room that trains while others paste: the attendees' jobs come first by the room's CPU policy
-    (``core.room.limits``).  Their GPT workers belong to the queue's scheduler, outside the server's
-    process tree: not in its memory."""
+    (``core.room.cpu_policy``).  Their GPT workers belong to the runs folder's engine, which this bench
+    starts with the runs, outside the server's process tree: the sampler reads its tree too."""
 
     def __init__(self, runs_dir: Path, n: int):
         self.runs_dir, self.runs = runs_dir, []
@@ -283,9 +290,9 @@ async def measure(processes: int, texts: list[str], bound: float, training_runs:
         print(f"\n{processes} process(es) at {server.url}", flush=True)
         await warm(server.url, processes)
         training = Training(Path(tmp) / "runs", training_runs)
-        everything = [server.proc.pid, *descendants([server.proc.pid])]
+        tree = TreeSampler(server.proc.pid, Path(tmp) / "runs")
+        everything = tree.tree()  # the engine's GPT workers, training already, are in "before" too
         before, before_pss = rss_mb(everything), pss_mb(everything)
-        tree = TreeSampler(server.proc.pid)
         tree.start()
         attendees = await asyncio.gather(*(attend(server.url, i, t, bound) for i, t in enumerate(texts)))
         row = Row(processes, tree.stop(), before, before_pss, attendees, server.tracebacks())

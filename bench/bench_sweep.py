@@ -1,12 +1,12 @@
 """How long the vocabulary sweep takes (issue 28): small GPTs at a few vocabulary sizes, launched as
 the Tokenizer questions page launches them (``core.insights.sweep.launch_sweep``: the room's runs,
-queued, trained in turns by the room's scheduler and workers), timed from the click to the last
+queued, trained in turns by the room's engine and its GPT workers), timed from the click to the last
 run's final evaluation, read back as the page reads it (``sweep_points``).
 
     python bench/bench_sweep.py                       # the page's default: 320, 512, 1024, quick
     python bench/bench_sweep.py --corpus ../shared/corpora/tinyshakespeare.txt
 
-Runs in a fresh runs folder (its scheduler stopped at the end), so nothing is joined from an
+Runs in a fresh runs folder (its engine stopped at the end), so nothing is joined from an
 earlier sweep; a second launch of the same sweep is then timed too (the room's identical runs:
 joined, not trained again).  Prints the machine, ``uptime`` at each end, and one row per run.
 """
@@ -53,8 +53,8 @@ def wait_for_sweep(text: str, sizes: list[int], owner: str, runs_dir: Path, boun
     raise TimeoutError(f"the sweep did not end within {bound:.0f} s")
 
 
-def stop_scheduler(runs_dir: Path) -> None:
-    """The folder's scheduler (and the workers it started, in its session) are ours to stop."""
+def stop_engine(runs_dir: Path) -> None:
+    """The folder's engine (and the workers it started, in its session) are ours to stop."""
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
@@ -62,7 +62,7 @@ def stop_scheduler(runs_dir: Path) -> None:
             cmd = (proc / "cmdline").read_bytes()
         except OSError:
             continue
-        if b"core.room.scheduler" in cmd and str(runs_dir).encode() in cmd:
+        if b"core.room.engine" in cmd and str(runs_dir).encode() in cmd:
             try:
                 os.killpg(int(proc.name), signal.SIGTERM)
             except ProcessLookupError:
@@ -100,7 +100,7 @@ def main() -> None:
             print(f"a second attendee's same sweep: ended {time.perf_counter() - again:.1f} s after "
                   f"the click (joined: {joined:.1f} s of waiting)")
         finally:
-            stop_scheduler(runs_dir)
+            stop_engine(runs_dir)
     print(f"at end: {uptime()}")
 
 

@@ -8,7 +8,7 @@ before torch loads, since OpenMP reads it once, and only where the caller has no
 import os
 import sys
 
-from core.room.limits import CPU_SHARING_ENV
+from core.room.cpu_policy import CPU_SHARING_ENV
 
 for _name, _value in CPU_SHARING_ENV.items():
     os.environ.setdefault(_name, _value)

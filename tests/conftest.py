@@ -18,6 +18,9 @@ pytest_plugins = ["tests.chat.chat_fixtures"]  # the chat tests' harmony fixture
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# the engines this run's tests start (one per runs folder, core.room.engine) leave 10 idle seconds
+# after their test, not a minute: a suite's worth of them would otherwise pile up
+os.environ.setdefault("BPE_EXPLORER_ENGINE_IDLE_S", "10")
 
 
 def missing(message: str) -> NoReturn:

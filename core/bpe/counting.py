@@ -128,7 +128,10 @@ def corpus_slices(corpus, slice_bytes: int = SLICE_BYTES) -> Iterator[bytes]:
 
 def _context():
     """Counting processes are started fresh ('forkserver' where there is one, else 'spawn'), never
-    forked from a process that may hold threads; the fork server imports this module once."""
+    forked from a process that may hold threads; the fork server imports this module once.  They
+    are the standard library's pool, not the room's engine: ``core.bpe`` is a library a script
+    uses without a room (the app never starts them, and ``core.bpe`` imports nothing of
+    ``core.room``)."""
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     if method == "forkserver":

@@ -10,9 +10,10 @@ with ``tokenizer`` and writes the run folder as it goes (rank 0 only when distri
   ``ended``, ``error`` (``core.runfolder.status.StatusRecord``);
 - ``ckpt.pt``       the latest checkpoint (see ``core.gpt.checkpoint``).
 
-:class:`Training` holds one run in memory and trains it a slice at a time: ``train`` is one
-slice to the end; the page's GPT workers (``core.room.turn_runner``) keep several runs and give each a few
-seconds in turn, checkpointing after every slice, so any GPT worker can carry on from there.
+:class:`Training` holds one run in memory and trains it a turn at a time (a call of ``advance``):
+``train`` is one turn to the end; the page's GPT workers (``core.room.turn_runner``) keep several
+runs and give each a few seconds in turn, checkpointing after every turn, so any GPT worker can
+carry on from there.
 
 File names and writes are ``core.runfolder.layout``'s; the data, the step and the evaluation are
 ``core.gpt.data``, ``core.gpt.optimizer_step`` and ``core.gpt.evaluate``.  Leaves out where the corpus and
@@ -184,7 +185,7 @@ class Training:
         return self.step >= self.config.max_steps
 
     def save(self) -> None:
-        """Checkpoint the model and optimizer where they stand, between slices."""
+        """Checkpoint the model and optimizer where they stand, between turns."""
         self._checkpoint(self.elapsed)
 
     def _checkpoint(self, elapsed: float) -> None:
@@ -210,7 +211,7 @@ class Training:
         single process only: ranks would not agree on the moment)."""
         hooks = hooks or Hooks()
         config = self.config
-        torch.manual_seed(config.seed + self.dist.rank + self.step)  # dropout differs per rank and slice
+        torch.manual_seed(config.seed + self.dist.rank + self.step)  # dropout differs per rank and turn
         self.model.train()
         self.t_start = self.t_log = time.perf_counter()
         self.tokens_since_log = 0
@@ -246,7 +247,7 @@ class Training:
         return step % self.config.eval_interval == 0 or step == self.config.max_steps
 
     def _elapsed(self, clock: float) -> float:
-        """Training seconds so far, across slices and resumes."""
+        """Training seconds so far, across turns and resumes."""
         return self.elapsed + clock - self.t_start
 
     def _log(self, step: int, loss: torch.Tensor, lr: float, hooks: Hooks) -> None:

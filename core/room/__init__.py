@@ -11,22 +11,22 @@ What a caller needs is exported here; read bottom-up:
 - ``queries``     reading runs: ``run_info``, ``list_runs``, metrics, samples, the queue's state;
 - ``runs``        launch / stop / resume / share / sample / delete;
 - ``turns``       runs taking turns, fair between owners;
-- ``scheduler``   the queue's process (``python -m core.room.scheduler``), one per runs folder;
-- ``gpt_workers``, ``dask_workers``  the GPT workers, the processes that train turns: on this
-  machine, or Dask workers of a cluster;
+- ``scheduler``   the engine's turn-giver; ``gpt_workers``, ``dask_workers``, the processes that
+  train turns: on this machine, or Dask workers of a cluster;
 - ``turn_runner`` a run's turn inside a GPT worker (torch);
-- ``worker_process``  the one way work runs off the page: a worker process started, fed, watched,
-  bounded and killed (the job workers, the GPT workers and the probe's children are all one);
-- ``spawn``       starting the scheduler;
-- ``limits``, ``probe``  the device's bounds, runs at once, a turn's length; timing and sampling in
-  a capped child process (torch, in the child);
 - ``jobs``        the room's heavy work (training a tokenizer on a large corpus, counting it, a
-  page's data) in job workers (processes of its own): fair between owners, shared, cancelled,
-  bounded in time and memory, with progress; ``tokenizer_jobs``, the BPE work a job worker runs;
-  ``job_server``, one engine for every app process of a machine; ``dask_jobs``, the jobs on a Dask
-  cluster, for a room on several machines.
+  page's data) in job workers: fair between owners, shared, cancelled, bounded in time and memory,
+  with progress; ``tokenizer_jobs``, the BPE work a job worker runs; ``dask_jobs``, the jobs on a
+  Dask cluster, for a room on several machines;
+- ``engine``      the one process per runs folder that owns every worker process (job workers and
+  GPT workers), started on demand (``spawn``), exiting when idle; ``engine_link``, how the app
+  processes reach it; ``cpu_policy``, the order its workers yield the CPU in;
+- ``worker_process``  a worker process started, fed, watched, bounded and killed (the job workers,
+  the GPT workers and the probe's one-call children are all one);
+- ``limits``, ``probe``  the device's bounds, runs at once, a turn's length; timing and sampling in
+  a capped child process (torch, in the child).
 
-From Launch to a training step: ``runs.launch_run`` -> ``scheduler`` -> ``gpt_workers`` ->
+From Launch to a training step: ``runs.launch_run`` -> ``engine`` -> ``scheduler`` -> ``gpt_workers`` ->
 ``turn_runner.run_turn`` -> ``core.gpt.loop.Training.advance`` -> ``core.gpt.optimizer_step``.
 """
 

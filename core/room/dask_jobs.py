@@ -1,7 +1,7 @@
 """The room's heavy jobs on a Dask cluster (the ``dist`` extra), for a room served from several
 machines: where ``BPE_EXPLORER_DASK_SCHEDULER`` names a cluster, every app process of every host
 sends its tokenizer jobs there, as the runs folder's scheduler sends GPT turns
-(``core.room.dask_workers``), instead of to the machine's job server (``core.room.job_server``).
+(``core.room.dask_workers``), instead of to the runs folder's engine (``core.room.engine``).
 
 What Dask gives, and what is left to it:
 

@@ -1,4 +1,4 @@
-"""GPT workers on this machine: the scheduler's ``max_running`` GPT workers, each a long-lived
+"""GPT workers on this machine: the engine's ``max_running`` GPT workers, each a long-lived
 process that trains one run's turn at a time (``core.room.turn_runner.run_turn``).
 
 Why long-lived processes: a GPT worker imports torch once and keeps the runs it trained in memory, so
@@ -22,14 +22,14 @@ import os
 from concurrent.futures import Future
 from multiprocessing.connection import wait as wait_any
 
-from .limits import CPU_SHARING_ENV, yield_cpu_to_server
+from .cpu_policy import CPU_SHARING_ENV, give_way_to, yield_cpu_to_server
 from .worker_process import WorkerLost, WorkerProcess
 
 
-def gpu_for(worker: int, gpus: int) -> int | None:
-    """The GPU worker number ``worker`` uses: the GPT workers spread over the GPUs in turn (with
+def gpu_for(gpt_worker: int, gpus: int) -> int | None:
+    """The GPU GPT worker number ``gpt_worker`` uses: the GPT workers spread over the GPUs in turn (with
     2 GPUs and 2 runs per GPU, GPT workers 0-3 use GPUs 0, 1, 0, 1); None without GPUs."""
-    return worker % gpus if gpus else None
+    return gpt_worker % gpus if gpus else None
 
 
 def visible_device(gpu: int) -> str:
@@ -73,7 +73,8 @@ class LocalWorkers:
 
     lost_errors = (WorkerLost,)   # the GPT worker died during the turn
 
-    def __init__(self) -> None:
+    def __init__(self, jobs_waiting=None) -> None:
+        self.jobs_waiting = jobs_waiting   # the engine's event its turns give way to (cpu_policy)
         self.count = 1
         self.threads = 1
         self.gpus = 0
@@ -82,7 +83,8 @@ class LocalWorkers:
         self._seq = itertools.count()
 
     def _setup(self, worker: int) -> tuple:
-        return ((start_gpt_process, (self.threads, gpu_for(worker, self.gpus))),)
+        return ((start_gpt_process, (self.threads, gpu_for(worker, self.gpus))),
+                (give_way_to, (self.jobs_waiting,)))
 
     def configure(self, count: int, threads: int, gpus: int) -> None:
         """The server's current caps: idle GPT workers beyond ``count``, or set up for other caps,

@@ -1,13 +1,13 @@
 """The room's heavy work, off the web server's threads: a :class:`JobEngine` runs jobs (training a
 tokenizer on a pasted corpus, encoding it, building a page's data) in a few job worker processes,
 fair between the attendees who asked (their owners: one person's tabs count as one), shared when two
-ask for the same thing, and bounded.  ``core.room.job_server`` serves one engine to every app process
-of a machine.
+ask for the same thing, and bounded.  It lives in the runs folder's engine process
+(``core.room.engine``), which every app process of the machine reaches (``core.room.engine_link``).
 
 Why processes: a page's script runs on a thread of the one server process, so a long training
 there holds the GIL and every other attendee's page waits behind it.  A job worker process holds its
-own GIL, runs only on CPU time nobody else wants (``core.room.limits.run_only_when_idle``), ends
-with the server, and can be killed when its job is cancelled or goes over a bound, then replaced;
+own GIL, runs only on CPU time nobody else wants (``core.room.cpu_policy.run_only_when_idle``), ends
+with the engine, and can be killed when its job is cancelled or goes over a bound, then replaced;
 the server only reads results.
 
 - **Fair**: the next free job worker takes the oldest queued job of the owner with the fewest jobs
@@ -24,7 +24,9 @@ the server only reads results.
 - **Bounded**: a job over its time (``limit_s``) or a job worker over ``max_rss`` bytes of memory is
   killed and the job ends with :class:`JobStopped`, whose message says which bound.
 - **Progress**: a job's function calls ``core.room.worker_process.report_progress`` (``done``,
-  ``total``), and a collector thread in the server keeps the last on the job (``Job.progress``).
+  ``total``), and a collector thread in the engine keeps the last on the job (``Job.progress``).
+- **First in the engine's policy**: while a job waits or runs, ``jobs_waiting`` is set, and the
+  engine's GPT workers pause their turns at their next step (``core.room.cpu_policy``).
 
 Small work should not come here (:data:`INLINE_BELOW`): a job costs copying its input and its
 result between processes, and a page that polls for it (every half second) before the result
@@ -33,7 +35,7 @@ bar flashing by (why: docs/benchmarks.md, "A room that does not behave").  So ca
 work inline and only large work here.
 
 Torch-free and Streamlit-free: a job worker is a ``core.room.worker_process.WorkerProcess``, started
-with the ``forkserver`` method (``spawn`` where there is none), never by forking the threaded server,
+with the ``forkserver`` method (``spawn`` where there is none), never by forking the threaded engine,
 which can deadlock the child on a lock another thread held.  A job's function and its arguments
 must be picklable (a module-level function).
 """
@@ -52,7 +54,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 from typing import Protocol, runtime_checkable
 
-from .limits import WAITING_TOUCH_S, cpu_cores, mark_jobs_waiting, run_only_when_idle
+from .cpu_policy import run_only_when_idle
+from .limits import cpu_cores
 from .worker_process import WorkerLost, WorkerProcess
 
 # characters: a corpus below this is trained on the page's thread; the built-in samples (the
@@ -81,8 +84,8 @@ class JobState(enum.Enum):
 
 
 class JobHandle(Protocol):
-    """What a caller reads of a job, whichever engine runs it (:class:`Job` here,
-    ``core.room.job_server.RemoteJob``, ``core.room.dask_jobs.DaskJob``)."""
+    """What a caller reads of a job, whichever engine runs it (``core.room.engine_link.RemoteJob``,
+    ``core.room.dask_jobs.DaskJob``; :class:`Job` inside the engine)."""
 
     key: object
     submitted: float    # time.monotonic() when it was first asked for
@@ -101,9 +104,10 @@ class JobHandle(Protocol):
 
 @runtime_checkable
 class Jobs(Protocol):
-    """The one interface a page's plumbing knows (``ui.plumbing.heavy_jobs``), whichever engine is
-    behind it: this process's :class:`JobEngine`, the machine's (``core.room.job_server``'s
-    ``RemoteEngine``) or a Dask cluster's (``core.room.dask_jobs.DaskJobs``)."""
+    """The one interface a page's plumbing knows (``ui.plumbing.heavy_jobs``), with two
+    implementations: the machine's engine (``core.room.engine_link.RemoteEngine``) and a Dask
+    cluster's (``core.room.dask_jobs.DaskJobs``).  :class:`JobEngine`, inside the engine, offers it
+    too."""
 
     def submit(self, session, key, fn, args: tuple = (), owner=None) -> JobHandle:
         """The job for ``key``, ``session`` joining it if it is queued, running or kept, else a new
@@ -130,7 +134,7 @@ class JobStopped(RuntimeError):
         super().__init__(message)
         self.reason = reason
 
-    def __reduce__(self):  # it crosses processes (``core.room.job_server``) with both its arguments
+    def __reduce__(self):  # it crosses processes (``core.room.engine_link``) with both its arguments
         return type(self), (self.reason, str(self))
 
 
@@ -200,13 +204,14 @@ class JobEngine:
     may reach while it runs a job (``None``: unwatched); ``abandon_s``: cancel a job nobody
     touched for that long (``None``: never); ``idle_s``: stop a job worker idle that long (started
     again when a job comes); ``preload``: modules the fork server imports once,
-    so that each job worker starts with them (the jobs' own modules); ``waiting_file``: the mark
-    this machine's GPT turns give way to while jobs wait or run (``core.room.limits``)."""
+    so that each job worker starts with them (the jobs' own modules); ``jobs_waiting``: a
+    ``multiprocessing`` event set while jobs wait or run, which the engine's GPT turns give way to
+    (``core.room.cpu_policy``)."""
 
     def __init__(self, workers: int | None = None, limit_s: float = DEFAULT_LIMIT_S,
                  max_rss: int | None = None, abandon_s: float | None = None, keep: int = 32,
                  keep_s: float = 600.0, idle_s: float = IDLE_S, method: str | None = None,
-                 preload: tuple[str, ...] = (), waiting_file=None) -> None:
+                 preload: tuple[str, ...] = (), jobs_waiting=None) -> None:
         self.size = workers or default_workers()
         self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
         self.keep, self.keep_s, self.idle_s = keep, keep_s, idle_s
@@ -228,7 +233,7 @@ class JobEngine:
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
         self._thread: threading.Thread | None = None
         self._closed = False
-        self._waiting_file, self._marked = waiting_file, 0.0
+        self._jobs_waiting = jobs_waiting
 
     # -- what callers use ------------------------------------------------------------------------
     def submit(self, session, key, fn, args: tuple = (), limit_s: float | None = None,
@@ -288,6 +293,18 @@ class JobEngine:
         with self._lock:
             return [w.process.pid for w in self._workers]
 
+    def busy(self) -> bool:
+        """Whether a job waits or runs."""
+        with self._lock:
+            return bool(self._live)
+
+    def resize(self, workers: int | None, limit_s: float, max_rss: int | None,
+               abandon_s: float | None) -> None:
+        """New bounds for the jobs from now on (job workers beyond ``workers`` stop when idle)."""
+        with self._lock:
+            self.size = workers or default_workers()
+            self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
+
     def close(self) -> None:
         """Cancel every job and stop the job workers (an engine is not used after this)."""
         with self._lock:
@@ -300,7 +317,7 @@ class JobEngine:
         for worker in self._workers:
             worker.stop()
         self._workers.clear()
-        mark_jobs_waiting(self._waiting_file, False)
+        self._mark(False)
 
     # -- the collector thread ----------------------------------------------------------------------
     def _start(self) -> None:
@@ -346,14 +363,9 @@ class JobEngine:
         self._mark(waiting)
 
     def _mark(self, waiting: bool) -> None:
-        """Keep the machine's mark fresh while jobs wait or run, and remove it after."""
-        now = time.monotonic()
-        if waiting and now - self._marked >= WAITING_TOUCH_S:
-            mark_jobs_waiting(self._waiting_file, True)
-            self._marked = now
-        elif not waiting and self._marked:
-            mark_jobs_waiting(self._waiting_file, False)
-            self._marked = 0.0
+        """Tell the GPT workers whether an attendee waits for a job."""
+        if self._jobs_waiting is not None and waiting != self._jobs_waiting.is_set():
+            (self._jobs_waiting.set if waiting else self._jobs_waiting.clear)()
 
     def _read(self, conn) -> None:
         with self._lock:
@@ -452,10 +464,12 @@ class JobEngine:
     def _retire_idle(self) -> None:
         """Stop the job workers idle for ``idle_s``: what a big job left in a job worker's memory goes
         with it, and a room that left holds no processes."""
-        now = time.monotonic()
-        for worker in [w for w in self._workers if w.job is None and now - w.idle_since > self.idle_s]:
-            worker.stop()
-            self._workers.remove(worker)
+        now, excess = time.monotonic(), len(self._workers) - self.size  # beyond a new size too
+        for worker in [w for w in self._workers if w.job is None]:
+            if excess > 0 or now - worker.idle_since > self.idle_s:
+                worker.stop()
+                self._workers.remove(worker)
+                excess -= 1
 
     def _keep(self, job: Job) -> None:
         self._kept[job.key] = job

@@ -10,7 +10,7 @@ end in :class:`ProbeError`, whose message a page shows.
 
 Why the estimate is timed the way it is: on a machine shared with other busy processes a step takes
 anywhere from its time to many times it from one second to the next (torch threads that spin while
-they wait: ``core.room.limits.CPU_SHARING_ENV``; why: docs/benchmarks.md, "Time-per-step estimate"),
+they wait: ``core.room.cpu_policy.CPU_SHARING_ENV``; why: docs/benchmarks.md, "Time-per-step estimate"),
 so no single moment, nor a figure cached from one, may decide.  The child starts like a GPT
 worker (same environment, threads, priority and device), runs the loop's own iteration
 (``get_batch``, ``get_lr``, ``make_optimizer_step``) past its untimed settle steps
@@ -34,7 +34,7 @@ from ..gpt.checkpoint import checkpoint_path, load_checkpoint
 from ..gpt.config import TrainConfig
 from ..gpt.data import get_batch
 from ..gpt.device import detect_device, should_compile
-from ..gpt.evaluate import sample_text
+from ..gpt.evaluate import estimate_loss, eval_windows, sample_text
 from ..gpt.model import GPT
 from ..gpt.optimizer_step import get_lr, make_optimizer, make_optimizer_step
 from .gpt_workers import start_gpt_process
@@ -44,6 +44,7 @@ DEFAULT_MEMORY = 4 * 2**30   # bytes of address space; importing torch alone map
 BLOCK_S = 0.25               # a timed block of steps lasts at least this long
 BLOCKS = 9                   # the estimate is the median of this many blocks,
 BUDGET_S = 8.0               # or of fewer (3 at least) where their steps would take longer
+SAMPLE_TIMED = 32            # tokens sampled to time one (a sample is ``sample_tokens`` of them)
 MEMORY_MESSAGE = "This needs more memory than the server allows for it; try a smaller model or fewer tokens."
 
 
@@ -75,12 +76,30 @@ def _run(fn, args: tuple, timeout: float, memory: int | None, threads: int | Non
 
 @dataclass(frozen=True)
 class StepEstimate:
-    """A step time measured now: what a page needs to say what the figure assumes."""
+    """A step time measured now, and what an evaluation and a sample cost beside it: what a page
+    needs to say what a run will take and what the figure assumes."""
 
     seconds: float    # per optimizer step, the median of the timed blocks
     device: str       # e.g. "cpu" or "cuda"
     threads: int      # torch's CPU threads in the measuring process (the run's own count)
     steps: int        # steps timed after the settle steps
+    eval_batch_s: float = 0.0   # one batch of an evaluation (a forward pass, no gradients)
+    token_s: float = 0.0        # one token of a sample
+
+    def run_seconds(self, config: TrainConfig, val_tokens: int | None = None) -> float:
+        """A whole run of ``config`` alone: its steps, then at each evaluation two splits' batches
+        (``eval_windows`` of ``val_tokens``; ``eval_iters`` batches when unknown) and a sample, and
+        a sample every ``sample_interval`` steps (``core.gpt.loop``).  The evaluations weigh: the
+        small preset's 200 batches a split every 250 steps cost about half its steps' time."""
+        evaluations = {*range(config.eval_interval, config.max_steps + 1, config.eval_interval),
+                       config.max_steps}
+        samples = evaluations | set(range(config.sample_interval, config.max_steps + 1,
+                                          config.sample_interval))
+        windows = (config.eval_iters * config.batch_size if val_tokens is None
+                   else eval_windows(config, val_tokens))
+        batches = math.ceil(windows / config.batch_size)
+        return (self.seconds * config.max_steps + len(evaluations) * 2 * batches * self.eval_batch_s
+                + (len(samples) * config.sample_tokens * self.token_s if config.sample_tokens else 0.0))
 
 
 def estimate_step(config, vocab_size: int, *, timeout: float = 120.0,
@@ -122,7 +141,7 @@ def sample_checkpoint(run_dir, prompt: str, max_new_tokens: int, temperature: fl
 
 # -- in the child ---------------------------------------------------------------------------------
 def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float, int]:
-    """(median seconds per step, steps timed): ``config`` trained on random tokens by the
+    """(median seconds per step, steps timed, the model): ``config`` trained on random tokens by the
     training loop's own iteration (``core.gpt.loop``), in blocks of steps that each end by reading
     the loss, as the loop's logging does, so the device has really finished them."""
     model = GPT(config.model_config(vocab_size)).to(device)
@@ -149,12 +168,39 @@ def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float
     first = block(1)
     n = max(1, math.ceil(BLOCK_S / first))
     blocks = max(3, min(BLOCKS, int(BUDGET_S / (n * first))))
-    return statistics.median(block(n) for _ in range(blocks)), n * blocks
+    return statistics.median(block(n) for _ in range(blocks)), n * blocks, model
+
+
+def time_reading(model: GPT, config: TrainConfig, vocab_size: int, device: str) -> tuple[float, float]:
+    """(seconds for one evaluation batch, seconds for one sampled token): the loop's own
+    ``estimate_loss`` and ``sample_text`` on random tokens, each the median of three."""
+    ids = torch.randint(vocab_size, (4 * config.batch_size * config.block_size + 1,), device=device)
+    windows = min(config.batch_size, (len(ids) - 1) // config.block_size)
+
+    def evaluation() -> float:
+        t0 = time.perf_counter()
+        estimate_loss(model, ids, config, device, windows)
+        return time.perf_counter() - t0
+
+    tokens = min(SAMPLE_TIMED, config.sample_tokens or SAMPLE_TIMED)
+    prompt = torch.zeros((1, 1), dtype=torch.long, device=device)
+
+    def sample() -> float:
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            model.generate(prompt, tokens, temperature=1.0)
+        return (time.perf_counter() - t0) / tokens
+
+    model.eval()
+    timed = (statistics.median(evaluation() for _ in range(3)), statistics.median(sample() for _ in range(3)))
+    model.train()
+    return timed
 
 
 def _estimate(config: TrainConfig, vocab_size: int) -> StepEstimate:
-    seconds, steps = time_steps(config, vocab_size, config.device)
-    return StepEstimate(seconds, config.device, torch.get_num_threads(), steps)
+    seconds, steps, model = time_steps(config, vocab_size, config.device)
+    eval_batch_s, token_s = time_reading(model, config, vocab_size, config.device)
+    return StepEstimate(seconds, config.device, torch.get_num_threads(), steps, eval_batch_s, token_s)
 
 
 def _sample(run_dir: str, prompt: str, tokens: int, temperature: float, top_k: int | None) -> str:

@@ -2,10 +2,10 @@
 the queue with its estimated waits, who launched each run, and whether a process is alive.
 
 Writes no run's files (a run whose status says a process trains it but whose process is gone
-*reads* as failed or as waiting for its next turn; the scheduler records it,
-``core.room.turns.lose_turn``); but :func:`list_runs` starts the runs folder's scheduler when a run
-waits for turns and none is running (``core.room.spawn.ensure_scheduler``), so that a page that
-lists a queued run also gets it trained after a server restart.  Torch-free, like the scheduler
+*reads* as failed or as waiting for its next turn; the engine records it,
+``core.room.turns.lose_turn``); but :func:`list_runs` starts the runs folder's engine when a run
+waits for turns and no engine is running (``core.room.spawn.ensure_engine``), so that a page that
+lists a queued run also gets it trained after a server restart.  Torch-free, like the engine
 that uses it.  Leaves out launching, stopping and the rest of a run's changes
 (``core.room.runs``) and who trains next (``core.room.turns``).
 """
@@ -24,7 +24,7 @@ from ..runfolder.layout import (CHECKPOINT_FILE, CONFIG_FILE, JOIN_FILE, LAUNCH_
                      SAMPLES_FILE, SHARE_FILE, TRAIN_CONFIG_FILE, default_runs_dir, now, queue_settings,
                      read_json, read_jsonl)
 from ..runfolder.status import ACTIVE, RESUMABLE, TRAINING, RunStatus, has_status_file, read_status
-from .spawn import ensure_scheduler
+from .spawn import ensure_engine
 
 
 @dataclass
@@ -49,7 +49,7 @@ class RunInfo:
     queue_position: int | None = None    # 1 = next to get a first turn (set by list_runs)
     wait_s: float | None = None          # estimated seconds until its first turn (list_runs)
     taking_turns: int = 0                # runs sharing the GPT workers with it, itself included
-    gpt_workers: int = 1                 # runs trained at the same moment on this server
+    runs_at_once: int = 1                # runs trained at the same moment on this server (GPT workers)
     eta_s: float | None = None           # estimated seconds until it finishes (list_runs)
     config: dict = field(default_factory=dict)   # config.json, once training has started
     last: dict = field(default_factory=dict)     # the last metrics record
@@ -215,7 +215,7 @@ def list_runs(runs_dir=None, viewer: Viewer | None = None) -> list[RunInfo]:
     """The runs ``viewer`` may see (every run and join when ``viewer`` is None), newest first:
     their own, their joins, the runs others shared (one entry per run: a run they joined shows as
     their join), each with how many launched it, queued ones with their place and estimated
-    wait, training ones with their estimated end.  A queue left without its scheduler (the
+    wait, training ones with their estimated end.  A queue left without its engine (the
     machine restarted) gets one."""
     runs_dir = Path(runs_dir) if runs_dir else default_runs_dir()
     folders = run_folders(runs_dir)
@@ -224,7 +224,7 @@ def list_runs(runs_dir=None, viewer: Viewer | None = None) -> list[RunInfo]:
     _count_launchers(runs)
     _estimate(runs, queue_settings(runs_dir)["max_running"])
     if any(r.active and r.joined_by is None for r in runs):
-        ensure_scheduler(runs_dir)
+        ensure_engine(runs_dir)
     if viewer is not None:
         runs = _visible(runs, viewer)
     return sorted(runs, key=lambda r: (r.started or "", r.queued_at or 0, r.name), reverse=True)
@@ -275,21 +275,21 @@ def seconds_per_step(metrics: list[dict]) -> float | None:
     return last["elapsed_s"] / last["step"]
 
 
-def _estimate(runs: list[RunInfo], gpt_workers: int) -> None:
+def _estimate(runs: list[RunInfo], runs_at_once: int) -> None:
     """Fill in what the queue view says.  Every active run takes turns of ``TURN_S`` seconds on
-    the ``gpt_workers`` (``core.room.turns``), a run that has had none first: the n-th of those waits
-    about ``ceil(n / gpt_workers)`` turns; a started one trains at its own step time for about
-    ``gpt_workers / taking_turns`` of the time.  A join shows its run's figures."""
+    the ``runs_at_once`` GPT workers (``core.room.turns``), a run that has had none first: the n-th of
+    those waits about ``ceil(n / runs_at_once)`` turns; a started one trains at its own step time for
+    about ``runs_at_once / taking_turns`` of the time.  A join shows its run's figures."""
     trained = [r for r in runs if r.joined_by is None and r.active]
     waiting = sorted((r for r in trained if r.status == RunStatus.QUEUED),
                      key=lambda r: (r.queued_at or 0, r.name))
     for r in trained:
         r.taking_turns = len(trained)
-        r.gpt_workers = gpt_workers
+        r.runs_at_once = runs_at_once
     for position, run in enumerate(waiting, 1):
         run.queue_position = position
-        run.wait_s = math.ceil(position / gpt_workers) * TURN_S
-    share = min(1.0, gpt_workers / max(1, len(trained)))
+        run.wait_s = math.ceil(position / runs_at_once) * TURN_S
+    share = min(1.0, runs_at_once / max(1, len(trained)))
     for run in trained:
         if run.step_s is not None and run.max_steps:
             run.eta_s = run.step_s * max(0, run.max_steps - run.step) / share
@@ -297,7 +297,7 @@ def _estimate(runs: list[RunInfo], gpt_workers: int) -> None:
     for join in runs:
         source = by_path.get(join.path) if join.joined_by is not None else None
         if source is not None:
-            for name in ("queue_position", "wait_s", "taking_turns", "gpt_workers", "eta_s"):
+            for name in ("queue_position", "wait_s", "taking_turns", "runs_at_once", "eta_s"):
                 setattr(join, name, getattr(source, name))
 
 

@@ -10,9 +10,10 @@ names are ``core.runfolder.layout``'s.
 Who may do what is decided here, not by which buttons a page shows: every operation takes a
 :class:`Viewer`; anything not allowed raises :class:`RunAccessError`.
 
-Launching never starts a process here: the run is written as ``RunStatus.QUEUED`` and the scheduler
-(``core.room.scheduler``, one process per runs folder, started on demand) gives it turns of a few
-seconds on its GPT workers, in turn with every other run, fair between owners (``core.room.turns``).
+Launching never trains here: the run is written as ``RunStatus.QUEUED`` and the runs folder's engine
+(``core.room.engine``, one process per runs folder, started on demand; its ``core.room.scheduler``)
+gives it turns of a few seconds on its GPT workers, in turn with every other run, fair between
+owners (``core.room.turns``).
 A launch identical to a run that is finished, queued or training (the same corpus bytes,
 tokenizer, settings and seed: ``core.room.identical``) trains nothing: the launcher gets a *join*,
 their own name for that run, read-only, and a run launched by n attendees counts 1/n against
@@ -48,7 +49,7 @@ from ..runfolder.layout import (CORPUS_FILE, QUEUE_LOCK, SHARE_FILE, STOP_FILE, 
                                 TRAIN_CONFIG_FILE, default_runs_dir, now, read_json, write_queue_settings,
                                 write_text)
 from ..runfolder.status import ACTIVE, TRAINING, RunStatus, read_status, write_status
-from .spawn import ensure_scheduler
+from .spawn import ensure_engine
 
 if TYPE_CHECKING:
     from ..gpt.config import TrainConfig
@@ -163,7 +164,7 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
                 write_json(existing / SHARE_FILE, {"shared": True})
             _join(runs_dir, run_dir, existing, owner, settings)
             info = run_info(run_dir)
-    ensure_scheduler(runs_dir)
+    ensure_engine(runs_dir)
     return info
 
 
@@ -218,7 +219,7 @@ def resume_run(run_dir, viewer: Viewer, settings: ServerSettings | None = None) 
         write_queue_settings(runs_dir, **_scheduler_settings(settings, detect_device(device)))
         (info.path / STOP_FILE).unlink(missing_ok=True)
         _enqueue(info.path, max_steps=info.max_steps)
-    ensure_scheduler(runs_dir)
+    ensure_engine(runs_dir)
     return run_info(run_dir)
 
 

@@ -34,7 +34,7 @@ from ..corpus import read_corpus
 from ..gpt.config import TrainConfig
 from ..gpt.data import Data, prepare_data
 from .identical import read_identity
-from .limits import give_way_to_jobs, jobs_waiting_file
+from .cpu_policy import give_way_to_jobs
 from ..runfolder.locks import FileLock
 from ..gpt.loop import Hooks, Training
 from ..runfolder.layout import (CHECKPOINT_FILE, CORPUS_FILE, STOP_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE,
@@ -88,9 +88,9 @@ def run_turn(run_dir, turn_id: str, seconds: float) -> dict:
 def _train_turn(run_dir: Path, turn_id: str, last_turn_id: str | None, seconds: float) -> dict:
     start = time.monotonic()
     training = _training(run_dir, last_turn_id)
-    waiting, until = jobs_waiting_file(run_dir.parent.parent), start + seconds
+    until = start + seconds
     hooks = Hooks(should_stop=(run_dir / STOP_FILE).exists,
-                  before_step=lambda: give_way_to_jobs(waiting, until))  # the room's CPU policy
+                  before_step=lambda: give_way_to_jobs(until))  # the room's CPU policy
     outcome = training.advance(hooks, until=until)
     training.save()
     if outcome == TurnOutcome.PAUSED:

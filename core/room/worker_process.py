@@ -24,7 +24,7 @@ import resource
 import time
 from multiprocessing.connection import wait as wait_any
 
-from .limits import die_with_parent
+from .cpu_policy import die_with_parent
 
 PROGRESS_EVERY_S = 0.1   # a worker sends a call's progress at most this often
 

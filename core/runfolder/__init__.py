@@ -8,5 +8,5 @@ never the reverse); it imports neither, nor torch.
 - ``status``  a run's status (``RunStatus``), how a turn ended (``TurnOutcome``) and
   ``status.json`` (``StatusRecord``), read and written there alone;
 - ``locks``   the file locks that end with the process holding them (one process training a run
-  folder, one scheduler of a runs folder).
+  folder, one engine of a runs folder).
 """

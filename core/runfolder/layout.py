@@ -2,8 +2,8 @@
 JSON-lines records.
 
 Shared by the training loop (``core.gpt.loop``), the checkpoint writer, the run manager
-(``core.room.runs``) and the scheduler (``core.room.scheduler``) without importing PyTorch, so the
-scheduler process stays small.  Leaves out what the files mean to a run's life (queueing,
+(``core.room.runs``) and the engine (``core.room.engine``) without importing PyTorch, so the
+engine process stays small.  Leaves out what the files mean to a run's life (queueing,
 permissions: ``core.room.runs``) and what a checkpoint holds (``core.gpt.checkpoint``).
 
 Every write goes through the project's one atomic writer, ``core.atomic.atomic_write``: a
@@ -41,11 +41,11 @@ JOIN_FILE = "joined.json"              # a launcher's folder for an identical ru
 STOP_FILE = "stop.request"             # asks the GPT worker that has the run's turn to stop it
 # in the runs folder itself, beside the owners' folders
 QUEUE_LOCK = ".queue.lock"             # taken by every change to the queue (core.room.runs)
-SCHEDULER_LOCK = ".scheduler.lock"     # held by the folder's one scheduler
+ENGINE_LOCK = ".engine.lock"           # held by the folder's one engine (core.room.engine)
+ENGINE_FILE = ".engine.json"           # where its link listens, and the link's key (owner-only)
 QUEUE_FILE = ".queue.json"             # the queue's caps (write_queue_settings)
-SCHEDULER_LOG = ".scheduler.log"       # the scheduler's and its GPT workers' output
+ENGINE_LOG = ".engine.log"             # the engine's and its worker processes' output
 TURNS_FILE = ".turns.json"             # the owners' training time so far (core.room.turns)
-JOBS_WAITING = ".jobs-waiting"         # + a host's name: a job waits there (core.room.limits)
 
 
 
@@ -110,8 +110,8 @@ def keep_records_until(path, step: int) -> None:
 
 
 def write_queue_settings(runs_dir, max_running: int, gpus: int, runs_per_gpu: int = 1) -> None:
-    """The server's caps for this runs folder, read by the scheduler before every turn: whoever
-    starts the scheduler, and whenever, it keeps the caps of the server that queued last.
+    """The server's caps for this runs folder, read by its engine before every turn: whoever
+    starts the engine, and whenever, it keeps the caps of the server that queued last.
     ``max_running``: runs trained at the same moment (one per GPT worker); ``gpus`` and
     ``runs_per_gpu``: how those GPT workers spread over this machine's GPUs."""
     write_json(Path(runs_dir) / QUEUE_FILE, {"max_running": max(1, int(max_running)),

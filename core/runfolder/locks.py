@@ -1,6 +1,6 @@
 """File locks (``fcntl.flock``) that end with the process holding them.
 
-A run folder has one GPT worker, ever, and a runs folder one scheduler: the holder keeps an exclusive
+A run folder has one GPT worker, ever, and a runs folder one engine: the holder keeps an exclusive
 ``flock`` on a lock file for its whole life.  The kernel drops the lock when the process dies, even
 by SIGKILL, so a crash never leaves a stale lock behind, and "is anyone there?" is answered by
 trying to take the lock, not by checking a pid and then acting (two processes could both pass the

@@ -85,11 +85,12 @@ def test_a_paste_into_a_message_and_the_corpus_as_a_message():
 
 
 @pytest.fixture
-def job_engine():
-    """The room's job engine, closed after the test (its workers are processes)."""
+def job_engine(tmp_path, monkeypatch):
+    """An engine of this test's own (a runs folder of its own), which leaves soon after it."""
+    monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("BPE_EXPLORER_ENGINE_IDLE_S", "5")
+    heavy_jobs._engine.clear()
     yield
-    for engine in heavy_jobs._engine:
-        engine.close()
     heavy_jobs._engine.clear()
 
 

@@ -1,11 +1,14 @@
-"""Heavy work leaves the page's thread (ui.plumbing.heavy_jobs, core.room.jobs): a session with a large
-corpus sees a progress bar at once and its page answers, then the result; a change of its
-settings cancels its job.  The engine gets one worker, held by someone else's job until the test
-lets it go, so what the page shows while it waits does not depend on the machine's speed."""
+"""Heavy work leaves the page's thread (ui.plumbing.heavy_jobs, core.room.engine): a session with a
+large corpus sees a progress bar at once and its page answers, then the result; a change of its
+settings cancels its job.  Each test has a runs folder, so an engine, of its own.  The engine gets one
+worker, held by someone else's job until the test lets it go, so what the page shows while it waits
+does not depend on the machine's speed."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 import time
 from pathlib import Path
 
@@ -13,34 +16,55 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import poll_until_done, progress_texts, step_view, paste_box
+from core.room.engine import IDLE_ENV
+from core.room.engine_link import engine_address
 from core.room.jobs import JobState
 from core.settings import ServerSettings
 from tests.room import job_functions
-from ui.plumbing import heavy_jobs
+from ui.plumbing import heavy_jobs, state
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 120  # a worker's first start and a 250 KB training, on a busy 2-core machine
 
 
+@pytest.fixture(autouse=True)
+def own_engine(tmp_path, monkeypatch):
+    """This test's runs folder, whose engine leaves soon after the test (killed if it is still
+    there), and a page plumbing that has not linked to any engine yet."""
+    monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv(IDLE_ENV, "5")
+    heavy_jobs._engine.clear()
+    yield
+    heavy_jobs._engine.clear()
+    found = engine_address(tmp_path / "runs")
+    if found is not None:
+        try:
+            os.kill(found[2], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def fresh_engine(settings: ServerSettings):
-    for engine in heavy_jobs._engine:
-        engine.close()
     heavy_jobs._engine.clear()
     return heavy_jobs.engine(settings)
+
+
+def job_state(engine, key):
+    job = engine.job(key)
+    return None if job is None else job.state
 
 
 @pytest.fixture
 def one_worker():
     """A fresh engine with one worker, busy with another attendee's job until released."""
     engine = fresh_engine(ServerSettings(job_workers=1))
-    blocker = engine.submit("another attendee", "blocker", job_functions.forever)
+    engine.submit("another attendee", "blocker", job_functions.forever)
     deadline = time.monotonic() + WAIT_S
-    while blocker.progress[0] == 0 and time.monotonic() < deadline:
+    while engine.job("blocker").progress[0] == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert blocker.state is JobState.RUNNING
+    assert job_state(engine, "blocker") is JobState.RUNNING
     yield engine
-    engine.close()
-    heavy_jobs._engine.clear()
+    engine.cancel("another attendee")
 
 
 def big_corpus() -> str:
@@ -64,14 +88,16 @@ def test_a_large_corpus_shows_progress_then_the_result_and_a_change_cancels_its_
     texts = progress_texts(heavy)
     assert "Training char BPE: waiting for a free job worker… (0 s)" in texts, texts
     assert any(t.startswith("Counting the corpus: waiting") for t in texts), texts  # in the sidebar
-    [first] = [j for j in one_worker._live.values() if j.key[0] == "train"]
+    merges = heavy.number_input(key="w_num_merges").value
+    first = ("train", (state.text_digest(big_corpus()), "char", "", ""), merges)
+    assert job_state(one_worker, first) is JobState.QUEUED
 
     calm = learn_page()  # another attendee on a sample: served at once, whatever the first waits for
     assert not progress_texts(calm) and step_view(calm)[2]["n"] > 0
-    assert first.state is JobState.QUEUED
+    assert job_state(one_worker, first) is JobState.QUEUED
 
     heavy.number_input(key="w_num_merges").set_value(40).run()  # new settings: the old job goes
-    assert first.state is JobState.CANCELLED
+    assert job_state(one_worker, first) is None  # cancelled: nobody asks for it, nothing kept
     assert any(t.startswith("Training char BPE") for t in progress_texts(heavy))
 
     one_worker.cancel("another attendee")  # the worker is free: the new jobs run
@@ -85,20 +111,16 @@ def test_a_large_corpus_shows_progress_then_the_result_and_a_change_cancels_its_
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["char", "byte"])
 def test_a_training_over_the_time_bound_says_what_happened_and_what_to_do(variant):
-    engine = fresh_engine(ServerSettings(job_workers=1, job_time_s=0.01))  # nothing fits in 10 ms
-    try:
-        at = learn_page()
-        at.radio(key="w_variant").set_value(variant).run()
-        paste_box(at).set_value(big_corpus()).run()
-        poll_until_done(at)
-        assert not at.exception, [e.message for e in at.exception]
-        [error] = [e.value for e in at.error]
-        assert f"Training {variant} BPE was stopped" in error and "longer than this server allows" in error
-        assert "fewer merges" in error
-        assert ("byte variant" in error) == (variant != "byte")  # never advise what was asked
-    finally:
-        engine.close()
-        heavy_jobs._engine.clear()
+    fresh_engine(ServerSettings(job_workers=1, job_time_s=0.01))  # nothing fits in 10 ms
+    at = learn_page()
+    at.radio(key="w_variant").set_value(variant).run()
+    paste_box(at).set_value(big_corpus()).run()
+    poll_until_done(at)
+    assert not at.exception, [e.message for e in at.exception]
+    [error] = [e.value for e in at.error]
+    assert f"Training {variant} BPE was stopped" in error and "longer than this server allows" in error
+    assert "fewer merges" in error
+    assert ("byte variant" in error) == (variant != "byte")  # never advise what was asked
 
 
 @pytest.mark.slow
@@ -125,9 +147,6 @@ def test_a_dask_cluster_that_does_not_answer_is_a_message_and_asked_again(monkey
     answers (here: once none is configured), the page works."""
     from core.room import dask_jobs, dask_workers
 
-    for engine in heavy_jobs._engine:
-        engine.close()
-    heavy_jobs._engine.clear()
     monkeypatch.setattr(dask_workers, "CONNECT_S", 1)
     monkeypatch.setattr(dask_jobs, "CONNECT_S", 1)
     monkeypatch.setenv(dask_jobs.SCHEDULER_ENV, "tcp://127.0.0.1:9")  # the discard port: nobody
@@ -142,6 +161,3 @@ def test_a_dask_cluster_that_does_not_answer_is_a_message_and_asked_again(monkey
     poll_until_done(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert step_view(at)[2]["n"] > 0
-    for engine in heavy_jobs._engine:
-        engine.close()
-    heavy_jobs._engine.clear()

@@ -136,7 +136,7 @@ def test_before_launch_the_page_says_what_a_run_costs_and_a_refusal_what_to_lowe
     at = custom(at, batch_size=16)
     assert not at.error
     said = " ".join(i.value for i in at.info)
-    assert "ms per step" in said and "MB of memory" in said and "It starts at once" in said, said
+    assert "ms per step" in said and "MiB of memory" in said and "It starts at once" in said, said
     at.number_input(key="gpt_steps").set_value(1).run()
     said = " ".join(i.value for i in at.info)
     assert " for 1 step, " in said and "about 0 s" not in said, said

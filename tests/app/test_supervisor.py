@@ -245,8 +245,7 @@ def test_two_tabs_spread_over_two_processes_and_survive_one_dying(tmp_path):
             return process["restarts"] == 1 and healthy(process["port"])
         _wait(restarted, START_S, f"{dead} restarted by the command")
         status = json.loads(status_path.read_text())
-        pids = [status["proxy_pid"], status["job_server_pid"],
-                *(p["pid"] for p in status["processes"].values())]
+        pids = [status["proxy_pid"], *(p["pid"] for p in status["processes"].values())]
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) == 0
         assert all(_gone(pid) for pid in pids), "a process outlived the command"
@@ -286,8 +285,7 @@ def test_killed_outright_the_command_takes_its_processes_along(tmp_path):
         pytest.skip("the parent-death signal is Linux's")
     with served(tmp_path, 1, {"BPE_EXPLORER_RUNS_DIR": str(tmp_path / "runs")}) as (proc, status_path):
         status = json.loads(status_path.read_text())
-        pids = [status["proxy_pid"], status["job_server_pid"],
-                *(p["pid"] for p in status["processes"].values())]
+        pids = [status["proxy_pid"], *(p["pid"] for p in status["processes"].values())]
         proc.kill()
         proc.wait()
         _wait(lambda: all(_gone(pid) for pid in pids), 60, "every child gone")
@@ -295,16 +293,17 @@ def test_killed_outright_the_command_takes_its_processes_along(tmp_path):
 
 
 @pytest.mark.slow
-def test_two_app_processes_send_their_heavy_jobs_to_the_machines_one_job_server(tmp_path):
+def test_two_app_processes_send_their_heavy_jobs_to_the_runs_folders_one_engine(tmp_path):
     """Issue 42: with two app processes and one job worker configured, two attendees in different
     processes paste large texts at once; both get Learn BPE's final view, and at no moment does the
-    machine run more than the one job worker, forked for the job server, not for an app process."""
+    machine run more than the one job worker, forked for the engine one of them started."""
     import asyncio
 
     sys.path.insert(0, str(ROOT / "bench"))
     from bench_hostile_room import PASTE_LABEL, has_step_view, page_run
     from bench_process_room import TreeSampler, parent
     from streamlit_client import Session
+    from core.room.engine_link import engine_address
     from core.samples import python_docs_corpus
 
     text = python_docs_corpus(300_000)  # above what a page trains inline: a job
@@ -330,11 +329,11 @@ def test_two_app_processes_send_their_heavy_jobs_to_the_machines_one_job_server(
     env = {"BPE_EXPLORER_RUNS_DIR": str(tmp_path / "runs"), "BPE_EXPLORER_JOB_WORKERS": "1"}
     with served(tmp_path, 2, env) as (proc, status_path):
         status = json.loads(status_path.read_text())
-        tree = TreeSampler(proc.pid)
+        tree = TreeSampler(proc.pid, tmp_path / "runs")
         tree.start()
         shown, pins = asyncio.run(room(status["url"]))
         tree.stop()
         assert sorted(pins) == ["p1", "p2"]
         assert shown == [True, True]
         assert tree.most_workers == 1, "more job workers than the machine's one"
-        assert {parent(server) for server in tree.servers} == {status["job_server_pid"]}
+        assert {parent(server) for server in tree.servers} == {engine_address(tmp_path / "runs")[2]}

@@ -78,15 +78,16 @@ def loaded(names: tuple[str, ...]) -> list[str]:
     return [name for name in names if name in sys.modules]
 
 
-def remote_client(address: str, key_hex: str | None, session: str, owner: str, jobs: list, out: str) -> None:
+def remote_client(where: str, dask: bool, session: str, owner: str, jobs: list, out: str) -> None:
     """Another app process, of this machine or of another host: submit ``jobs`` (``(key, fn,
-    args)``) to the job server at ``address`` (or, without ``key_hex``, to the Dask cluster there) as
-    ``session`` of ``owner``, say so in ``out.asked``, wait for each and write their results to ``out``."""
+    args)``) to the engine of the runs folder ``where`` (or, with ``dask``, to the Dask cluster at
+    that address) as ``session`` of ``owner``, say so in ``out.asked``, wait for each and write their
+    results to ``out``."""
     from core.room.dask_jobs import DaskJobs
-    from core.room.job_server import RemoteEngine
+    from core.room.engine_link import RemoteEngine
 
-    engine = DaskJobs(address) if key_hex is None else RemoteEngine(
-        address, bytes.fromhex(key_hex), workers=2, limit_s=120.0, max_rss=None, abandon_s=None, preload=())
+    engine = DaskJobs(where) if dask else RemoteEngine(
+        where, workers=2, limit_s=120.0, max_rss=None, abandon_s=None, preload=())
     for key, fn, args in jobs:
         engine.submit(session, key, fn, args, owner=owner)
     Path(out + ".asked").touch()

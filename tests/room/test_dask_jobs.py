@@ -42,7 +42,7 @@ def test_a_job_asked_on_two_hosts_trains_once_with_its_progress(cluster, tmp_pat
     running = wait_for(lambda: (j := here.job(shared)).state is JobState.RUNNING and j.progress[0] > 0 and j,
                        timeout=120, interval=0.05)
     assert running.progress[1] == 10**9  # the job's own count, sent from its Dask worker
-    host_b = other_host(jf.remote_client, address, None, "tab-2", "bob",
+    host_b = other_host(jf.remote_client, address, True, "tab-2", "bob",
                         [(shared, jf.until_released, job_args)], str(out))
     wait_for(lambda: (tmp_path / "out.asked").exists(), timeout=120)
     gate.touch()

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from core.room.limits import BACKGROUND_NICENESS
+from core.room.cpu_policy import BACKGROUND_NICENESS
 from core.runfolder.layout import queue_settings, write_queue_settings
 from core.runfolder.status import read_status
 from core.room.runs import SERVER, launch_run, list_runs, stop_run

@@ -4,6 +4,7 @@ state, its progress, a file a job wrote), with generous bounds for a busy 2-core
 
 from __future__ import annotations
 
+import multiprocessing
 import subprocess
 import sys
 import time
@@ -12,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from core.room.jobs import JobEngine, JobState, JobStopped
-from core.room.limits import jobs_wait
 from tests.room import job_functions as jf
 
 WAIT_S = 60  # a worker's first start imports core on a busy machine
@@ -190,24 +190,24 @@ def test_a_worker_takes_only_idle_cpu_and_ends_with_its_parent(engines):
     assert job.result(timeout=WAIT_S) == (os.SCHED_IDLE, signal.SIGKILL)
 
 
-def test_the_machine_is_marked_while_jobs_wait_or_run_and_unmarked_after(engines, tmp_path):
-    """What the machine's GPT turns give way to (core.room.limits): the mark is fresh while a job
-    waits or runs, and gone once none does."""
-    mark = tmp_path / "mark"
-    engine = engines(workers=1, waiting_file=mark)
+def test_the_gpt_workers_event_is_set_while_jobs_wait_or_run_and_cleared_after(engines, tmp_path):
+    """What the engine's GPT turns give way to (core.room.cpu_policy): set while a job waits or
+    runs, cleared once none does."""
+    jobs_waiting = multiprocessing.get_context("spawn").Event()
+    engine = engines(workers=1, jobs_waiting=jobs_waiting)
     order, gate = tmp_path / "order", tmp_path / "gate"
     job = engine.submit("alice", "a0", jf.until_released, (str(order), "a0", str(gate)))
-    wait_for(lambda: jobs_wait(mark), what="the mark")
+    wait_for(jobs_waiting.is_set, what="the event set")
     gate.touch()
     job.result(timeout=WAIT_S)
-    wait_for(lambda: not mark.exists(), what="the mark removed")
+    wait_for(lambda: not jobs_waiting.is_set(), what="the event cleared")
 
 
 def test_every_engine_is_used_through_the_one_interface():
-    """The page's plumbing knows only ``Jobs``: this process's engine, the machine's and a Dask
-    cluster's each offer all of it."""
+    """The page's plumbing knows only ``Jobs``: the machine's engine and a Dask cluster's each offer
+    all of it (and the job engine inside the machine's)."""
     from core.room.dask_jobs import DaskJobs
-    from core.room.job_server import RemoteEngine
+    from core.room.engine_link import RemoteEngine
     from core.room.jobs import Jobs
 
     for engine in (JobEngine, RemoteEngine, DaskJobs):

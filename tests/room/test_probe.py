@@ -10,7 +10,7 @@ import pytest
 
 from core.gpt.config import make_config
 from core.room.limits import default_max_running, threads_per_run
-from core.room.probe import MAX_PROMPT_CHARS, estimate_step, run_step_seconds, sample_checkpoint
+from core.room.probe import MAX_PROMPT_CHARS, StepEstimate, estimate_step, run_step_seconds, sample_checkpoint
 from core.runfolder.layout import TRAIN_CONFIG_FILE
 from core.room.runs import SERVER, launch_run, read_metrics, run_info, stop_run
 from core.settings import ServerSettings
@@ -69,3 +69,21 @@ def test_a_prompt_past_the_bound_is_refused_with_a_message(tmp_path):
     """A browser can send a 200,000-character prompt; the model reads only its last few hundred tokens."""
     with pytest.raises(ValueError, match="at most 10,000"):
         sample_checkpoint(tmp_path, "x" * (MAX_PROMPT_CHARS + 1), 10)
+
+
+def test_a_whole_runs_time_counts_its_evaluations_and_samples():
+    """The quick preset: 300 steps; evaluations at 50, 100, ... 300 (two splits of 5 batches each),
+    and a sample at each of them (150 and 300 are among them): the page's figure for the run is
+    steps, evaluations and samples, not steps alone."""
+    est = StepEstimate(seconds=0.1, device="cpu", threads=1, steps=10, eval_batch_s=0.01, token_s=0.001)
+    quick = make_config("quick")
+    assert est.run_seconds(quick) == pytest.approx(300 * 0.1 + 6 * 2 * 5 * 0.01 + 6 * 200 * 0.001)
+    small = make_config("small")  # 200 batches a split every 250 steps: the evaluations weigh
+    assert est.run_seconds(small) == pytest.approx(2000 * 0.1 + 8 * 2 * 200 * 0.01 + 8 * 200 * 0.001)
+    assert est.run_seconds(replace(quick, sample_tokens=0)) == pytest.approx(30 + 0.6)
+
+
+def test_the_estimate_times_an_evaluation_and_a_sample_too():
+    est = estimate_step(replace(CONFIG, sample_tokens=16), CHARS.vocab_size)
+    assert 0 < est.eval_batch_s and 0 < est.token_s
+    assert est.run_seconds(CONFIG) > est.seconds * CONFIG.max_steps

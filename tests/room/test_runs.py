@@ -1,5 +1,5 @@
 """core.room.runs: real GPT workers give runs turns that are listed, stopped, resumed, shared, lost to a
-killed GPT worker or a restarted scheduler without losing a step; who may do what; the per-owner cap;
+killed GPT worker or a restarted engine without losing a step; who may do what; the per-owner cap;
 the device's model bounds.  (Whose turn it is, without training: test_turns.py.)"""
 
 import json
@@ -16,10 +16,11 @@ import pytest
 
 from core import CharTokenizer
 from core.gpt.checkpoint import load_checkpoint
-from core.room.limits import BACKGROUND_NICENESS, TURN_S, LimitError
+from core.room.cpu_policy import BACKGROUND_NICENESS
+from core.room.limits import TURN_S, LimitError
 from core.runfolder.locks import FileLock
 from core.gpt.loop import train
-from core.runfolder.layout import SCHEDULER_LOCK
+from core.runfolder.layout import ENGINE_LOCK
 from core.runfolder.status import read_status
 from core.room.runs import (SERVER, RunAccessError, RunLimitError, Viewer, delete_run, get_run,
                            launch_run, list_runs, pid_alive, read_metrics, read_samples, resume_run,
@@ -54,11 +55,11 @@ def kill_quietly(pid):
             pass
 
 
-def schedulers_of(runs_dir) -> list[int]:
-    """The live scheduler processes training ``runs_dir`` (their command line names the folder)."""
+def engines_of(runs_dir) -> list[int]:
+    """The live engine processes of ``runs_dir`` (their command line names the folder)."""
     folder = str(Path(runs_dir).resolve()).encode()
     return [pid for pid, cmd in _processes()
-            if b"core.room.scheduler" in (args := cmd.split(b"\0")) and folder in args]
+            if b"core.room.engine" in (args := cmd.split(b"\0")) and folder in args]
 
 
 def _processes():
@@ -78,14 +79,14 @@ def _processes():
 @pytest.fixture
 def runs_dir(tmp_path):
     """A runs folder whose training processes are all killed at the end, whatever happened: its
-    scheduler first (a session of its own, with its GPT workers), which would replace a killed GPT worker
+    engine first (a session of its own, with its GPT workers), which would replace a killed GPT worker
     and train on after the suite has ended; then, with its lock held so that listing the runs
     starts no other, each run's own process."""
     yield tmp_path
-    for pid in schedulers_of(tmp_path):
+    for pid in engines_of(tmp_path):
         kill_quietly(pid)
-    blocker = FileLock(tmp_path / SCHEDULER_LOCK)
-    wait_for(blocker.acquire, timeout=30)  # the killed scheduler's lock goes with it
+    blocker = FileLock(tmp_path / ENGINE_LOCK)
+    wait_for(blocker.acquire, timeout=30)  # the killed engine's lock goes with it
     try:
         for run in list_runs(tmp_path):
             kill_quietly(run.pid)
@@ -194,8 +195,8 @@ def _gpt_worker_of(run_dir: Path) -> int:
 
 @pytest.mark.slow
 def test_a_stop_a_resume_and_a_server_restart_mid_turn_lose_no_step_and_log_none_twice(runs_dir):
-    """Stopped mid-turn, resumed, then the scheduler and its GPT workers killed mid-turn (the
-    machine restarting under a room): a page that lists the runs starts a scheduler, which gives
+    """Stopped mid-turn, resumed, then the engine and its GPT workers killed mid-turn (the
+    machine restarting under a room): a page that lists the runs starts an engine, which gives
     the run its turn again; it ends at its last step with every step logged once."""
     config = tiny_config(max_steps=3_000, eval_interval=50, log_interval=10)
     info = launch_run(config, "restarted", runs_dir, owner=ALICE.owner, text=TEXT, settings=ROOMY)
@@ -205,10 +206,10 @@ def test_a_stop_a_resume_and_a_server_restart_mid_turn_lose_no_step_and_log_none
     resume_run(info.path, ALICE, ROOMY)
     before = wait_for(lambda: load_checkpoint(info.path / "ckpt.pt").step > stopped.step and
                       _gpt_worker_of(info.path))
-    scheduler, = schedulers_of(runs_dir)
-    for pid in (scheduler, before):
+    engine, = engines_of(runs_dir)
+    for pid in (engine, before):
         os.kill(pid, signal.SIGKILL)
-    wait_for(lambda: not pid_alive(scheduler) and not pid_alive(before), timeout=10)
+    wait_for(lambda: not pid_alive(engine) and not pid_alive(before), timeout=10)
     wait_for(lambda: list_runs(runs_dir) and run_info(info.path).status == "finished", timeout=300)
     steps = [r["step"] for r in read_metrics(info.path)]
     assert steps == list(range(10, 3_001, 10)), "a step lost, or logged twice"
@@ -216,9 +217,9 @@ def test_a_stop_a_resume_and_a_server_restart_mid_turn_lose_no_step_and_log_none
 
 
 def _trainers_of(runs_dir: Path) -> list[int]:
-    """The GPT workers of the scheduler of ``runs_dir`` (its spawned children)."""
-    schedulers = set(schedulers_of(runs_dir))
-    return [pid for pid, cmd in _processes() if b"spawn_main" in cmd and _parent(pid) in schedulers]
+    """The GPT workers of the engine of ``runs_dir`` (its spawned children)."""
+    engines = set(engines_of(runs_dir))
+    return [pid for pid, cmd in _processes() if b"spawn_main" in cmd and _parent(pid) in engines]
 
 
 def _parent(pid: int) -> int:
@@ -402,7 +403,7 @@ def test_sampling_runs_out_of_process_with_clear_errors(trained):
 
 
 def test_delete_a_run_but_never_a_queued_one_or_another_folder(runs_dir):
-    blocker = FileLock(runs_dir / SCHEDULER_LOCK)  # no scheduler: the run stays queued
+    blocker = FileLock(runs_dir / ENGINE_LOCK)  # no engine: the run stays queued
     assert blocker.acquire()
     try:
         info = launch_run(tiny_config(), "to-delete", runs_dir, owner=ALICE.owner, text=TEXT)
@@ -425,7 +426,7 @@ def test_the_queue_says_what_trains_what_waits_and_for_about_how_long(runs_dir):
     """One GPT worker; a run training (this process stands in for its GPT worker) at 0.1 s a step with
     100 steps left, and two runs waiting for a first turn: they get one in about one and two
     turns; the training one, taking turns with them, ends in about 3 x 10 s."""
-    blocker = FileLock(runs_dir / SCHEDULER_LOCK)
+    blocker = FileLock(runs_dir / ENGINE_LOCK)
     assert blocker.acquire()
     try:
         busy = runs_dir / BOB.owner / "busy"
@@ -442,7 +443,7 @@ def test_the_queue_says_what_trains_what_waits_and_for_about_how_long(runs_dir):
         runs = {r.name: r for r in list_runs(runs_dir)}
         assert runs["a"].queue_position == 1 and runs["a"].wait_s == pytest.approx(TURN_S)
         assert runs["b"].queue_position == 2 and runs["b"].wait_s == pytest.approx(2 * TURN_S)
-        assert runs["busy"].stepping and runs["busy"].taking_turns == 3 and runs["busy"].gpt_workers == 1
+        assert runs["busy"].stepping and runs["busy"].taking_turns == 3 and runs["busy"].runs_at_once == 1
         assert runs["busy"].eta_s == pytest.approx(30.0)
         for name in ("a", "b"):
             stop_run(runs[name].path, ALICE)
@@ -455,13 +456,13 @@ def test_list_runs_of_a_missing_folder(tmp_path):
 
 
 @pytest.mark.slow
-def test_training_modules_do_not_load_streamlit_and_the_scheduler_not_torch():
+def test_training_modules_do_not_load_streamlit_and_the_engine_not_torch():
     code = ("import sys, core.gpt.model, core.gpt.loop, core.gpt.checkpoint, core.room.runs, "
             "core.gpt.device; print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip() == "False", out.stderr
-    code = "import sys, core.room.scheduler, core.room.dask_workers; print('torch' in sys.modules)"
+    code = "import sys, core.room.engine, core.room.dask_workers; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip() == "False", out.stderr

@@ -1,11 +1,9 @@
 """core.room.turn_runner: a GPT worker carries a run on from memory only while the run is as it left it."""
 
+import multiprocessing
 import os
-import threading
-import time
 
-from core.room import turn_runner
-from core.room.limits import WAITING_FRESH_S, jobs_waiting_file, mark_jobs_waiting
+from core.room import cpu_policy, turn_runner
 from core.runfolder.layout import CHECKPOINT_FILE
 from core.runfolder.status import read_status
 from core.room.runs import launch_run
@@ -36,32 +34,24 @@ def test_a_run_in_memory_is_dropped_once_another_gpt_worker_wrote_its_checkpoint
     assert again is not held and again.step == held.step  # from the checkpoint on disk
 
 
-def test_a_turn_gives_way_while_an_attendee_waits_for_a_job_on_its_machine(runs_dir):  # noqa: F811
-    """The room's CPU policy: a job engine's fresh mark (an attendee at a progress bar) holds a
-    GPT run's turn before its next step; a mark left by an engine that died does not."""
+def test_a_turn_gives_way_while_an_attendee_waits_for_a_job_of_its_engine(runs_dir):  # noqa: F811
+    """The room's CPU policy: while the engine's event says an attendee waits at a progress bar, a
+    GPT run's turn trains no step; once it is cleared, the next turn trains."""
     run = launch_run(tiny_config(max_steps=20_000), "polite", runs_dir, owner=ALICE.owner, text=TEXT,
                      settings=ROOMY)
-    mark, done = jobs_waiting_file(runs_dir), threading.Event()
-
-    def engine_at_work() -> None:  # renews the mark as a job engine does while its jobs run
-        while not done.wait(0.1):
-            mark_jobs_waiting(mark, True)
-
-    renewing = threading.Thread(target=engine_at_work)
-    mark_jobs_waiting(mark, True)
-    renewing.start()
-    turn = next_turn(runs_dir, SCHEDULER)
+    jobs_waiting = multiprocessing.get_context("spawn").Event()
+    cpu_policy.give_way_to(jobs_waiting)  # the GPT worker's setup step
     try:
+        jobs_waiting.set()
+        turn = next_turn(runs_dir, SCHEDULER)
         outcome = turn_runner.run_turn(run.path, turn.id, 0.5)
-    finally:
-        done.set()
-        renewing.join()
-    assert outcome["outcome"] == "paused" and outcome["step"] == 0
-    end_turn(runs_dir, turn, outcome)
+        assert outcome["outcome"] == "paused" and outcome["step"] == 0
+        end_turn(runs_dir, turn, outcome)
 
-    old = time.time() - 2 * WAITING_FRESH_S
-    os.utime(mark, (old, old))  # its engine died without removing it
-    turn = next_turn(runs_dir, SCHEDULER)
-    outcome = turn_runner.run_turn(run.path, turn.id, 0.5)
-    assert outcome["outcome"] == "paused" and outcome["step"] > 0
-    end_turn(runs_dir, turn, outcome)
+        jobs_waiting.clear()
+        turn = next_turn(runs_dir, SCHEDULER)
+        outcome = turn_runner.run_turn(run.path, turn.id, 0.5)
+        assert outcome["outcome"] == "paused" and outcome["step"] > 0
+        end_turn(runs_dir, turn, outcome)
+    finally:
+        cpu_policy.give_way_to(None)

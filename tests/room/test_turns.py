@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from core.runfolder.locks import FileLock
-from core.runfolder.layout import SCHEDULER_LOCK, STOP_FILE
+from core.runfolder.layout import ENGINE_LOCK, STOP_FILE
 from core.runfolder.status import read_status, write_status
 from core.room.runs import (ROOM_OWNER, SERVER, RunAccessError, RunLimitError, Viewer, delete_run,
                            launch_run, list_runs, resume_run, run_info, set_shared, stop_run)
@@ -28,8 +28,8 @@ SCHEDULER = 424242  # the scheduler these turns are given to (this test plays it
 
 @pytest.fixture
 def runs_dir(tmp_path):
-    """A runs folder whose scheduler lock this test holds: launches queue, nothing trains."""
-    blocker = FileLock(tmp_path / SCHEDULER_LOCK)
+    """A runs folder whose engine lock this test holds: launches queue, nothing trains."""
+    blocker = FileLock(tmp_path / ENGINE_LOCK)
     assert blocker.acquire()
     yield tmp_path
     blocker.release()

@@ -1,6 +1,6 @@
-"""The room's heavy work, seen from a page: ``core.room.jobs``'s engine (the machine's, in the job
-server ``ui.serve`` starts; under ``streamlit run`` alone, one in this process) and what a page
-shows while a job of its session runs.
+"""The room's heavy work, seen from a page: the runs folder's engine (``core.room.engine``, reached
+through ``core.room.engine_link``; a Dask cluster's where one is configured) and what a page shows
+while a job of its session runs.
 
 :func:`job_result` gives the result of ``fn(*args)`` computed by a job worker process for this
 session (a job shared with every session that asks for the same key).  Until it is done, the page
@@ -25,10 +25,10 @@ import time
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from core.room import default_runs_dir
 from core.room.dask_jobs import dask_engine
-from core.room.job_server import remote_engine
-from core.room.jobs import INLINE_BELOW, JobEngine, Jobs, JobState, JobStopped
-from core.room.limits import jobs_waiting_file
+from core.room.engine_link import RemoteEngine
+from core.room.jobs import INLINE_BELOW, Jobs, JobState, JobStopped
 from core.settings import ServerSettings
 
 from ui.plumbing import state
@@ -61,21 +61,20 @@ def training_advice(variant: str) -> str:
 
 
 def engine(settings: ServerSettings) -> Jobs:
-    """The job engine, sized and bounded by the first ``settings`` it sees: a Dask cluster's where
-    one is configured (``core.room.dask_jobs``: a room on several machines), the machine's where
-    ``ui.serve`` started a job server for its app processes (``core.room.job_server``), else this
-    process's own."""
+    """The jobs' engine, sized and bounded by the first ``settings`` it sees: a Dask cluster's where
+    one is configured (``core.room.dask_jobs``: a room on several machines), else the server's runs
+    folder's engine, which every app process of the machine shares (started on demand)."""
     with _making:
         if not _engine:
             config = dict(workers=settings.job_workers, limit_s=settings.job_time_s,
                           max_rss=settings.max_train_memory + WORKER_BASE_BYTES, abandon_s=ABANDON_S,
-                          preload=PRELOAD, waiting_file=jobs_waiting_file(state.runs_dir()))
+                          preload=PRELOAD)
             try:
                 made = dask_engine(os.environ, **config)
             except (OSError, TimeoutError) as exc:  # asked again at the next heavy job
                 raise TooHeavyError(f"The room's Dask cluster did not answer ({exc}); ask the person "
                                     "running the server.") from None
-            _engine.append(made or remote_engine(os.environ, **config) or JobEngine(**config))
+            _engine.append(made or RemoteEngine(default_runs_dir(), **config))
         return _engine[0]
 
 
@@ -88,9 +87,9 @@ def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit:
     jobs = engine(settings)
     try:
         job = jobs.submit(_session(), key, fn, args, owner=state.stored_owner())
-    except JobStopped as exc:  # the machine's job server did not answer
+    except JobStopped as exc:  # the engine did not answer
         raise TooHeavyError(f"{doing} could not start: {exc}") from None
-    state.put(state.JOBS_EPOCH, state.learn_epoch())
+    state.put(state.JOBS_RESETS, state.learn_resets())
     if not job.done:
         _progress(key, doing, unit)
         if block:
@@ -131,13 +130,13 @@ def computed(settings: ServerSettings, cache: BoundedCache, key: tuple, fn, args
 
 def cancel_stale() -> None:
     """Cancel this session's jobs if its corpus or settings changed since it asked for them."""
-    epoch = state.get(state.JOBS_EPOCH)
-    if epoch is not None and epoch != state.learn_epoch():
-        state.put(state.JOBS_EPOCH, None)
+    asked = state.get(state.JOBS_RESETS)
+    if asked is not None and asked != state.learn_resets():
+        state.put(state.JOBS_RESETS, None)
         try:
             if _engine:
                 _engine[0].cancel(_session())
-        except JobStopped:  # the machine's job server restarting: its jobs went with it
+        except JobStopped:  # the engine restarting: its jobs went with it
             pass
 
 
@@ -146,7 +145,7 @@ def _progress(key, doing: str, unit: str) -> None:
     """The job's progress, redrawn every ``POLL_S`` seconds; the whole page reruns once it ends."""
     try:
         job = _engine[0].job(key) if _engine else None
-    except JobStopped:  # the machine's job server restarting: the page asks again, and says so
+    except JobStopped:  # the engine restarting: the page asks again
         job = None
     if job is None or job.done:
         st.rerun()

@@ -12,7 +12,7 @@ here, follow the same ``<area>_<name>`` style in their page.
   ``follow_corpus(digest, boxes)``: boxes filled from it, refilled when it changes.
 - ``tokenizer_settings(variant=None) -> TokenizerSettings``: the BPE pages' settings, the split
   pattern resolved here once.
-- ``learn_step()`` / ``set_learn_step(k)``, ``learn_epoch()``, ``reset_learn_step()``: where Learn
+- ``learn_step()`` / ``set_learn_step(k)``, ``learn_resets()``, ``reset_learn_step()``: where Learn
   BPE's step view opens.
 - runs (``runs_dir_override``, ``selected_run``, ``suggest_run_name``, ``sync_bpc_runs``) and
   identity (``stored_owner``, ``is_instructor``, ...) for Train a GPT.
@@ -50,8 +50,8 @@ URL_RESTORED = "url_restored"  # the URL's corpus and settings were read, once a
 STATE_READY = "state_ready"  # :func:`init_state` has filled in this session's defaults
 # Learn BPE
 LEARN_STEP = "learn_step"  # the step the page opens at (the browser steps from there)
-LEARN_EPOCH = "learn_epoch"  # how many times the step was reset (a new corpus or new settings)
-JOBS_EPOCH = "jobs_epoch"  # the learn epoch this session's heavy jobs were asked in (ui.plumbing.heavy_jobs)
+LEARN_RESETS = "learn_resets"  # how many times the step was reset (a new corpus or new settings)
+JOBS_RESETS = "jobs_resets"  # learn_resets when this session's jobs were asked (ui.plumbing.heavy_jobs)
 LEARN_RUN_MS = "learn_run_ms"  # the server's time for the page's last run, read by bench/bench_app.py
 # Tokenizer questions
 QUESTIONS_BOXES_OF = "questions_boxes_of"  # the corpus (its hash) the sections' boxes were filled from
@@ -130,7 +130,7 @@ def init_state() -> None:
     for name, value in KEPT_DEFAULTS.items():
         ss.setdefault("kept_" + name, value)
     ss.setdefault(LEARN_STEP, 0)
-    ss.setdefault(LEARN_EPOCH, 0)
+    ss.setdefault(LEARN_RESETS, 0)
     ss[STATE_READY] = True
 
 
@@ -263,15 +263,15 @@ def set_learn_step(k: int) -> None:
     st.session_state[LEARN_STEP] = k
 
 
-def learn_epoch() -> int:
+def learn_resets() -> int:
     """Changes when the step is reset, so the browser drops the step it shows for the new one."""
-    return int(st.session_state.get(LEARN_EPOCH, 0))
+    return int(st.session_state.get(LEARN_RESETS, 0))
 
 
 def reset_learn_step() -> None:
     """Back to merge 0: the corpus or a setting changed."""
     set_learn_step(0)
-    st.session_state[LEARN_EPOCH] = learn_epoch() + 1
+    st.session_state[LEARN_RESETS] = learn_resets() + 1
 
 
 # -- the token a visitor clicked (ui.views.token_view) ---------------------------------------------------

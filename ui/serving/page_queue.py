@@ -14,7 +14,7 @@ training) is a long one: the runs waiting stop waiting for it and go on beside i
 before the line.  So one attendee's long run delays the others by ``LONG_S`` at most, never by its
 whole length, while a burst of short runs still goes one after another, however long the line.
 Fragment runs (a token picked in a tree, a progress bar's poll) do not wait in line: they are
-small.  (Not the room's *turns*, ``core.room.turns``: those are GPT runs' slices of a GPT worker.)"""
+small.  (Not the room's *turns*, ``core.room.turns``: those are GPT runs' few seconds on a GPT worker.)"""
 
 from __future__ import annotations
 

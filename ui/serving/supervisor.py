@@ -25,10 +25,9 @@ they fail with "400 session invalid").  What this module owns, and why each choi
   Streamlit leaves its static files uncompressed on purpose, expecting a proxy in front to do it:
   a new attendee's first load of Learn BPE shrinks by nearly half on the venue's network, for a
   little more server CPU a tab (why: docs/benchmarks.md, "A new attendee's first page load").
-- **One job server for the machine** (``core.room.job_server``), started first and restarted like
-  an app process: every app process sends it its heavy jobs, so ``JOB_WORKERS`` bounds the machine,
-  not each process, and a job asked from two processes runs once.  Its address and key reach the
-  app processes in their environment; it listens on loopback only.
+- **One engine for the machine**, not started here: every app process sends its heavy jobs to the
+  runs folder's engine (``core.room.engine``), which the first of them to need it starts, so
+  ``JOB_WORKERS`` bounds the machine, not each process, and a job asked from two processes runs once.
 - **Every process runs the same app the same way**: the repository as working directory (its
   ``.streamlit/config.toml`` and ``secrets.toml``), the same environment (the instructor key and
   the caps, ``BPE_EXPLORER_*``; one runs folder, so one queue under ``core.gpt``'s file locks), one
@@ -38,8 +37,8 @@ they fail with "400 session invalid").  What this module owns, and why each choi
   loopback only; only the proxy listens on ``--address``, loopback unless you say otherwise.
 - **Nothing left behind**: the proxy's configuration and stats socket live in a temporary folder,
   removed on exit; Ctrl+C or SIGTERM stops the proxy, then every app process, by PID (on Linux a
-  child also gets SIGTERM if this command is killed outright).  The scheduler and the training
-  runs it starts outlive the server by design (``core.room.scheduler``), as under ``streamlit run``.
+  child also gets SIGTERM if this command is killed outright).  The engine and the runs it trains
+  outlive the server by design (``core.room.engine``), as under ``streamlit run``.
 
 ``--status-file`` writes the URL, every PID and the stats socket as JSON (for tests and
 ``bench/bench_room.py``); :func:`proxy_sessions` reads the open connections per process.  Leaves
@@ -69,7 +68,6 @@ from pathlib import Path
 import streamlit as st
 
 from core.atomic import atomic_write
-from core.room.job_server import ADDRESS_ENV, KEY_ENV
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: streamlit_app.py, .streamlit/
 COOKIE = "bpe_explorer_process"
@@ -351,11 +349,10 @@ def url_of(address: str, port: int) -> str:
 
 
 def write_server_status(path: Path | None, url: str, proxy: Child, apps: list[Child],
-                        stats_socket: Path, jobs: Child) -> None:
+                        stats_socket: Path) -> None:
     if path is None:
         return
     status = {"url": url, "cookie": COOKIE, "stats_socket": str(stats_socket), "proxy_pid": proxy.pid,
-              "job_server_pid": jobs.pid,
               "processes": {a.name: {"pid": a.pid, "port": a.port, "restarts": a.restarts} for a in apps}}
     with atomic_write(path) as f:
         json.dump(status, f, indent=1)
@@ -374,22 +371,12 @@ def supervise(children: list[Child], on_restart) -> None:
             on_restart()
 
 
-def job_server(env: dict) -> Child:
-    """The machine's job server (``core.room.job_server``): every app process's heavy jobs on one
-    set of job workers.  ``env`` gains its address and key, for the app processes."""
-    port = free_port()
-    env.update({ADDRESS_ENV: f"127.0.0.1:{port}", KEY_ENV: secrets.token_hex(32)})
-    return Child("jobs", [sys.executable, "-m", "core.room.job_server", "--port", str(port)], env)
-
-
 def serve(args: argparse.Namespace, haproxy: str, folder: Path) -> None:
     env = app_env()
-    jobs = job_server(env)
     apps = [Child(f"p{i + 1}", [], env, free_port()) for i in range(args.processes)]
     stats_socket, config = folder / "haproxy.sock", folder / "haproxy.cfg"
     proxy = Child("proxy", [haproxy, "-db", "-f", str(config)])
     try:
-        jobs.start()
         for app in apps:
             app.command = app_command(app.name, app.port)
             app.start()
@@ -398,16 +385,15 @@ def serve(args: argparse.Namespace, haproxy: str, folder: Path) -> None:
         proxy.start()
         url = url_of(args.address, args.port)
         wait_listening(proxy, local_host(args.address), args.port)
-        status = functools.partial(write_server_status, args.status_file, url, proxy, apps, stats_socket,
-                                   jobs)
+        status = functools.partial(write_server_status, args.status_file, url, proxy, apps, stats_socket)
         status()
         where = "every interface" if args.address in ("0.0.0.0", "::") else args.address
         print(f"BPE Explorer: {len(apps)} app process(es) behind HAProxy on {where}, port {args.port}: "
               f"{url}\n  " + ", ".join(f"{a.name} pid {a.pid}" for a in apps) + f", proxy pid {proxy.pid}"
               "\n  Stop with Ctrl+C.", flush=True)
-        supervise([proxy, *apps, jobs], status)
+        supervise([proxy, *apps], status)
     finally:
-        stop_all([proxy, *apps, jobs])
+        stop_all([proxy, *apps])
         if args.status_file is not None:
             args.status_file.unlink(missing_ok=True)
 

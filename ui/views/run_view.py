@@ -114,9 +114,9 @@ WORKSHOP_HOUR_S = 3600
 
 
 def run_seconds(est: StepEstimate, config, others: int, gpt_workers: int = 1) -> float:
-    """How long a run of ``config`` launched now trains, its steps timed at ``est``, in turns with
-    the ``others`` on ``gpt_workers`` GPT workers (evaluation left out)."""
-    return est.seconds * config.max_steps * max(1.0, (others + 1) / gpt_workers)
+    """How long a run of ``config`` launched now trains, its steps, evaluations and samples timed
+    at ``est``, in turns with the ``others`` on ``gpt_workers`` GPT workers."""
+    return est.run_seconds(config) * max(1.0, (others + 1) / gpt_workers)
 
 
 def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_workers: int = 1) -> str:
@@ -125,7 +125,7 @@ def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_w
     ``others`` on ``gpt_workers`` GPT workers."""
     where = f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu" else est.device
     load = f"while {plural(others, 'other run')} trained" if others else "while no other run trained"
-    alone = est.seconds * config.max_steps
+    alone = est.run_seconds(config)
     queue = " It starts at once: a GPT worker is free."
     if others + 1 > gpt_workers:
         together = about(run_seconds(est, config, others, gpt_workers))
@@ -133,8 +133,8 @@ def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_w
                  f"{plural(gpt_workers, 'GPT worker')}: {together} in all while they train.")
     memory = training_memory(config, vocab_size) / 2**20
     return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → {about(alone)} for "
-            f"{plural(config.max_steps, 'step')}, "
-            f"plus evaluation, and about {memory:,.0f} MB of memory. Measured on {where} (what a run "
+            f"{plural(config.max_steps, 'step')}, evaluations and samples included, "
+            f"and about {memory:,.0f} MiB of memory. Measured on {where} (what a run "
             f"launched now gets), {plural(config.n_layer, 'layer')} × {config.n_embd} wide, context "
             f"{config.block_size}, batch {config.batch_size}, {vocab_size:,} tokens, {load}.{queue} Runs "
             f"that start while yours trains, and other work on this machine, slow it down.")
@@ -206,9 +206,9 @@ def turns_text(run: RunInfo) -> str:
     with 10 other runs on 2 GPT workers"."""
     now = "training now" if run.stepping else "waiting for its next turn"
     others = run.taking_turns - 1
-    if others <= 0 or run.taking_turns <= run.gpt_workers:
+    if others <= 0 or run.taking_turns <= run.runs_at_once:
         return "training now"
-    return f"{now}, in turns with {plural(others, 'other run')} on {plural(run.gpt_workers, 'GPT worker')}"
+    return f"{now}, in turns with {plural(others, 'other run')} on {plural(run.runs_at_once, 'GPT worker')}"
 
 
 def about(seconds: float) -> str:

@@ -148,12 +148,12 @@ def show(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[To
     The browser keeps the step it shows across reruns, pages and windows of this page load, until
     the session's step is reset (a new corpus or new settings: ``state.reset_learn_step``); it opens
     at the session's step, which a reload or a bookmark restores from the URL."""
-    opening = f"{state.learn_epoch()} {state.learn_step()}\n".encode()
-    # a new element for each epoch (a new corpus or new settings), not new data for the old one: a
+    opening = f"{state.learn_resets()} {state.learn_step()}\n".encode()
+    # a new element for each reset (a new corpus or new settings), not new data for the old one: a
     # paste made while a fresh page's first run was under way left the browser's view on the sample
     # (Chromium, CI) while the page around it showed the paste
     _STEP_VIEW(data=opening + encoded_payload(tok, window, text_length, start_tokens),
-               key=f"{VIEW_KEY}_{state.learn_epoch()}")
+               key=f"{VIEW_KEY}_{state.learn_resets()}")
 
 
 def encoded_payload(tok: BPETokenizer, window: str, text_length: int,

@@ -1,0 +1,102 @@
+"""The room's engine: ``python -m core.room.engine RUNS_DIR [--dask ADDRESS]``, one process per runs
+folder, which owns every worker process of the machine: the job workers of the attendees' heavy
+jobs (``core.room.jobs``) and the GPT workers of their runs' turns (``core.room.scheduler``,
+``core.room.gpt_workers``), under one CPU policy (``core.room.cpu_policy``: pages first, then the
+job an attendee waits for, then GPT turns, which pause while a job waits).
+
+- **Started on demand** by whichever app process needs it first (a heavy job, a Launch, a page that
+  lists a queued run: ``core.room.spawn.ensure_engine``), ``streamlit run`` alone or any of
+  ``ui.serve``'s processes, which all share it (``core.room.engine_link``).  It takes an exclusive
+  ``flock`` on the folder's ``ENGINE_LOCK`` first and exits at once if another engine holds it.
+- **Outlives the app**: runs train with no browser open and survive a restart of the server.
+- **Exits when idle**: no run queued or training, no job live and nothing asked for ``IDLE_S``.
+  Leaving, it stops being found (its ``ENGINE_FILE`` goes, and a call that still reaches it is
+  refused as a lost link, which the caller makes again to a new engine), releases the lock, then
+  looks at the queue once more: a run queued in that moment gets a new engine.
+- **One per runs folder, on one machine**: its link listens on loopback.  A room on several
+  machines sends jobs and turns to a Dask cluster instead (``core.room.dask_jobs``,
+  ``--dask``: ``core.room.dask_workers``).
+
+Torch-free: torch loads in the GPT workers only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+
+from ..runfolder.layout import ENGINE_LOCK
+from ..runfolder.locks import FileLock
+from .engine_link import SharedEngine, listen, unlisten
+from .gpt_workers import LocalWorkers
+from .scheduler import Scheduler
+from .spawn import ensure_engine
+
+IDLE_ENV = "BPE_EXPLORER_ENGINE_IDLE_S"   # seconds, instead of IDLE_S (the tests' engines leave sooner)
+IDLE_S = 60.0        # nothing asked, queued or training this long: the engine exits
+TURNS_POLL_S = 0.5   # how often the queue is looked at while turns are under way
+QUIET_POLL_S = 1.0   # and while none is: a run launched now waits this long at most for its turn
+
+
+def serve(scheduler: Scheduler, jobs: SharedEngine, idle_s: float = IDLE_S) -> None:
+    """Give turns and serve jobs until the engine is idle for ``idle_s`` (the module's docstring)."""
+    while scheduler.runs_dir.is_dir():
+        scheduler.tick()
+        if scheduler.in_flight:
+            scheduler.gpt_workers.wait(list(scheduler.in_flight), TURNS_POLL_S)
+            continue
+        if not scheduler.has_work():
+            scheduler.rest()
+            if jobs.retire(idle_s):
+                return
+        time.sleep(QUIET_POLL_S)
+
+
+def _gpt_workers(address: str | None, resources: str | None, jobs_waiting):
+    if not address:
+        return LocalWorkers(jobs_waiting)
+    from .dask_workers import DaskWorkers, parse_resources
+
+    return DaskWorkers(address, parse_resources(resources))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m core.room.engine",
+                                description="Serve RUNS_DIR's heavy jobs and give its runs turns.")
+    p.add_argument("runs_dir")
+    p.add_argument("--dask", default=os.environ.get("BPE_EXPLORER_DASK_SCHEDULER"),
+                   help="a Dask scheduler's address: train on its Dask workers (default: "
+                        "$BPE_EXPLORER_DASK_SCHEDULER; none: GPT workers here)")
+    p.add_argument("--dask-resources", default=os.environ.get("BPE_EXPLORER_DASK_RESOURCES"),
+                   help="what one turn takes from a Dask worker, e.g. GPU=1")
+    args = p.parse_args(argv)
+    runs_dir = Path(args.runs_dir).resolve()
+    lock = FileLock(runs_dir / ENGINE_LOCK)
+    if not lock.acquire():
+        return 0  # another engine serves this folder
+    jobs_waiting = multiprocessing.get_context("spawn").Event()
+    jobs = SharedEngine(jobs_waiting)
+    scheduler = Scheduler(runs_dir, _gpt_workers(args.dask, args.dask_resources, jobs_waiting))
+    listen(jobs, runs_dir)
+    try:
+        serve(scheduler, jobs, float(os.environ.get(IDLE_ENV) or IDLE_S))
+    finally:
+        unlisten(runs_dir)
+        jobs.close()
+        scheduler.gpt_workers.close()
+        lock.release()
+    if runs_dir.is_dir() and scheduler.has_work():
+        ensure_engine(runs_dir)  # a run queued while this engine was leaving
+    return 0
+
+
+if __name__ == "__main__":
+    from core.room.engine import main as real_main  # its link's objects pickle by the module's name
+
+    code = real_main()
+    sys.stdout.flush()
+    os._exit(code)  # the link's serving threads are not daemons: leave without them

@@ -1,0 +1,307 @@
+"""The link between an app process and its runs folder's engine (``core.room.engine``): both ends.
+
+Every app process of a machine (``streamlit run``, or each of ``ui.serve``'s) sends its heavy jobs to
+one engine, so the machine's ``job_workers`` bound them all, one owner's share is counted over every
+tab and process of theirs, and a job asked from two processes runs once
+(why: docs/benchmarks.md, "A room on several app processes").  :class:`RemoteEngine` is that engine
+as a page's plumbing uses it (``core.room.jobs.Jobs``); it finds the engine through the runs
+folder's ``ENGINE_FILE`` and starts one when there is none (``core.room.spawn.ensure_engine``), so
+the first app process that needs it starts it, and a dead one is started again at the next call.
+
+The link is the standard library's ``multiprocessing.managers``: loopback only, and a connection
+must prove it holds the engine's key (written owner-only beside its address) before anything is
+unpickled.  A job travels as one pickled blob that the engine never opens (:func:`run_blob` opens
+it in the job worker), and so does its result: a corpus or a trained tokenizer is copied, not
+rebuilt, and the engine imports nothing of the jobs' own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import threading
+import time
+from dataclasses import dataclass
+from multiprocessing.managers import BaseManager
+from pathlib import Path
+
+from ..runfolder.layout import ENGINE_FILE
+from .jobs import JobEngine, JobState, JobStopped
+from .spawn import ensure_engine
+
+HOST = "127.0.0.1"
+CONNECT_S = 30.0    # how long a caller waits for an engine that is starting
+RESTART_S = 2.0     # a caller starts an engine at most this often while it waits for one
+
+
+def run_blob(blob: bytes) -> tuple[bool, bytes]:
+    """In a job worker: run the pickled ``(fn, args)`` and return ``(True, pickled result)``, or
+    ``(False, pickled exception)`` for the function's own failure (a bound's is the engine's)."""
+    fn, args = pickle.loads(blob)
+    try:
+        return True, pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:
+        try:
+            return False, pickle.dumps(exc, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            return False, pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
+
+
+@dataclass(frozen=True)
+class JobView:
+    """What an app process sees of a job: plain values, read at one moment."""
+
+    key: object
+    state: JobState
+    progress: tuple[int, int]
+    waited_s: float          # since it was first submitted
+
+
+class SharedEngine:
+    """The engine's jobs as the app processes reach them: made by the first ``configure`` (every
+    app process of a machine has the same settings; a later one changes the bounds in place), then
+    plain values in and out.  ``jobs_waiting``: the event its GPT workers give way to
+    (``core.room.cpu_policy``).  Once :meth:`retire` said yes, every call is refused as a lost link,
+    and the caller starts or finds the next engine."""
+
+    def __init__(self, jobs_waiting=None) -> None:
+        self._engine: JobEngine | None = None
+        self._lock = threading.Lock()
+        self._jobs_waiting = jobs_waiting
+        self._last_call = time.monotonic()
+        self._retired = False
+
+    def configure(self, workers: int | None, limit_s: float, max_rss: int | None,
+                  abandon_s: float | None, preload: tuple[str, ...]) -> None:
+        with self._lock:
+            self._called()
+            if self._engine is None:
+                self._engine = JobEngine(workers=workers, limit_s=limit_s, max_rss=max_rss,
+                                         abandon_s=abandon_s, preload=(__name__, *preload),
+                                         jobs_waiting=self._jobs_waiting)
+            else:
+                self._engine.resize(workers, limit_s, max_rss, abandon_s)
+
+    def submit(self, session, owner, key, blob: bytes | None) -> tuple[JobView, tuple | None] | None:
+        """Join the job for ``key``, or start it from ``blob``: its view, and its outcome if it is
+        done (read with it: another process may have it forgotten a moment later); ``None`` when
+        there is no such job and no ``blob`` (the caller sends it then: a corpus crosses only when
+        it is needed)."""
+        if blob is None:
+            job = self._jobs().join(session, key, owner)
+        else:
+            job = self._jobs().submit(session, key, run_blob, (blob,), owner=owner)
+        return None if job is None else (_view(job), _outcome(job))
+
+    def view(self, key) -> JobView | None:
+        job = self._jobs().job(key)
+        return None if job is None else _view(job)
+
+    def outcome(self, key) -> tuple[bool, object] | None:
+        """:func:`_outcome` of the job kept for ``key``, if any."""
+        job = self._jobs().job(key)
+        return None if job is None else _outcome(job)
+
+    def cancel(self, session, key=None) -> int:
+        return self._jobs().cancel(session, key)
+
+    def forget(self, key) -> None:
+        self._jobs().forget(key)
+
+    def worker_pids(self) -> list[int]:
+        with self._lock:
+            self._called()
+            return [] if self._engine is None else self._engine.worker_pids()
+
+    def retire(self, idle_s: float) -> bool:
+        """Whether nobody asked anything for ``idle_s`` seconds and no job is live; if so, every
+        call from now on is refused (the engine is leaving)."""
+        with self._lock:
+            self._retired = self._retired or self._quiet(idle_s)
+            return self._retired
+
+    def _quiet(self, idle_s: float) -> bool:
+        live = self._engine is not None and self._engine.busy()
+        return not live and time.monotonic() - self._last_call >= idle_s
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+
+    def _called(self) -> None:
+        if self._retired:  # crosses the link as a lost connection: the caller links anew
+            raise ConnectionRefusedError("the engine is leaving")
+        self._last_call = time.monotonic()
+
+    def _jobs(self) -> JobEngine:
+        with self._lock:
+            self._called()
+            if self._engine is None:
+                raise RuntimeError("the engine's jobs are not configured yet")
+            return self._engine
+
+
+def _view(job) -> JobView:
+    return JobView(job.key, job.state, job.progress, time.monotonic() - job.submitted)
+
+
+def _outcome(job) -> tuple[bool, object] | None:
+    """A finished job's ``(ok, pickled result or exception)``, ``(False, JobStopped)`` for a bound;
+    ``None`` while it is not finished."""
+    if not job.done:
+        return None
+    if job.error is not None:
+        return False, job.error
+    return job.result_value
+
+
+class _Link(BaseManager):
+    """The manager both ends use: the engine registers its jobs, a caller asks for them."""
+
+
+_served: list[SharedEngine] = []   # in the engine's process: what its link serves
+_Link.register("engine", callable=lambda: _served[0])
+
+
+def listen(jobs: SharedEngine, runs_dir) -> None:
+    """In the engine's process: serve ``jobs`` on a free loopback port, on threads of their own,
+    and write where, with a fresh key, to the runs folder's ``ENGINE_FILE`` (owner-only)."""
+    _served[:] = [jobs]
+    key = os.urandom(32)
+    server = _Link(address=(HOST, 0), authkey=key).get_server()
+    # serve_forever ends its thread with SystemExit when stopped: the engine leaves with os._exit
+    threading.Thread(target=server.serve_forever, name="engine-link", daemon=True).start()
+    path = Path(runs_dir) / ENGINE_FILE
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"address": f"{HOST}:{server.address[1]}", "key": key.hex(), "pid": os.getpid()}, f)
+    os.replace(tmp, path)
+
+
+def unlisten(runs_dir) -> None:
+    """In the engine's process, leaving: callers stop finding it (those linked are refused)."""
+    path = Path(runs_dir) / ENGINE_FILE
+    try:
+        if json.loads(path.read_text(encoding="utf-8")).get("pid") == os.getpid():
+            path.unlink()
+    except (OSError, ValueError):
+        pass
+
+
+def engine_address(runs_dir) -> tuple[tuple[str, int], bytes, int] | None:
+    """``((host, port), key, pid)`` of the runs folder's engine as it wrote them, or ``None``."""
+    try:
+        found = json.loads((Path(runs_dir) / ENGINE_FILE).read_text(encoding="utf-8"))
+        host, _, port = found["address"].rpartition(":")
+        return (host, int(port)), bytes.fromhex(found["key"]), int(found["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def connect(runs_dir, config: tuple):
+    """A proxy of the runs folder's engine's :class:`SharedEngine`, configured with ``config``:
+    the engine there, or one started now (waiting up to :data:`CONNECT_S` for it)."""
+    deadline, started = time.monotonic() + CONNECT_S, float("-inf")
+    while True:
+        found = engine_address(runs_dir)
+        if found is not None:
+            link = _Link(address=found[0], authkey=found[1])
+            try:
+                link.connect()
+                proxy = link.engine()
+                proxy.configure(*config)
+                return proxy
+            except (ConnectionError, EOFError, OSError):
+                pass  # an engine leaving or gone (killed): its file is stale
+        if time.monotonic() - started >= RESTART_S:
+            ensure_engine(runs_dir)  # nothing when an engine holds the folder's lock
+            started = time.monotonic()
+        if time.monotonic() > deadline:
+            raise JobStopped("crashed", "The room's engine did not start; try again in a moment, or "
+                                        "ask the person running the server.")
+        time.sleep(0.1)
+
+
+class RemoteJob:
+    """A job of the engine as one app process sees it: what ``heavy_jobs`` reads of a
+    :class:`~core.room.jobs.Job` (``done``, ``state``, ``progress``, ``submitted``, ``result``)."""
+
+    def __init__(self, engine: RemoteEngine, view: JobView, outcome: tuple | None = None) -> None:
+        self._engine, self.key, self.state, self.progress = engine, view.key, view.state, view.progress
+        self.submitted = time.monotonic() - view.waited_s
+        self._outcome = outcome
+
+    @property
+    def done(self) -> bool:
+        return self.state not in (JobState.QUEUED, JobState.RUNNING)
+
+    def result(self):
+        """The function's value; raises what it raised, or :class:`JobStopped`."""
+        outcome = self._outcome or self._engine.call("outcome", self.key)
+        if outcome is None:
+            raise JobStopped("crashed", "Its result is no longer kept by the engine; ask again.")
+        ok, value = outcome
+        if isinstance(value, BaseException):
+            raise value
+        value = pickle.loads(value)
+        if not ok:
+            raise value
+        return value
+
+
+class RemoteEngine:
+    """The runs folder's engine, used by an app process through the one interface
+    (``core.room.jobs.Jobs``).  A lost link (the engine left, or died) is made again once per
+    call, to the engine there or a new one; a second failure is a :class:`JobStopped`."""
+
+    def __init__(self, runs_dir, workers: int | None, limit_s: float, max_rss: int | None,
+                 abandon_s: float | None, preload: tuple[str, ...]) -> None:
+        self.runs_dir = Path(runs_dir)
+        self._config = (workers, limit_s, max_rss, abandon_s, preload)
+        self._proxy = None
+        self._lock = threading.Lock()
+
+    def call(self, method: str, *args):
+        for attempt in range(2):
+            proxy = self._linked()
+            try:
+                return getattr(proxy, method)(*args)
+            except (ConnectionError, EOFError, OSError):
+                with self._lock:
+                    self._proxy = None
+                if attempt:
+                    raise JobStopped("crashed", "The room's engine did not answer; try again in a "
+                                                "moment.") from None
+
+    def _linked(self):
+        with self._lock:
+            if self._proxy is None:
+                self._proxy = connect(self.runs_dir, self._config)
+            return self._proxy
+
+    def submit(self, session, key, fn, args: tuple = (), owner=None) -> RemoteJob:
+        found = self.call("submit", session, owner, key, None)
+        if found is None:
+            blob = pickle.dumps((fn, tuple(args)), protocol=pickle.HIGHEST_PROTOCOL)
+            found = self.call("submit", session, owner, key, blob)
+        return RemoteJob(self, *found)
+
+    def job(self, key) -> RemoteJob | None:
+        view = self.call("view", key)
+        return None if view is None else RemoteJob(self, view)
+
+    def cancel(self, session, key=None) -> int:
+        return self.call("cancel", session, key)
+
+    def forget(self, key) -> None:
+        self.call("forget", key)
+
+    def close(self) -> None:
+        """Drop the link (the engine and its jobs go on for the other processes)."""
+        with self._lock:
+            self._proxy = None
+
+    def worker_pids(self) -> list[int]:
+        return self.call("worker_pids")

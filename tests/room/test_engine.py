@@ -1,0 +1,136 @@
+"""The runs folder's engine (core.room.engine) as app processes reach it (core.room.engine_link):
+started on demand by the first caller, one for every app process (a second one is a child process
+of its own here), one budget, one result for identical jobs, fairness by owner across processes, a
+bound's message reaching the process that asked, a dead engine replaced, and an idle one gone."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from core.room.engine import IDLE_ENV
+from core.room.engine_link import RemoteEngine, engine_address
+from core.room.jobs import JobState, JobStopped
+from core.runfolder.layout import ENGINE_LOCK
+from core.runfolder.locks import is_locked
+from tests.room import job_functions as jf
+from tests.room.test_jobs import WAIT_S, lines, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def runs_dir(tmp_path, monkeypatch):
+    """A runs folder whose engine leaves after 3 idle seconds, killed at the end if still there."""
+    monkeypatch.setenv(IDLE_ENV, "3")
+    folder = tmp_path / "runs"
+    yield folder
+    found = engine_address(folder)
+    if found is not None:
+        try:
+            os.kill(found[2], signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def engine(runs_dir, workers: int = 2, max_rss: int | None = None) -> RemoteEngine:
+    """This test process as one app process of the machine (the first to ask sizes the engine)."""
+    return RemoteEngine(runs_dir, workers=workers, limit_s=120.0, max_rss=max_rss, abandon_s=None,
+                        preload=())
+
+
+def other_process(runs_dir, session: str, owner: str, jobs: list, out: Path):
+    """A second app process submitting ``jobs`` and writing their results to ``out``."""
+    child = multiprocessing.get_context("spawn").Process(
+        target=jf.remote_client, args=(str(runs_dir), False, session, owner, jobs, str(out)), daemon=True)
+    child.start()
+    return child
+
+
+@pytest.mark.slow
+def test_two_processes_share_the_workers_and_an_identical_jobs_result(runs_dir, tmp_path):
+    here = engine(runs_dir, workers=2)
+    ran, order, gate = tmp_path / "ran", tmp_path / "order", tmp_path / "gate"
+    same = (("corpus", "byte", 300), jf.counted, (str(ran), 20))
+    mine = [(f"alice-{i}", jf.until_released, (str(order), f"alice-{i}", str(gate))) for i in range(2)]
+    theirs = [(f"bob-{i}", jf.until_released, (str(order), f"bob-{i}", str(gate))) for i in range(2)]
+    for key, fn, args in [same, *mine]:
+        here.submit("tab-1", key, fn, args, owner="alice")
+    child = other_process(runs_dir, "tab-2", "bob", [same, *theirs], tmp_path / "out")
+    # two job workers for both processes: one of each owner's jobs runs, the others wait
+    wait_for(lambda: len(lines(order)) == 2, what="two jobs starting")
+    assert sorted(lines(order)) == ["alice-0", "bob-0"]
+    assert len(here.worker_pids()) == 2
+    assert here.job("alice-1").state is JobState.QUEUED
+    gate.touch()
+    child.join(WAIT_S)
+    assert child.exitcode == 0
+    result = here.job(same[0]).result()
+    assert (tmp_path / "out").read_text(encoding="utf-8").splitlines()[0] == repr(result)
+    assert len(lines(ran)) == 1  # asked by both processes, run once
+    assert sorted(lines(order)) == ["alice-0", "alice-1", "bob-0", "bob-1"]
+
+
+@pytest.mark.slow
+def test_one_owners_tabs_in_two_processes_count_as_one(runs_dir, tmp_path):
+    here = engine(runs_dir, workers=2)
+    order, gate = tmp_path / "order", tmp_path / "gate"
+    here.submit("tab-1", "alice-0", jf.until_released, (str(order), "alice-0", str(gate)), owner="alice")
+    wait_for(lambda: lines(order) == ["alice-0"], what="alice's first job starting")
+    child = other_process(runs_dir, "tab-2", "alice",
+                          [("alice-1", jf.until_released, (str(order), "alice-1", str(gate)))],
+                          tmp_path / "out")
+    wait_for(lambda: here.job("alice-1"), what="alice's second tab asking")
+    here.submit("tab-3", "bob-0", jf.until_released, (str(order), "bob-0", str(gate)), owner="bob")
+    wait_for(lambda: len(lines(order)) == 2, what="bob's job starting")
+    assert lines(order) == ["alice-0", "bob-0"]  # alice's other tab waits: her share is one worker
+    assert here.job("alice-1").state is JobState.QUEUED
+    gate.touch()
+    child.join(WAIT_S)
+    assert child.exitcode == 0 and lines(order)[-1] == "alice-1"
+
+
+@pytest.mark.slow
+def test_a_job_over_its_memory_ends_with_the_message_in_the_process_that_asked(runs_dir):
+    here = engine(runs_dir, workers=1, max_rss=400 * 2**20)
+    here.submit("tab-1", "hog", jf.hog, (800,), owner="alice")
+    job = wait_for(lambda: (j := here.job("hog")) and j.done and j, what="the hog stopped")
+    with pytest.raises(JobStopped) as stopped:
+        job.result()
+    assert stopped.value.reason == "memory"
+    assert "more memory than this server allows (400 MiB)" in str(stopped.value)
+
+
+def test_a_function_that_fails_raises_its_own_error_in_the_process_that_asked(runs_dir):
+    here = engine(runs_dir, workers=1)
+    here.submit("tab-1", "bad", int, ("not a number",), owner="alice")
+    job = wait_for(lambda: (j := here.job("bad")) and j.done and j, what="the job failing")
+    with pytest.raises(ValueError, match="not a number"):
+        job.result()
+
+
+@pytest.mark.slow
+def test_the_first_caller_starts_the_engine_a_dead_one_is_replaced_and_an_idle_one_leaves(runs_dir, tmp_path):
+    """Nothing runs before a job is asked for; the engine a caller started holds the folder; killed
+    mid-job, its job ends for the page (which asks again: a new engine does it); idle, it leaves."""
+    assert engine_address(runs_dir) is None
+    here = engine(runs_dir, workers=1)
+    order, gate = tmp_path / "order", tmp_path / "gate"
+    here.submit("tab-1", "slow", jf.until_released, (str(order), "slow", str(gate)), owner="alice")
+    first = engine_address(runs_dir)[2]
+    assert is_locked(runs_dir / ENGINE_LOCK)
+    wait_for(lambda: lines(order) == ["slow"], what="the job starting")
+    os.kill(first, signal.SIGKILL)  # its job workers die with it
+    assert here.job("slow") is None  # the new engine never heard of it: the page submits again
+    second = engine_address(runs_dir)[2]
+    assert second != first
+    gate.touch()
+    job = here.submit("tab-1", "slow", jf.until_released, (str(order), "slow", str(gate)), owner="alice")
+    job = wait_for(lambda: (j := here.job("slow")) and j.done and j, what="the job again")
+    assert job.result() == "slow"
+    wait_for(lambda: engine_address(runs_dir) is None, timeout=60, what="the idle engine leaving")
+    wait_for(lambda: not is_locked(runs_dir / ENGINE_LOCK), timeout=10, what="its lock released")
