@@ -107,7 +107,7 @@ def launched(config, text: str, tokenizer, runs_dir: Path, name: str) -> dict:
     est = estimate_step(config, tokenizer.vocab_size, timeout=600, memory=None)
     stated = est.run_seconds(config)
     row = {"model": name, "load before": load(), "step ms": f"{est.seconds * 1e3:,.0f}",
-           "stated s": f"{stated:,.1f}"}
+           "start s": f"{est.start_s:,.1f}", "stated s": f"{stated:,.1f}"}
     t0 = time.monotonic()
     run = launch_run(config, name, runs_dir, text=text, tokenizer=tokenizer, settings=ServerSettings())
     while run.active:
@@ -156,7 +156,7 @@ def main() -> None:
             tokenizer = CharTokenizer.from_text(text)
             models = [(p, make_config(p, device=device, threads=threads)) for p in args.presets]
             models += [(item, custom_config(item, device, threads)) for item in args.custom]
-            with tempfile.TemporaryDirectory() as runs_dir:
+            with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as runs_dir:  # its engine's log
                 for i, (name, config) in enumerate(models):
                     rows.append({**launched(config, text, tokenizer, Path(runs_dir), f"model-{i}"),
                                  "model": name})

@@ -22,6 +22,7 @@ each ended by reading the loss as the loop does when it logs: the figure the run
 from __future__ import annotations
 
 import math
+import os
 import statistics
 import time
 from dataclasses import dataclass, replace
@@ -85,12 +86,15 @@ class StepEstimate:
     steps: int        # steps timed after the settle steps
     eval_batch_s: float = 0.0   # one batch of an evaluation (a forward pass, no gradients)
     token_s: float = 0.0        # one token of a sample
+    start_s: float = 0.0        # a GPT worker's start: a process, torch and the training code loaded
 
     def run_seconds(self, config: TrainConfig, val_tokens: int | None = None) -> float:
-        """A whole run of ``config`` alone: its steps, then at each evaluation two splits' batches
-        (``eval_windows`` of ``val_tokens``; ``eval_iters`` batches when unknown) and a sample, and
-        a sample every ``sample_interval`` steps (``core.gpt.loop``).  The evaluations weigh: the
-        small preset's 200 batches a split every 250 steps cost about half its steps' time."""
+        """A whole run of ``config`` alone, from Launch: a GPT worker's start, its steps, then at
+        each evaluation two splits' batches (``eval_windows`` of ``val_tokens``; ``eval_iters``
+        batches when unknown) and a sample, and a sample every ``sample_interval`` steps
+        (``core.gpt.loop``).  The evaluations weigh: the small preset's 200 batches a split every
+        250 steps cost about half its steps' time; the start, most of a short run's (2.7 s of 9.5
+        for 400 steps of a 2-layer model: docs/benchmarks.md, "Time-per-step estimate")."""
         evaluations = {*range(config.eval_interval, config.max_steps + 1, config.eval_interval),
                        config.max_steps}
         samples = evaluations | set(range(config.sample_interval, config.max_steps + 1,
@@ -98,7 +102,8 @@ class StepEstimate:
         windows = (config.eval_iters * config.batch_size if val_tokens is None
                    else eval_windows(config, val_tokens))
         batches = math.ceil(windows / config.batch_size)
-        return (self.seconds * config.max_steps + len(evaluations) * 2 * batches * self.eval_batch_s
+        return (self.start_s + self.seconds * config.max_steps
+                + len(evaluations) * 2 * batches * self.eval_batch_s
                 + (len(samples) * config.sample_tokens * self.token_s if config.sample_tokens else 0.0))
 
 
@@ -197,10 +202,23 @@ def time_reading(model: GPT, config: TrainConfig, vocab_size: int, device: str) 
     return timed
 
 
+def process_age() -> float:
+    """Seconds since this process started (Linux's ``/proc``; 0 where it does not say)."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            started = int(f.read().rsplit(b")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+        with open("/proc/uptime", "rb") as f:
+            return max(0.0, float(f.read().split()[0]) - started)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def _estimate(config: TrainConfig, vocab_size: int) -> StepEstimate:
+    start_s = process_age()  # this child was started as a GPT worker is: what a run's start costs
     seconds, steps, model = time_steps(config, vocab_size, config.device)
     eval_batch_s, token_s = time_reading(model, config, vocab_size, config.device)
-    return StepEstimate(seconds, config.device, torch.get_num_threads(), steps, eval_batch_s, token_s)
+    return StepEstimate(seconds, config.device, torch.get_num_threads(), steps, eval_batch_s, token_s,
+                        start_s)
 
 
 def _sample(run_dir: str, prompt: str, tokens: int, temperature: float, top_k: int | None) -> str:

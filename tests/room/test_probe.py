@@ -85,5 +85,5 @@ def test_a_whole_runs_time_counts_its_evaluations_and_samples():
 
 def test_the_estimate_times_an_evaluation_and_a_sample_too():
     est = estimate_step(replace(CONFIG, sample_tokens=16), CHARS.vocab_size)
-    assert 0 < est.eval_batch_s and 0 < est.token_s
+    assert 0 < est.eval_batch_s and 0 < est.token_s and 0 < est.start_s  # torch's import, at least
     assert est.run_seconds(CONFIG) > est.seconds * CONFIG.max_steps
