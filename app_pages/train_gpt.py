@@ -26,6 +26,7 @@ from ui.plumbing.cache import TRAINING_ERRORS, server_settings, train_tokenizer
 from ui.plumbing.corpus_sidebar import corpus_error_banner, load_tiny_shakespeare
 from ui.plumbing.identity import identity_sidebar, viewer
 from ui.plumbing.render import md_safe, show_error
+from ui.serving import page_queue
 
 GEN_RUN = "gpt_gen_run"  # the run Generate samples from
 GEN_FOR = "gpt_gen_for"  # the sidebar corpus's hash when Generate's run was last chosen for it
@@ -355,7 +356,7 @@ generate = st.button("Generate", key="gpt_generate")
 if generate and unseen:
     st.error("The prompt cannot be encoded with this run's tokenizer: drop the unseen characters first.")
 elif generate:
-    with st.spinner("Sampling from the checkpoint in a helper process…"):
+    with st.spinner("Sampling from the checkpoint in a helper process…"), page_queue.step_aside():
         try:
             st.code(sample_run(ready[gen_label].path, who, prompt, int(n_tokens), float(temperature),
                                int(top_k)), language=None)

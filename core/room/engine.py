@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..runfolder.layout import ENGINE_LOCK
+from ..runfolder.layout import ENGINE_LOCK, QUEUE_FILE
 from ..runfolder.locks import FileLock
 from .engine_link import SharedEngine, listen, unlisten
 from .gpt_workers import LocalWorkers
@@ -40,20 +40,42 @@ IDLE_ENV = "BPE_EXPLORER_ENGINE_IDLE_S"   # seconds, instead of IDLE_S (the test
 IDLE_S = 60.0        # nothing asked, queued or training this long: the engine exits
 TURNS_POLL_S = 0.5   # how often the queue is looked at while turns are under way
 QUIET_POLL_S = 1.0   # and while none is: a run launched now waits this long at most for its turn
+RECHECK_S = 30.0     # a queue found empty is read whole again after this, changed or not
 
 
 def serve(scheduler: Scheduler, jobs: SharedEngine, idle_s: float = IDLE_S) -> None:
-    """Give turns and serve jobs until the engine is idle for ``idle_s`` (the module's docstring)."""
+    """Give turns and serve jobs until the engine is idle for ``idle_s`` (the module's docstring).
+
+    While no run takes turns the runs folder is read whole only when its ``QUEUE_FILE`` changed
+    (every launch and resume writes it, under the queue lock the engine's reads take too) or
+    every ``RECHECK_S``: a room's hundreds of finished runs are not read every second while it
+    only pastes."""
+    quiet = None  # (the queue file's stamp, when) while no run waits for a turn
     while scheduler.runs_dir.is_dir():
-        scheduler.tick()
-        if scheduler.in_flight:
-            scheduler.gpt_workers.wait(list(scheduler.in_flight), TURNS_POLL_S)
-            continue
-        if not scheduler.has_work():
-            scheduler.rest()
-            if jobs.retire(idle_s):
-                return
+        stamp = _stamp(scheduler.runs_dir / QUEUE_FILE)
+        if quiet is None or quiet[0] != stamp or time.monotonic() - quiet[1] > RECHECK_S:
+            scheduler.tick()
+            if scheduler.in_flight:
+                quiet = None
+                scheduler.gpt_workers.wait(list(scheduler.in_flight), TURNS_POLL_S)
+                continue
+            if scheduler.has_work():
+                quiet = None
+            else:
+                if quiet is None:
+                    scheduler.rest()  # the last turn just ended
+                quiet = (stamp, time.monotonic())
+        if quiet is not None and jobs.retire(idle_s):
+            return
         time.sleep(QUIET_POLL_S)
+
+
+def _stamp(path: Path) -> tuple:
+    try:
+        stat = path.stat()
+    except OSError:
+        return ()
+    return (stat.st_mtime_ns, stat.st_ino)
 
 
 def _gpt_workers(address: str | None, resources: str | None, jobs_waiting):

@@ -8,22 +8,27 @@ as a page's plumbing uses it (``core.room.jobs.Jobs``); it finds the engine thro
 folder's ``ENGINE_FILE`` and starts one when there is none (``core.room.spawn.ensure_engine``), so
 the first app process that needs it starts it, and a dead one is started again at the next call.
 
-The link is the standard library's ``multiprocessing.managers``: loopback only, and a connection
+The link is the standard library's ``multiprocessing.connection``: loopback only, and a connection
 must prove it holds the engine's key (written owner-only beside its address) before anything is
-unpickled.  A job travels as one pickled blob that the engine never opens (:func:`run_blob` opens
-it in the job worker), and so does its result: a corpus or a trained tokenizer is copied, not
-rebuilt, and the engine imports nothing of the jobs' own.
+unpickled; then each call is one message each way, ``(method, args)`` and its answer.  An app process
+keeps the connections it opened and reuses them (a pool as large as its calls at once): a page's
+thread, or a progress bar's poll, does not pay a connection and its handshake
+(``multiprocessing.managers`` opened one per thread, and the room's threads are new at every run:
+docs/benchmarks.md, "A room that does not behave").  A job travels as one pickled blob that the
+engine never opens (:func:`run_blob` opens it in the job worker), and so does its result: a corpus or
+a trained tokenizer is copied, not rebuilt, and the engine imports nothing of the jobs' own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
 import threading
 import time
 from dataclasses import dataclass
-from multiprocessing.managers import BaseManager
+from multiprocessing.connection import Client, Listener
 from pathlib import Path
 
 from ..runfolder.layout import ENGINE_FILE
@@ -156,28 +161,52 @@ def _outcome(job) -> tuple[bool, object] | None:
     return job.result_value
 
 
-class _Link(BaseManager):
-    """The manager both ends use: the engine registers its jobs, a caller asks for them."""
-
-
-_served: list[SharedEngine] = []   # in the engine's process: what its link serves
-_Link.register("engine", callable=lambda: _served[0])
+CALLS = frozenset({"configure", "submit", "view", "outcome", "cancel", "forget", "worker_pids"})
 
 
 def listen(jobs: SharedEngine, runs_dir) -> None:
-    """In the engine's process: serve ``jobs`` on a free loopback port, on threads of their own,
-    and write where, with a fresh key, to the runs folder's ``ENGINE_FILE`` (owner-only)."""
-    _served[:] = [jobs]
+    """In the engine's process: serve ``jobs``'s :data:`CALLS` on a free loopback port, a thread
+    per connection, and write where, with a fresh key, to the runs folder's ``ENGINE_FILE``
+    (owner-only)."""
     key = os.urandom(32)
-    server = _Link(address=(HOST, 0), authkey=key).get_server()
-    # serve_forever ends its thread with SystemExit when stopped: the engine leaves with os._exit
-    threading.Thread(target=server.serve_forever, name="engine-link", daemon=True).start()
+    listener = Listener((HOST, 0), authkey=key)
+    threading.Thread(target=_accept, args=(listener, jobs), name="engine-link", daemon=True).start()
     path = Path(runs_dir) / ENGINE_FILE
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump({"address": f"{HOST}:{server.address[1]}", "key": key.hex(), "pid": os.getpid()}, f)
+        json.dump({"address": f"{HOST}:{listener.address[1]}", "key": key.hex(), "pid": os.getpid()}, f)
     os.replace(tmp, path)
+
+
+def _accept(listener: Listener, jobs: SharedEngine) -> None:
+    while True:
+        try:
+            conn = listener.accept()  # the key's challenge first: nothing is unpickled before it
+        except (OSError, EOFError):  # a caller without the key, or one that went
+            continue
+        threading.Thread(target=_serve, args=(conn, jobs), name="engine-call", daemon=True).start()
+
+
+def _serve(conn, jobs: SharedEngine) -> None:
+    """One caller's connection: each ``(method, args)`` answered with ``(True, value)`` or
+    ``(False, exception)``, until it closes."""
+    with conn:
+        while True:
+            try:
+                method, args = conn.recv()
+            except (OSError, EOFError):
+                return
+            try:
+                if method not in CALLS:
+                    raise AttributeError(f"the engine has no call {method!r}")
+                answer = (True, getattr(jobs, method)(*args))
+            except Exception as exc:
+                answer = (False, exc)
+            try:
+                conn.send(answer)
+            except (OSError, EOFError):
+                return
 
 
 def unlisten(runs_dir) -> None:
@@ -201,18 +230,16 @@ def engine_address(runs_dir) -> tuple[tuple[str, int], bytes, int] | None:
 
 
 def connect(runs_dir, config: tuple):
-    """A proxy of the runs folder's engine's :class:`SharedEngine`, configured with ``config``:
-    the engine there, or one started now (waiting up to :data:`CONNECT_S` for it)."""
+    """A connection to the runs folder's engine, its jobs configured with ``config``: the engine
+    there, or one started now (waiting up to :data:`CONNECT_S` for it)."""
     deadline, started = time.monotonic() + CONNECT_S, float("-inf")
     while True:
         found = engine_address(runs_dir)
         if found is not None:
-            link = _Link(address=found[0], authkey=found[1])
             try:
-                link.connect()
-                proxy = link.engine()
-                proxy.configure(*config)
-                return proxy
+                conn = Client(found[0], authkey=found[1])
+                ask(conn, "configure", config)
+                return conn
             except (ConnectionError, EOFError, OSError):
                 pass  # an engine leaving or gone (killed): its file is stale
         if time.monotonic() - started >= RESTART_S:
@@ -222,6 +249,15 @@ def connect(runs_dir, config: tuple):
             raise JobStopped("crashed", "The room's engine did not start; try again in a moment, or "
                                         "ask the person running the server.")
         time.sleep(0.1)
+
+
+def ask(conn, method: str, args: tuple):
+    """One call over ``conn``: its value, or what it raised in the engine."""
+    conn.send((method, args))
+    ok, value = conn.recv()
+    if not ok:
+        raise value
+    return value
 
 
 class RemoteJob:
@@ -257,29 +293,41 @@ class RemoteEngine:
     call, to the engine there or a new one; a second failure is a :class:`JobStopped`."""
 
     def __init__(self, runs_dir, workers: int | None, limit_s: float, max_rss: int | None,
-                 abandon_s: float | None, preload: tuple[str, ...]) -> None:
+                 abandon_s: float | None, preload: tuple[str, ...], waiting=contextlib.nullcontext) -> None:
         self.runs_dir = Path(runs_dir)
         self._config = (workers, limit_s, max_rss, abandon_s, preload)
-        self._proxy = None
+        self._waiting = waiting         # a context a caller's thread is in while it waits for an answer
+        self._idle: list = []           # connections no call uses now, the last used first
         self._lock = threading.Lock()
 
     def call(self, method: str, *args):
         for attempt in range(2):
-            proxy = self._linked()
-            try:
-                return getattr(proxy, method)(*args)
-            except (ConnectionError, EOFError, OSError):
-                with self._lock:
-                    self._proxy = None
-                if attempt:
-                    raise JobStopped("crashed", "The room's engine did not answer; try again in a "
-                                                "moment.") from None
+            with self._waiting():
+                conn = self._take()  # a JobStopped when no engine starts
+                try:
+                    value = ask(conn, method, args)
+                except (ConnectionError, EOFError, OSError):
+                    conn.close()
+                    self.close()  # the others went with the same engine
+                    if attempt:
+                        raise JobStopped("crashed", "The room's engine did not answer; try again "
+                                                    "in a moment.") from None
+                    continue
+                except BaseException:
+                    self._give_back(conn)  # the call's own error: the connection is fine
+                    raise
+            self._give_back(conn)
+            return value
 
-    def _linked(self):
+    def _take(self):
         with self._lock:
-            if self._proxy is None:
-                self._proxy = connect(self.runs_dir, self._config)
-            return self._proxy
+            if self._idle:
+                return self._idle.pop()
+        return connect(self.runs_dir, self._config)
+
+    def _give_back(self, conn) -> None:
+        with self._lock:
+            self._idle.append(conn)
 
     def submit(self, session, key, fn, args: tuple = (), owner=None) -> RemoteJob:
         found = self.call("submit", session, owner, key, None)
@@ -299,9 +347,11 @@ class RemoteEngine:
         self.call("forget", key)
 
     def close(self) -> None:
-        """Drop the link (the engine and its jobs go on for the other processes)."""
+        """Drop the connections (the engine and its jobs go on for the other processes)."""
         with self._lock:
-            self._proxy = None
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
 
     def worker_pids(self) -> list[int]:
         return self.call("worker_pids")

@@ -72,3 +72,28 @@ def test_every_page_run_gives_its_place_back_however_it_ends():
     at.switch_page("app_pages/char_vs_bpe.py").run()  # ended by a page switch, then run again
     assert not at.exception, [e.message for e in at.exception]
     assert not page_queue._process.held
+
+
+def test_a_run_waiting_on_another_process_leaves_the_front_free_meanwhile():
+    """A run that asks the engine, or waits for a probe's child, holds no GIL while it waits: the
+    next run takes the front then, and the first takes its place in line again after."""
+    line, order = page_queue.PageQueue(long_s=60), []
+    waiting, answered = threading.Event(), threading.Event()
+
+    def asks_the_engine() -> None:
+        with line.place() as had:
+            assert had
+            with line.aside():
+                waiting.set()
+                assert answered.wait(30)  # the engine's answer, which the other run does not wait for
+            order.append("asked")
+
+    first = threading.Thread(target=asks_the_engine)
+    first.start()
+    assert waiting.wait(30)
+    with line.place() as had:  # at once: the front is free, nobody waits 60 s for the asker
+        assert had
+        order.append("calm")
+        answered.set()
+    first.join(30)
+    assert order == ["calm", "asked"] and not line.held

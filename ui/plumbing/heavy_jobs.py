@@ -32,6 +32,7 @@ from core.room.jobs import INLINE_BELOW, Jobs, JobState, JobStopped
 from core.settings import ServerSettings
 
 from ui.plumbing import state
+from ui.serving import page_queue
 from ui.serving.bounded_cache import BoundedCache
 
 POLL_S = 0.5
@@ -74,7 +75,7 @@ def engine(settings: ServerSettings) -> Jobs:
             except (OSError, TimeoutError) as exc:  # asked again at the next heavy job
                 raise TooHeavyError(f"The room's Dask cluster did not answer ({exc}); ask the person "
                                     "running the server.") from None
-            _engine.append(made or RemoteEngine(default_runs_dir(), **config))
+            _engine.append(made or RemoteEngine(default_runs_dir(), **config, waiting=page_queue.step_aside))
         return _engine[0]
 
 

@@ -14,7 +14,10 @@ training) is a long one: the runs waiting stop waiting for it and go on beside i
 before the line.  So one attendee's long run delays the others by ``LONG_S`` at most, never by its
 whole length, while a burst of short runs still goes one after another, however long the line.
 Fragment runs (a token picked in a tree, a progress bar's poll) do not wait in line: they are
-small.  (Not the room's *turns*, ``core.room.turns``: those are GPT runs' few seconds on a GPT worker.)"""
+small.  A run that waits on another process (the room's engine, a probe's child) steps aside while
+it waits (:func:`step_aside`): it holds no GIL then, and holding the front would keep every other
+run waiting for nothing.  (Not the room's *turns*, ``core.room.turns``: those are GPT runs' few
+seconds on a GPT worker.)"""
 
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ class PageQueue:
         self.long_s = long_s
         self._changed = threading.Condition()
         self._taken_at: float | None = None  # when the holder reached the front; None: nobody
+        self._holder: int | None = None       # the holder's thread
         self.waiting = 0  # runs in line
 
     @property
@@ -44,6 +48,27 @@ class PageQueue:
     def place(self) -> Iterator[bool]:
         """Hold the front of the line for one run, once it is free or its holder has held it
         ``long_s``; yields whether the run had the front (False: it goes on beside a long holder)."""
+        had = self._enter()
+        try:
+            yield had
+        finally:
+            if had:  # and still, unless it stepped aside and came back beside a long holder
+                self._leave()
+
+    @contextmanager
+    def aside(self) -> Iterator[None]:
+        """The front left free while this thread's run waits on something else, then taken again
+        in line (nothing for a thread that does not hold it)."""
+        if self._holder != threading.get_ident():
+            yield
+            return
+        self._leave()
+        try:
+            yield
+        finally:
+            self._enter()
+
+    def _enter(self) -> bool:
         with self._changed:
             while self._taken_at is not None:
                 left = self._taken_at + self.long_s - time.monotonic()
@@ -54,16 +79,16 @@ class PageQueue:
                     self._changed.wait(left)
                 finally:
                     self.waiting -= 1
-            had = self._taken_at is None
-            if had:
-                self._taken_at = time.monotonic()
-        try:
-            yield had
-        finally:
-            if had:
-                with self._changed:
-                    self._taken_at = None
-                    self._changed.notify()
+            if self._taken_at is not None:
+                return False
+            self._taken_at, self._holder = time.monotonic(), threading.get_ident()
+            return True
+
+    def _leave(self) -> None:
+        with self._changed:
+            if self._holder == threading.get_ident():
+                self._taken_at = self._holder = None
+                self._changed.notify()
 
 
 _process = PageQueue()
@@ -72,3 +97,8 @@ _process = PageQueue()
 def place_in_line() -> AbstractContextManager[bool]:
     """This process's line, for one page run (``ui.plumbing.frame.run_app``)."""
     return _process.place()
+
+
+def step_aside() -> AbstractContextManager[None]:
+    """Out of this process's line while the page run waits on another process."""
+    return _process.aside()

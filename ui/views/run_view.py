@@ -27,6 +27,7 @@ from core.room.runs import ROOM_OWNER, RunInfo, Viewer, read_metrics
 
 from ui.plumbing import state
 from ui.plumbing.charts import FIT_WIDTH
+from ui.serving import page_queue
 from ui.plumbing.render import plural
 
 STEP_AXIS = alt.Axis(format="d", tickMinStep=1)  # steps are whole numbers, even with one point
@@ -98,7 +99,8 @@ def measured_step(settings: str, _config, vocab_size: int,
     failure too, so a page run waits for the child process once, not at every rerun."""
     threads = _config.threads or run_threads(_config.device, max_running)
     try:
-        return estimate_step(replace(_config, threads=threads), vocab_size), None
+        with page_queue.step_aside():  # seconds in a child process: the line goes on meanwhile
+            return estimate_step(replace(_config, threads=threads), vocab_size), None
     except ProbeError as exc:
         return None, str(exc)
 
