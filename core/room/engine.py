@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..runfolder.layout import ENGINE_LOCK, QUEUE_FILE
+from ..runfolder.layout import ENGINE_LOCK, QUEUE_FILE, file_stamp
 from ..runfolder.locks import FileLock
 from .engine_link import SharedEngine, listen, unlisten
 from .gpt_workers import LocalWorkers
@@ -52,7 +52,7 @@ def serve(scheduler: Scheduler, jobs: SharedEngine, idle_s: float = IDLE_S) -> N
     only pastes."""
     quiet = None  # (the queue file's stamp, when) while no run waits for a turn
     while scheduler.runs_dir.is_dir():
-        stamp = _stamp(scheduler.runs_dir / QUEUE_FILE)
+        stamp = file_stamp(scheduler.runs_dir / QUEUE_FILE)
         if quiet is None or quiet[0] != stamp or time.monotonic() - quiet[1] > RECHECK_S:
             scheduler.tick()
             if scheduler.in_flight:
@@ -68,14 +68,6 @@ def serve(scheduler: Scheduler, jobs: SharedEngine, idle_s: float = IDLE_S) -> N
         if quiet is not None and jobs.retire(idle_s):
             return
         time.sleep(QUIET_POLL_S)
-
-
-def _stamp(path: Path) -> tuple:
-    try:
-        stat = path.stat()
-    except OSError:
-        return ()
-    return (stat.st_mtime_ns, stat.st_ino)
 
 
 def _gpt_workers(address: str | None, resources: str | None, jobs_waiting):

@@ -38,7 +38,7 @@ from .cpu_policy import give_way_to_jobs
 from ..runfolder.locks import FileLock
 from ..gpt.loop import Hooks, Training
 from ..runfolder.layout import (CHECKPOINT_FILE, CORPUS_FILE, STOP_FILE, TOKENIZER_FILE, TRAIN_CONFIG_FILE,
-                     TRAIN_LOCK_FILE, read_json)
+                     TRAIN_LOCK_FILE, file_stamp, read_json)
 from ..runfolder.status import TurnOutcome
 from .turns import claim_turn
 
@@ -53,7 +53,7 @@ class _Held:
     turn_id: str           # the turn that left the run as it is here
     identity: str | None
     nbytes: int
-    checkpoint: tuple      # the checkpoint file as this process wrote it (``_file_stamp``)
+    checkpoint: tuple      # the checkpoint file as this process wrote it (``file_stamp``)
 
 
 _held: OrderedDict[str, _Held] = OrderedDict()
@@ -107,7 +107,7 @@ def _training(run_dir: Path, last_turn_id: str | None) -> Training:
     with _memory:
         held = _held.pop(str(run_dir), None)
     if (held is not None and last_turn_id and held.turn_id == last_turn_id and held.identity == identity
-            and held.checkpoint == _file_stamp(run_dir / CHECKPOINT_FILE)):
+            and held.checkpoint == file_stamp(run_dir / CHECKPOINT_FILE)):
         return held.training  # else someone trained it since (e.g. Dask ran a dead GPT worker's turn again)
     settings = read_json(run_dir / TRAIN_CONFIG_FILE)
     if not settings:
@@ -133,15 +133,6 @@ def _encoded(run_dir: Path, identity: str | None, tokenizer, config: TrainConfig
     return data
 
 
-def _file_stamp(path: Path) -> tuple:
-    """A file as it is now (modification time and size): another writer changes it."""
-    try:
-        stat = path.stat()
-    except OSError:
-        return ()
-    return (stat.st_mtime_ns, stat.st_size)
-
-
 def _data_bytes(data: Data) -> int:
     return data.train.nbytes + data.val.nbytes
 
@@ -154,7 +145,7 @@ def _hold(run_dir: Path, training: Training, turn_id: str) -> None:
     nbytes += _data_bytes(training.data) * (2 if training.train_ids is not training.data.train else 1)
     with _memory:
         _held[str(run_dir)] = _Held(training, turn_id, read_identity(run_dir), nbytes,
-                                    _file_stamp(run_dir / CHECKPOINT_FILE))
+                                    file_stamp(run_dir / CHECKPOINT_FILE))
         while sum(h.nbytes for h in _held.values()) > HELD_BYTES and len(_held) > 1:
             _held.popitem(last=False)
 

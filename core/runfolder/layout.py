@@ -56,6 +56,16 @@ def default_runs_dir() -> Path:
     return Path(os.environ.get("BPE_EXPLORER_RUNS_DIR") or repository / "runs").absolute()
 
 
+def file_stamp(path) -> tuple:
+    """A file as it is now (modification time and size; empty when missing): another writer
+    changes it."""
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return ()
+    return (stat.st_mtime_ns, stat.st_size)
+
+
 def now() -> str:
     """The time stamps a run's files carry: UTC, to the second."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
