@@ -28,7 +28,8 @@ import pickle
 import threading
 import time
 from dataclasses import dataclass
-from multiprocessing.connection import Client, Listener
+from multiprocessing import AuthenticationError
+from multiprocessing.connection import Client, Listener, answer_challenge, deliver_challenge
 from pathlib import Path
 
 from ..runfolder.layout import ENGINE_FILE
@@ -38,6 +39,10 @@ from .spawn import ensure_engine
 HOST = "127.0.0.1"
 CONNECT_S = 30.0    # how long a caller waits for an engine that is starting
 RESTART_S = 2.0     # a caller starts an engine at most this often while it waits for one
+# connections waiting to be accepted: a room's app processes open several at once when the engine
+# starts (multiprocessing's default of 1, with the challenge answered in the accepting thread,
+# dropped them: the kernel's "SYN flooding" note, and a page waiting minutes on TCP's retries)
+BACKLOG = 128
 
 
 def run_blob(blob: bytes) -> tuple[bool, bytes]:
@@ -169,8 +174,8 @@ def listen(jobs: SharedEngine, runs_dir) -> None:
     per connection, and write where, with a fresh key, to the runs folder's ``ENGINE_FILE``
     (owner-only)."""
     key = os.urandom(32)
-    listener = Listener((HOST, 0), authkey=key)
-    threading.Thread(target=_accept, args=(listener, jobs), name="engine-link", daemon=True).start()
+    listener = Listener((HOST, 0), backlog=BACKLOG)  # the key's challenge is each connection's thread's
+    threading.Thread(target=_accept, args=(listener, key, jobs), name="engine-link", daemon=True).start()
     path = Path(runs_dir) / ENGINE_FILE
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -179,19 +184,25 @@ def listen(jobs: SharedEngine, runs_dir) -> None:
     os.replace(tmp, path)
 
 
-def _accept(listener: Listener, jobs: SharedEngine) -> None:
+def _accept(listener: Listener, key: bytes, jobs: SharedEngine) -> None:
     while True:
         try:
-            conn = listener.accept()  # the key's challenge first: nothing is unpickled before it
-        except (OSError, EOFError):  # a caller without the key, or one that went
+            conn = listener.accept()
+        except OSError:
             continue
-        threading.Thread(target=_serve, args=(conn, jobs), name="engine-call", daemon=True).start()
+        threading.Thread(target=_serve, args=(conn, key, jobs), name="engine-call", daemon=True).start()
 
 
-def _serve(conn, jobs: SharedEngine) -> None:
-    """One caller's connection: each ``(method, args)`` answered with ``(True, value)`` or
-    ``(False, exception)``, until it closes."""
+def _serve(conn, key: bytes, jobs: SharedEngine) -> None:
+    """One caller's connection: the key's challenge first, both ways (nothing is unpickled before
+    it), then each ``(method, args)`` answered with ``(True, value)`` or ``(False, exception)``,
+    until it closes."""
     with conn:
+        try:
+            deliver_challenge(conn, key)
+            answer_challenge(conn, key)
+        except (AuthenticationError, OSError, EOFError):  # a caller without the key, or one that went
+            return
         while True:
             try:
                 method, args = conn.recv()

@@ -92,9 +92,8 @@ class StepEstimate:
         """A whole run of ``config`` alone, from Launch: a GPT worker's start, its steps, then at
         each evaluation two splits' batches (``eval_windows`` of ``val_tokens``; ``eval_iters``
         batches when unknown) and a sample, and a sample every ``sample_interval`` steps
-        (``core.gpt.loop``).  The evaluations weigh: the small preset's 200 batches a split every
-        250 steps cost about half its steps' time; the start, most of a short run's (2.7 s of 9.5
-        for 400 steps of a 2-layer model: docs/benchmarks.md, "Time-per-step estimate")."""
+        (``core.gpt.loop``).  The evaluations weigh in a preset that evaluates many batches, and
+        the start in a short run (why: docs/benchmarks.md, "Time-per-step estimate")."""
         evaluations = {*range(config.eval_interval, config.max_steps + 1, config.eval_interval),
                        config.max_steps}
         samples = evaluations | set(range(config.sample_interval, config.max_steps + 1,

@@ -106,3 +106,40 @@ def test_every_chart_is_readable_on_any_corpus(site, corpus, shots_dir):
             chart.screenshot(path=str(shots_dir / shot))
     pg.close()
     assert not problems, "\n".join(problems)
+
+
+# the fill of the first axis label of each of Learn BPE's canvas charts (the step view's, drawn by
+# vega-embed), read from Vega's scene
+LABEL_FILLS = """() => [...document.querySelectorAll('.bpe-pairs-chart, .bpe-curve')].map((el) => {
+  const find = (mark) => {
+    if (mark.role === "axis-label" && mark.items?.length) return mark.items[0].fill;
+    for (const item of mark.items || []) for (const child of item.items || []) {
+      const found = find(child);
+      if (found) return found;
+    }
+    return null;
+  };
+  return el.vegaView ? find(el.vegaView.scenegraph().root) : null;
+})"""
+
+
+def test_learn_bpe_s_charts_follow_a_theme_switched_on_the_open_page(site):
+    """Streamlit follows the system's theme without a rerun: the step view's canvas charts, which
+    Vega paints with the colours it was given, are drawn again in the new theme's text colour
+    (they kept dark grey labels on a dark page)."""
+    from playwright.sync_api import expect
+
+    url, new_context = site
+    pg = new_context().new_page()
+    pg.emulate_media(color_scheme="light")
+    pg.goto(f"{url}/learn_bpe?u={ALICE}")
+    expect(pg.get_by_role("heading", name="Learn BPE").first).to_be_visible(timeout=NAVIGATION_MS)
+    drawn = f"() => {{ const f = ({LABEL_FILLS})(); return f.length === 3 && f.every(Boolean) ? f : null; }}"
+    scrolled_until(pg, drawn)
+    light = pg.wait_for_function(drawn, timeout=30_000).json_value()
+    pg.emulate_media(color_scheme="dark")
+    dark = pg.wait_for_function(f"""() => {{ const f = ({LABEL_FILLS})();
+        return f.length === 3 && f.every((c) => c && !{light!r}.includes(c)) ? f : null; }}""",
+                                timeout=30_000).json_value()
+    assert len(set(light)) == 1 and len(set(dark)) == 1 and light[0] != dark[0], (light, dark)
+    pg.close()

@@ -134,3 +134,21 @@ def test_the_first_caller_starts_the_engine_a_dead_one_is_replaced_and_an_idle_o
     assert job.result() == "slow"
     wait_for(lambda: engine_address(runs_dir) is None, timeout=60, what="the idle engine leaving")
     wait_for(lambda: not is_locked(runs_dir / ENGINE_LOCK), timeout=10, what="its lock released")
+
+
+def test_many_callers_at_once_are_all_answered(runs_dir):
+    """A room's app processes open their connections at once when the engine starts: each is
+    accepted and challenged on its own thread (a backlog of one, challenged in the accepting
+    thread, dropped them, and a page waited minutes on TCP's retries)."""
+    import threading
+    import time
+
+    engine(runs_dir, workers=1).worker_pids()  # the engine is up
+    answers, callers = [], [engine(runs_dir, workers=1) for _ in range(40)]
+    threads = [threading.Thread(target=lambda c=c: answers.append(c.worker_pids())) for c in callers]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(answers) == 40, f"{40 - len(answers)} callers not answered in {time.monotonic() - began:.0f} s"

@@ -148,8 +148,11 @@ def _progress(key, doing: str, unit: str) -> None:
         job = _engine[0].job(key) if _engine else None
     except JobStopped:  # the engine restarting: the page asks again
         job = None
+    if (job is None or job.done) and _polling():
+        st.rerun()  # never in the page's own run: a job done since it asked is shown at the next poll
     if job is None or job.done:
-        st.rerun()
+        st.progress(1.0, text=f"{doing}: finishing…")
+        return
     done, total = job.progress
     waited = f" ({time.monotonic() - job.submitted:.0f} s)"
     if job.state is JobState.QUEUED:
@@ -158,6 +161,14 @@ def _progress(key, doing: str, unit: str) -> None:
         st.progress(min(done / total, 1.0), text=f"{doing}: {done:,} / {total:,}{unit}{waited}")
     else:
         st.progress(0.0, text=f"{doing}: starting…{waited}")
+
+
+def _polling() -> bool:
+    """Whether this is the progress bar's own rerun (its timer), not the page's run that drew it:
+    there a rerun would end the page's run before the bar was drawn, and a page that asks the
+    engine over a socket often finds its job done a moment after it asked."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def _session() -> str:

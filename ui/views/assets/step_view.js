@@ -13,7 +13,7 @@ const parsed = new Map();  // payload key -> payload: each payload is parsed onc
 let memory = {epoch: null, step: 0};  // the step shown: kept across reruns and pages
 let current = null;  // the view on screen
 let vegaLoading = null;
-const SMOOTH_MS = 50, SETTLE_MAX_MS = 3000, URL_EVERY_MS = 300, TABLE_CHUNK = 500;
+const SMOOTH_MS = 50, SETTLE_MAX_MS = 3000, URL_EVERY_MS = 300, TABLE_CHUNK = 500, THEME_CHECK_MS = 1000;
 const fmt = (x) => x.toLocaleString("en");
 const LINE = `<div class="ln">`, NEXT_LINE = `</div>${LINE}`;
 
@@ -428,6 +428,22 @@ async function drawCharts(v) {
   });
   measureCursors(v);
   updateCharts(v);
+  watchTheme(v, options.config.axis.labelColor);
+}
+
+// Vega paints its canvas with the colours it was given: when the theme changes under an open page
+// (Streamlit's settings menu, no rerun), the charts are drawn again in the new theme's text colour;
+// a computed style read once a second, while this payload is the one shown
+function watchTheme(v, drawnWith) {
+  clearInterval(v.themeWatch);
+  v.themeWatch = setInterval(() => {
+    if (current !== v) { clearInterval(v.themeWatch); return; }
+    if (chartConfig(v.root).axis.labelColor === drawnWith) return;
+    clearInterval(v.themeWatch);
+    v.charts.forEach((view) => view.finalize());
+    v.charts = null;
+    drawCharts(v);
+  }, THEME_CHECK_MS);
 }
 
 // where each curve's canvas stands in its box, read once a layout (a read in a step would force the
