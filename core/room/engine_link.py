@@ -32,6 +32,7 @@ from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client, Listener, answer_challenge, deliver_challenge
 from pathlib import Path
 
+from ..atomic import write_json
 from ..runfolder.layout import ENGINE_FILE
 from .jobs import JobEngine, JobState, JobStopped
 from .spawn import ensure_engine
@@ -176,12 +177,9 @@ def listen(jobs: SharedEngine, runs_dir) -> None:
     key = os.urandom(32)
     listener = Listener((HOST, 0), backlog=BACKLOG)  # the key's challenge is each connection's thread's
     threading.Thread(target=_accept, args=(listener, key, jobs), name="engine-link", daemon=True).start()
-    path = Path(runs_dir) / ENGINE_FILE
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump({"address": f"{HOST}:{listener.address[1]}", "key": key.hex(), "pid": os.getpid()}, f)
-    os.replace(tmp, path)
+    # the project's atomic writer: its temporary file is made owner-only (mkstemp), and so the file
+    write_json(Path(runs_dir) / ENGINE_FILE,
+               {"address": f"{HOST}:{listener.address[1]}", "key": key.hex(), "pid": os.getpid()})
 
 
 def _accept(listener: Listener, key: bytes, jobs: SharedEngine) -> None:
