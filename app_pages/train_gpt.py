@@ -73,7 +73,7 @@ def show_cost(config, vocab: int, again: bool) -> None:
     settings_key = json.dumps([asdict(config), vocab, settings_server.max_running])
     if again:
         run_view.measured_step.clear(settings_key, config, vocab, settings_server.max_running)
-    with st.spinner("Timing training steps in a helper process (a few seconds)…"):
+    with st.spinner("Timing training steps in a helper process (a few seconds)…"), page_queue.step_aside():
         measured, failed = run_view.measured_step(settings_key, config, vocab, settings_server.max_running)
     if failed:
         show_error(ProbeError(failed), "Could not time a step: ")

@@ -83,6 +83,7 @@ TTL_S = 10            # server.disconnectedSessionTTL: sessions that left are go
 # When the app has given back what a room left: its sessions closed, a garbage collection owed
 # then paid, an idle job worker stopped (the housekeeper and the job engine, and one more round)
 LEFT_S = TTL_S + max(COLLECT_EVERY_S, WORKER_IDLE_S) + 2 * PERIOD_S
+WINDOW_S = 10  # the calm runs' p95 is also reported per this many seconds of the room
 OPEN_TIMEOUT_S = 120  # a calm tab's or a real tab's first page
 FRESH_BOUND_S = 60    # a fresh tab that shows no step view by then counts as this, and as timed out
 FRESH_AT_ONCE = 3     # fresh tabs open at once, at most (Chromium's own work must not swamp the room)
@@ -148,12 +149,14 @@ class HeavyRun:
     seconds: float
     progress_s: float | None  # first progress bar shown, seconds after the request
     outcome: str
+    began: float | None = None  # s into the room
 
 
 @dataclass
 class Tally:
     stolen: float = 0.0  # share of the machine's CPU time its host took during the room
     calm: list[float] = field(default_factory=list)     # page runs, ms
+    calm_when: list[tuple[float, float]] = field(default_factory=list)  # (begun, s into the room; ms)
     opened: list[float] = field(default_factory=list)   # calm tabs' first page, ms
     late: int = 0
     no_view: int = 0     # calm page runs that ended without the step view
@@ -197,11 +200,13 @@ class CalmTab:
 
     async def act(self, timeout: float) -> None:
         self.turn += 1
+        begun = time.perf_counter() - self.tally.began
         if self.turn % 2:
             seconds = await self.s.rerun(timeout=timeout)
         else:
             seconds = await self.s.reload(timeout=timeout)
         self.tally.calm.append(1000 * seconds)
+        self.tally.calm_when.append((begun, 1000 * seconds))
         self.tally.no_view += not has_step_view(self.s)
 
     async def close(self) -> None:
@@ -290,11 +295,12 @@ async def heavy_attendee(url: str, i: int, what: str, text: str, bound: float, t
             except (TimeoutError, asyncio.TimeoutError):
                 progress = first_bar(s, started) if page else None
                 said = f"no answer within {bound:.0f} s"
-                tally.heavy.append(HeavyRun(i, what, name, bound, progress, said))
+                tally.heavy.append(HeavyRun(i, what, name, bound, progress, said, started - tally.began))
                 tally.heavy += [HeavyRun(i, what, later, 0.0, None, "not opened: the last one never answered")
                                 for later, _ in steps[n + 1:]]
                 return
-            tally.heavy.append(HeavyRun(i, what, name, seconds, progress, outcome(s, page or "")))
+            tally.heavy.append(HeavyRun(i, what, name, seconds, progress, outcome(s, page or ""),
+                                       started - tally.began))
     except Exception as exc:  # a dropped connection: the pages not reached say so
         tally.heavy.append(HeavyRun(i, what, "-", 0.0, None, f"lost: {exc!r}"[:160]))
     finally:
@@ -559,6 +565,14 @@ async def room(url: str, args: argparse.Namespace, texts: list, browser) -> Tall
     return tally
 
 
+def by_window(when: list[tuple[float, float]]) -> str:
+    """The p95 of each ``WINDOW_S`` seconds of the room (by when a run began): when it was slow."""
+    windows: dict[int, list[float]] = {}
+    for at, ms in when:
+        windows.setdefault(int(at // WINDOW_S), []).append(ms)
+    return ", ".join(f"{k * WINDOW_S}-: {rank(v, 0.95)}" for k, v in sorted(windows.items()))
+
+
 def report(processes: int, tally: Tally, rss: dict, tracebacks: int) -> str:
     t = tally
     kind = "one `streamlit run`" if processes == 1 else f"`python -m ui.serve --processes {processes}`"
@@ -568,15 +582,17 @@ def report(processes: int, tally: Tally, rss: dict, tracebacks: int) -> str:
              "| what | n | p50 / p95 / max ms | notes |", "|---|---|---|---|",
              f"| calm page runs | {len(t.calm)} | {quantiles(t.calm)} | {t.late} late, {t.no_view} without "
              f"the step view; tabs opened p95 {rank(t.opened, 0.95)} ms |",
+             f"| calm page runs' p95 by {WINDOW_S} s of the room | | {by_window(t.calm_when)} | |",
              f"| steps in a real tab (click to drawn) | {len(t.clicks)} | {quantiles(t.clicks)} | |",
              f"| fresh tab to step view | {len(t.fresh)} | {quantiles(t.fresh)} | "
              f"{t.fresh_timeouts} not shown within {FRESH_BOUND_S} s (counted as {FRESH_BOUND_S} s); "
              f"{t.fresh_late} waited for one of {FRESH_AT_ONCE} places; the slowest opened {slowest} |",
-             "", "| heavy attendee | text | page | seconds | progress shown after | ended with |",
-             "|---|---|---|---|---|---|"]
+             "", "| heavy attendee | text | page | began, s into the room | seconds | progress shown after "
+             "| ended with |", "|---|---|---|---|---|---|---|"]
     for h in t.heavy:
         progress = "-" if h.progress_s is None else f"{h.progress_s:.1f} s"
-        lines.append(f"| {h.attendee} | {h.text} | {h.page} | {h.seconds:,.1f} | {progress} | "
+        began = "-" if h.began is None else f"{h.began:.0f}"
+        lines.append(f"| {h.attendee} | {h.text} | {h.page} | {began} | {h.seconds:,.1f} | {progress} | "
                      f"{h.outcome.replace('|', '/').replace(chr(10), ' ')} |")
     exceptions = ", ".join(f"{k} {v}" for k, v in t.exceptions.items())
     lines += ["", f"Exceptions shown: {exceptions}; tracebacks in the server's log: {tracebacks}; "

@@ -177,7 +177,7 @@ main.__file__ = {app!r}
 sys.modules["__main__"] = main
 from core.room.jobs import JobEngine
 import job_functions
-engine = JobEngine(workers=1, preload={preload!r})
+engine = JobEngine(job_workers=1, preload={preload!r})
 job = engine.submit("a session", "loaded", job_functions.loaded, (("streamlit", "torch"),))
 while not job.done:
     time.sleep(0.05)

@@ -4,7 +4,7 @@ rendered as Hugging Face's ``apply_chat_template`` renders them: Jinja's immutab
 
 The template is ours; a message's text only ever reaches it as a value, so text that looks like
 Jinja stays text.  To say which characters of the output are a message's own, each message is
-rendered once more with a probe character in place of its text: where the two outputs differ is
+rendered once more with a marker character in place of its text: where the two outputs differ is
 that message's place (a template may trim or quote the text, so searching for it would mislead).
 """
 
@@ -22,7 +22,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from .pieces import CONTENT, Piece, template_pieces
 
 DATA = Path(__file__).resolve().parent / "data"
-PROBES = ("\ue000", "\ue001", "\ue002")
+MARKERS = ("\ue000", "\ue001", "\ue002")
 
 
 def template_sources() -> dict[str, dict]:
@@ -84,9 +84,9 @@ def template_render_pieces(name: str, messages, tools, specials, start: str, *,
     text = render_template(name, messages, tools, add_generation_prompt=add_generation_prompt, **options)
     spans, done = [], 0
     for k in range(len(messages)):
-        probe = next(p for p in PROBES if all(p not in m.content for m in messages))
-        probed = [m if i != k else type(m)(m.role, probe, m.name) for i, m in enumerate(messages)]
-        other = render_template(name, probed, tools, add_generation_prompt=add_generation_prompt, **options)
+        marker = next(p for p in MARKERS if all(p not in m.content for m in messages))
+        marked = [m if i != k else type(m)(m.role, marker, m.name) for i, m in enumerate(messages)]
+        other = render_template(name, marked, tools, add_generation_prompt=add_generation_prompt, **options)
         begin, end = _differing_span(text, other)
         begin = max(begin, done)
         done = max(end, begin)

@@ -9,11 +9,14 @@ What Dask gives, and what is left to it:
   from two hosts is one task on the scheduler, computed once, its result shared;
 - **bounds**: a Dask worker's ``--memory-limit`` (its nanny restarts a worker over it; a job that
   killed its workers ends as :class:`~distributed.KilledWorker`, reported as the memory bound), and
-  the job's time, after which this process lets go of it and reports the time bound;
-- **fairness**: Dask runs the highest priority first; a job is submitted with its owner's count of
-  jobs still waiting here, negated, so an owner with many jobs waits behind an owner with one;
-- **cancelled**: the last session of this process to let go releases its future; the task stops
-  when no client of any host wants it;
+  the job's time, after which this process lets go of it and reports the time bound (a Dask worker
+  cannot stop a task's thread: a task past its time runs on there to its end);
+- **fairness**: Dask runs the highest priority first among the tasks a Dask worker holds; a job is
+  submitted with its owner's count of jobs still waiting here, negated, so on a busy worker an
+  owner with many jobs waits behind an owner with one (Dask hands a few tasks to its workers as
+  they come, so across a cluster it is no promise: ``tests/room/test_jobs_interface.py``);
+- **cancelled**: the last session of this process to let go releases its future; a queued task
+  goes when no client of any host wants it (a running one, as above, runs to its end);
 - **progress**: the job's :func:`~core.room.worker_process.report_progress` goes out as a Dask event
   (``Worker.log_event``), one topic per job, read back here.
 
@@ -69,7 +72,7 @@ class DaskJob:
     sessions: dict = field(default_factory=dict)     # session -> owner
     submitted: float = field(default_factory=time.monotonic)
     started: float | None = None
-    progress: tuple[int, int] = (0, 0)
+    reported: tuple[int, int] = (0, 0)   # the last progress read back from the cluster
     stopped: JobStopped | None = None
     seen: float = field(default_factory=time.monotonic)
     followed: float = 0.0   # when its progress was last asked for
@@ -89,6 +92,11 @@ class DaskJob:
         return JobState.QUEUED if self.started is None else JobState.RUNNING
 
     @property
+    def progress(self) -> tuple[int, int]:
+        self._follow()
+        return self.reported
+
+    @property
     def done(self) -> bool:
         return self.state not in (JobState.QUEUED, JobState.RUNNING)
 
@@ -100,7 +108,7 @@ class DaskJob:
         self.followed = time.monotonic()
         events = self.engine.client.get_events(self.engine.topic(self.key))
         if events:
-            self.progress = tuple(events[-1][1])
+            self.reported = tuple(events[-1][1])
             self.started = self.started or time.monotonic()
         if self.started is not None and time.monotonic() - self.started > self.limit_s:
             self.stopped = JobStopped("time", f"It took longer than this server allows "

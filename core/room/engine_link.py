@@ -83,16 +83,16 @@ class SharedEngine:
         self._last_call = time.monotonic()
         self._retired = False
 
-    def configure(self, workers: int | None, limit_s: float, max_rss: int | None,
+    def configure(self, job_workers: int | None, limit_s: float, max_rss: int | None,
                   abandon_s: float | None, preload: tuple[str, ...]) -> None:
         with self._lock:
             self._called()
             if self._engine is None:
-                self._engine = JobEngine(workers=workers, limit_s=limit_s, max_rss=max_rss,
+                self._engine = JobEngine(job_workers=job_workers, limit_s=limit_s, max_rss=max_rss,
                                          abandon_s=abandon_s, preload=(__name__, *preload),
                                          jobs_waiting=self._jobs_waiting)
             else:
-                self._engine.resize(workers, limit_s, max_rss, abandon_s)
+                self._engine.resize(job_workers, limit_s, max_rss, abandon_s)
 
     def submit(self, session, owner, key, blob: bytes | None) -> tuple[JobView, tuple | None] | None:
         """Join the job for ``key``, or start it from ``blob``: its view, and its outcome if it is
@@ -301,10 +301,10 @@ class RemoteEngine:
     (``core.room.jobs.Jobs``).  A lost link (the engine left, or died) is made again once per
     call, to the engine there or a new one; a second failure is a :class:`JobStopped`."""
 
-    def __init__(self, runs_dir, workers: int | None, limit_s: float, max_rss: int | None,
+    def __init__(self, runs_dir, job_workers: int | None, limit_s: float, max_rss: int | None,
                  abandon_s: float | None, preload: tuple[str, ...], waiting=contextlib.nullcontext) -> None:
         self.runs_dir = Path(runs_dir)
-        self._config = (workers, limit_s, max_rss, abandon_s, preload)
+        self._config = (job_workers, limit_s, max_rss, abandon_s, preload)
         self._waiting = waiting         # a context a caller's thread is in while it waits for an answer
         self._idle: list = []           # connections no call uses now, the last used first
         self._lock = threading.Lock()

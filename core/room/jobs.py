@@ -12,7 +12,7 @@ the server only reads results.
 
 - **Fair**: the next free job worker takes the oldest queued job of the owner with the fewest jobs
   running, then the one served least recently; with two or more job workers an owner runs at most
-  ``workers - 1`` jobs at once, so a job worker is left for somebody else's job.  A job counts for
+  ``job_workers - 1`` jobs at once, so a job worker is left for somebody else's job.  A job counts for
   the owner of the first session still asking for it (a session is a tab; its owner the person).
 - **Shared**: jobs have keys; a second submit of a queued, running or recently finished key joins
   that job (``keep`` finished jobs, for ``keep_s`` seconds: failures too, so a job that overran
@@ -68,7 +68,7 @@ SERVED_KEPT = 1000             # owners whose last service is remembered, beyond
 _LOG = logging.getLogger(__name__)
 
 
-def default_workers() -> int:
+def default_job_workers() -> int:
     """Job workers for this machine: one core stays for the web server (at least one)."""
     return max(1, cpu_cores() - 1)
 
@@ -197,7 +197,7 @@ class Job:
 
 
 class JobEngine:
-    """A pool of up to ``workers`` job worker processes (default: :func:`default_workers`), started
+    """A pool of up to ``job_workers`` job worker processes (default: :func:`default_job_workers`), started
     when jobs wait, and the collector thread that hands them jobs and watches them.
 
     ``limit_s``: a job's time unless its submit gives one; ``max_rss``: bytes a job worker's memory
@@ -208,11 +208,11 @@ class JobEngine:
     ``multiprocessing`` event set while jobs wait or run, which the engine's GPT turns give way to
     (``core.room.cpu_policy``)."""
 
-    def __init__(self, workers: int | None = None, limit_s: float = DEFAULT_LIMIT_S,
+    def __init__(self, job_workers: int | None = None, limit_s: float = DEFAULT_LIMIT_S,
                  max_rss: int | None = None, abandon_s: float | None = None, keep: int = 32,
                  keep_s: float = 600.0, idle_s: float = IDLE_S, method: str | None = None,
                  preload: tuple[str, ...] = (), jobs_waiting=None) -> None:
-        self.size = workers or default_workers()
+        self.size = job_workers or default_job_workers()
         self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
         self.keep, self.keep_s, self.idle_s = keep, keep_s, idle_s
         methods = multiprocessing.get_all_start_methods()
@@ -298,11 +298,11 @@ class JobEngine:
         with self._lock:
             return bool(self._live)
 
-    def resize(self, workers: int | None, limit_s: float, max_rss: int | None,
+    def resize(self, job_workers: int | None, limit_s: float, max_rss: int | None,
                abandon_s: float | None) -> None:
-        """New bounds for the jobs from now on (job workers beyond ``workers`` stop when idle)."""
+        """New bounds for the jobs from now on (job workers beyond ``job_workers`` stop when idle)."""
         with self._lock:
-            self.size = workers or default_workers()
+            self.size = job_workers or default_job_workers()
             self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
 
     def close(self) -> None:
@@ -460,6 +460,8 @@ class JobEngine:
             if job is not None and not job.done:  # it died by itself (the killed ones ended already)
                 self._live.pop(job.key, None)
                 job._end(JobState.FAILED, error=JobStopped("crashed", worker.describe_end()))
+                self._keep(job)  # asked again, it says so: a caller that only knows the key would
+                # find no job and submit it again, and the job kill its next job worker too
 
     def _retire_idle(self) -> None:
         """Stop the job workers idle for ``idle_s``: what a big job left in a job worker's memory goes

@@ -1,6 +1,7 @@
 """A process's page runs wait in line (``ui.serving.page_queue``): a run waits while another holds the
-front, but not for a long holder past ``LONG_S``; and every run gives its place back however it
-ends: a place kept would make every later run of every attendee in the process wait."""
+front, but not for a long holder past ``LONG_S``, which leaves the front to the next in line only;
+and every run gives its place back however it ends: a place kept would make every later run of
+every attendee in the process wait."""
 
 from __future__ import annotations
 
@@ -15,8 +16,7 @@ from ui.serving import page_queue
 def test_a_page_run_waits_in_line_but_goes_on_beside_a_long_holder():
     at = open_page("learn_bpe")
     began = time.monotonic()
-    with page_queue.place_in_line() as had:  # another attendee's long run holds the front throughout
-        assert had
+    with page_queue.place_in_line():  # another attendee's long run holds the front throughout
         at.run()
         waited = time.monotonic() - began
     assert not at.exception, [e.message for e in at.exception]
@@ -30,8 +30,7 @@ def test_runs_reach_the_front_one_after_another_in_the_order_they_came():
     first_in, let_go = threading.Event(), threading.Event()
 
     def run(name: str, hold: threading.Event | None = None) -> None:
-        with line.place() as had:
-            assert had
+        with line.place():
             order.append(name)
             if hold is not None:
                 first_in.set()
@@ -53,14 +52,104 @@ def test_runs_reach_the_front_one_after_another_in_the_order_they_came():
     assert not line.held
 
 
-def test_a_run_beside_a_long_holder_leaves_the_holder_at_the_front():
-    line = page_queue.PageQueue(long_s=0.01)
-    with line.place() as had:
-        assert had
-        with line.place() as beside:
-            assert not beside
-        assert line.held  # still the holder's
-    assert not line.held
+def test_a_long_holder_leaves_the_front_to_the_next_in_line_only():
+    """Past ``long_s`` the holder goes on beside, and the first run waiting takes the front: the
+    second still waits, now for the new holder (when all of them went on at once, they shared the
+    GIL and all finished late)."""
+    line, order = page_queue.PageQueue(long_s=3.0), []
+    let_go = {name: threading.Event() for name in ("long", "next", "last")}
+
+    def run(name: str) -> None:
+        with line.place():
+            order.append(name)
+            assert let_go[name].wait(60)
+
+    threads = {name: threading.Thread(target=run, args=(name,)) for name in let_go}
+    threads["long"].start()
+    wait_for(lambda: order == ["long"], timeout=30, interval=0.01)
+    threads["next"].start()
+    wait_for(lambda: line.waiting == 1, timeout=30, interval=0.01)
+    threads["last"].start()
+    wait_for(lambda: len(order) > 1, timeout=30, interval=0.01)  # the long one's 3 s passed
+    assert order == ["long", "next"]  # "last" waits for "next", whose 3 s have only begun
+    let_go["next"].set()
+    wait_for(lambda: order == ["long", "next", "last"], timeout=30, interval=0.01)
+    for name in ("long", "last"):
+        let_go[name].set()
+    for thread in threads.values():
+        thread.join(30)
+    assert not line.held and not line.waiting
+
+
+def test_one_long_run_at_a_time_goes_on_beside_the_front_unless_the_front_is_twice_long():
+    """With a long run going on, a holder past ``long_s`` keeps the front up to twice that: the
+    runs waiting share the interpreter with one long run, not every heavy attendee's; but never
+    wait on it for long (it may be waiting for a lock or a job that a run in line holds)."""
+    long_s = 1.5
+    line, order = page_queue.PageQueue(long_s=long_s, long_at_once=1), []
+    let_go = {name: threading.Event() for name in ("first", "second", "third")}
+
+    def run(name: str) -> None:
+        with line.place():
+            order.append((name, time.monotonic()))
+            assert let_go[name].wait(60)
+
+    threads = {name: threading.Thread(target=run, args=(name,)) for name in let_go}
+    for n, name in enumerate(("first", "second"), 1):
+        threads[name].start()
+        wait_for(lambda: len(order) == n, timeout=30, interval=0.01)  # "first" goes on as the long run
+    threads["third"].start()
+    wait_for(lambda: line.waiting == 1, timeout=30, interval=0.01)
+    began = order[1][1]
+    wait_for(lambda: time.monotonic() - began > 1.25 * long_s, timeout=30, interval=0.01)
+    assert [n for n, _ in order] == ["first", "second"] and line.long_runs == 1  # "second" is long too
+    wait_for(lambda: len(order) == 3, timeout=30, interval=0.01)  # but not for twice long_s
+    assert order[2][1] - began >= 2 * long_s and line.long_runs == 2
+    for event in let_go.values():
+        event.set()
+    for thread in threads.values():
+        thread.join(30)
+    assert not line.held and not line.waiting and not line.long_runs
+
+
+def test_a_run_back_in_line_holding_what_the_long_run_waits_for_is_not_kept_waiting():
+    """A heavy run steps aside holding a lock (a tokenizer being asked of the engine), the long
+    run waits for that lock, and another run holds the front: the run coming back takes the front
+    after twice ``long_s`` however many long runs go on, so nobody waits forever."""
+    line, lock = page_queue.PageQueue(long_s=0.05, long_at_once=1), threading.Lock()
+    aside, front_taken, done, let_go = (threading.Event() for _ in range(4))
+
+    def holds_the_lock() -> None:
+        with line.place():
+            with lock:
+                with line.aside():
+                    assert aside.wait(30)  # the engine's answer, once the others are where they wait
+        done.set()
+
+    def waits_for_the_lock() -> None:
+        with line.place(), lock:
+            pass
+
+    def holds_the_front() -> None:
+        with line.place():
+            front_taken.set()
+            assert let_go.wait(60)
+
+    threads = [threading.Thread(target=holds_the_lock)]
+    threads[0].start()
+    wait_for(lambda: lock.locked() and not line.held, timeout=30, interval=0.01)
+    threads.append(threading.Thread(target=waits_for_the_lock))
+    threads[-1].start()
+    wait_for(lambda: line.held, timeout=30, interval=0.01)
+    threads.append(threading.Thread(target=holds_the_front))
+    threads[-1].start()
+    assert front_taken.wait(30) and line.long_runs == 1  # the lock's waiter went on as the long run
+    aside.set()
+    assert done.wait(30), "the run back in line waited for the long run, which waited for it"
+    let_go.set()
+    for thread in threads:
+        thread.join(30)
+    assert not line.held and not line.waiting and not line.long_runs
 
 
 def test_every_page_run_gives_its_place_back_however_it_ends():
@@ -81,8 +170,7 @@ def test_a_run_waiting_on_another_process_leaves_the_front_free_meanwhile():
     waiting, answered = threading.Event(), threading.Event()
 
     def asks_the_engine() -> None:
-        with line.place() as had:
-            assert had
+        with line.place():
             with line.aside():
                 waiting.set()
                 assert answered.wait(30)  # the engine's answer, which the other run does not wait for
@@ -91,8 +179,7 @@ def test_a_run_waiting_on_another_process_leaves_the_front_free_meanwhile():
     first = threading.Thread(target=asks_the_engine)
     first.start()
     assert waiting.wait(30)
-    with line.place() as had:  # at once: the front is free, nobody waits 60 s for the asker
-        assert had
+    with line.place():  # at once: the front is free, nobody waits 60 s for the asker
         order.append("calm")
         answered.set()
     first.join(30)

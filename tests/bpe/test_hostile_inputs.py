@@ -1,4 +1,4 @@
-"""Every hostile input to the BPE engine ends fast, with a ValueError subclass whose message a
+"""Every hostile input to the BPE trainer and encoder ends fast, with a ValueError subclass whose message a
 workshop attendee understands, and with bounded memory (issue 9, items 4 and 5)."""
 
 import json

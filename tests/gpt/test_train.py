@@ -204,13 +204,13 @@ def test_schedule_and_presets():
 def test_the_command_line_sets_passive_cpu_threads_before_torch_loads():
     """``python -m core.train`` waits like the app's GPT workers (no spinning threads on shared
     cores), unless whoever started it chose otherwise."""
-    probe = ("import os, sys; import core.train; "
+    code = ("import os, sys; import core.train; "
              "print(os.environ['OMP_WAIT_POLICY'], 'torch' in sys.modules)")
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.stdout.split() == ["PASSIVE", "True"], out.stderr
     env["OMP_WAIT_POLICY"] = "ACTIVE"
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.stdout.split()[0] == "ACTIVE"
 
 

@@ -87,7 +87,7 @@ def remote_client(where: str, dask: bool, session: str, owner: str, jobs: list, 
     from core.room.engine_link import RemoteEngine
 
     engine = DaskJobs(where) if dask else RemoteEngine(
-        where, workers=2, limit_s=120.0, max_rss=None, abandon_s=None, preload=())
+        where, job_workers=2, limit_s=120.0, max_rss=None, abandon_s=None, preload=())
     for key, fn, args in jobs:
         engine.submit(session, key, fn, args, owner=owner)
     Path(out + ".asked").touch()

@@ -6,9 +6,6 @@ other worker, which carries on from the run's last checkpoint.  Needs the ``dist
 
 import os
 import signal
-import socket
-import subprocess
-import sys
 
 import pytest
 
@@ -16,10 +13,10 @@ from conftest import IN_CI
 from core.room.dask_workers import parse_resources
 from core.runfolder.status import read_status
 from core.room.runs import launch_run, list_runs, read_metrics, run_info
-from core.room.spawn import ROOT, child_env
 from core.settings import ServerSettings
 from test_runs import ALICE, BOB, runs_dir, wait_for  # noqa: F401  (runs_dir: a fixture)
 from training_data import TEXT, tiny_config
+from tests.room.dask_cluster import dask_cluster
 
 STEPS = 8_000  # several turns of each run (a step of this model takes a few milliseconds)
 
@@ -27,47 +24,12 @@ if not IN_CI:
     pytest.importorskip("distributed", reason="the optional extra: pip install -e .[dist]")
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _listening(address: str, scheduler: subprocess.Popen) -> bool:
-    """Whether the scheduler accepts connections at ``address`` (its workers are started then)."""
-    assert scheduler.poll() is None, f"the Dask scheduler exited ({scheduler.returncode})"
-    host, port = address.removeprefix("tcp://").rsplit(":", 1)
-    try:
-        socket.create_connection((host, int(port)), timeout=1).close()
-        return True
-    except OSError:
-        return False
-
-
 @pytest.fixture
 def cluster():
     """A Dask scheduler and two single-threaded workers without nannies (a killed worker stays
     dead, as a machine that went away), on loopback; yields (address, worker processes)."""
-    address = f"tcp://127.0.0.1:{_port()}"
-    common = ["--no-dashboard"]
-    quiet = dict(cwd=ROOT, env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host",
-                               "127.0.0.1", "--port", address.rsplit(":", 1)[1], *common], **quiet)]
-    workers: list[subprocess.Popen] = []
-    try:  # a scheduler that never listens is stopped too
-        wait_for(lambda: _listening(address, procs[0]), timeout=60, interval=0.1)
-        workers += [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
-                                      "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1", *common],
-                                     **quiet) for _ in range(2)]
+    with dask_cluster([["--nthreads", "1", "--no-nanny"]] * 2) as (address, workers):
         yield address, workers
-    finally:
-        for proc in workers + procs:
-            proc.terminate()
-        for proc in workers + procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
 
 
 def test_resources_are_read_as_dask_declares_them():

@@ -37,9 +37,9 @@ def runs_dir(tmp_path, monkeypatch):
             pass
 
 
-def engine(runs_dir, workers: int = 2, max_rss: int | None = None) -> RemoteEngine:
+def engine(runs_dir, job_workers: int = 2, max_rss: int | None = None) -> RemoteEngine:
     """This test process as one app process of the machine (the first to ask sizes the engine)."""
-    return RemoteEngine(runs_dir, workers=workers, limit_s=120.0, max_rss=max_rss, abandon_s=None,
+    return RemoteEngine(runs_dir, job_workers=job_workers, limit_s=120.0, max_rss=max_rss, abandon_s=None,
                         preload=())
 
 
@@ -53,7 +53,7 @@ def other_process(runs_dir, session: str, owner: str, jobs: list, out: Path):
 
 @pytest.mark.slow
 def test_two_processes_share_the_workers_and_an_identical_jobs_result(runs_dir, tmp_path):
-    here = engine(runs_dir, workers=2)
+    here = engine(runs_dir, job_workers=2)
     ran, order, gate = tmp_path / "ran", tmp_path / "order", tmp_path / "gate"
     same = (("corpus", "byte", 300), jf.counted, (str(ran), 20))
     mine = [(f"alice-{i}", jf.until_released, (str(order), f"alice-{i}", str(gate))) for i in range(2)]
@@ -77,7 +77,7 @@ def test_two_processes_share_the_workers_and_an_identical_jobs_result(runs_dir, 
 
 @pytest.mark.slow
 def test_one_owners_tabs_in_two_processes_count_as_one(runs_dir, tmp_path):
-    here = engine(runs_dir, workers=2)
+    here = engine(runs_dir, job_workers=2)
     order, gate = tmp_path / "order", tmp_path / "gate"
     here.submit("tab-1", "alice-0", jf.until_released, (str(order), "alice-0", str(gate)), owner="alice")
     wait_for(lambda: lines(order) == ["alice-0"], what="alice's first job starting")
@@ -96,7 +96,7 @@ def test_one_owners_tabs_in_two_processes_count_as_one(runs_dir, tmp_path):
 
 @pytest.mark.slow
 def test_a_job_over_its_memory_ends_with_the_message_in_the_process_that_asked(runs_dir):
-    here = engine(runs_dir, workers=1, max_rss=400 * 2**20)
+    here = engine(runs_dir, job_workers=1, max_rss=400 * 2**20)
     here.submit("tab-1", "hog", jf.hog, (800,), owner="alice")
     job = wait_for(lambda: (j := here.job("hog")) and j.done and j, what="the hog stopped")
     with pytest.raises(JobStopped) as stopped:
@@ -106,7 +106,7 @@ def test_a_job_over_its_memory_ends_with_the_message_in_the_process_that_asked(r
 
 
 def test_a_function_that_fails_raises_its_own_error_in_the_process_that_asked(runs_dir):
-    here = engine(runs_dir, workers=1)
+    here = engine(runs_dir, job_workers=1)
     here.submit("tab-1", "bad", int, ("not a number",), owner="alice")
     job = wait_for(lambda: (j := here.job("bad")) and j.done and j, what="the job failing")
     with pytest.raises(ValueError, match="not a number"):
@@ -118,7 +118,7 @@ def test_the_first_caller_starts_the_engine_a_dead_one_is_replaced_and_an_idle_o
     """Nothing runs before a job is asked for; the engine a caller started holds the folder; killed
     mid-job, its job ends for the page (which asks again: a new engine does it); idle, it leaves."""
     assert engine_address(runs_dir) is None
-    here = engine(runs_dir, workers=1)
+    here = engine(runs_dir, job_workers=1)
     order, gate = tmp_path / "order", tmp_path / "gate"
     here.submit("tab-1", "slow", jf.until_released, (str(order), "slow", str(gate)), owner="alice")
     first = engine_address(runs_dir)[2]
@@ -143,8 +143,8 @@ def test_many_callers_at_once_are_all_answered(runs_dir):
     import threading
     import time
 
-    engine(runs_dir, workers=1).worker_pids()  # the engine is up
-    answers, callers = [], [engine(runs_dir, workers=1) for _ in range(40)]
+    engine(runs_dir, job_workers=1).worker_pids()  # the engine is up
+    answers, callers = [], [engine(runs_dir, job_workers=1) for _ in range(40)]
     threads = [threading.Thread(target=lambda c=c: answers.append(c.worker_pids())) for c in callers]
     began = time.monotonic()
     for thread in threads:

@@ -55,7 +55,7 @@ def test_imports_without_torch_or_streamlit():
 
 @pytest.mark.slow
 def test_a_heavy_job_does_not_delay_another_sessions_small_one(engines, tmp_path):
-    engine = engines(workers=2)
+    engine = engines(job_workers=2)
     heavy = engine.submit("alice", "big", jf.forever)
     second = engine.submit("alice", "big too", jf.forever)  # alice may hold one of the two workers
     wait_for(lambda: heavy.progress[0] > 0, what="the heavy job's progress")
@@ -69,7 +69,7 @@ def test_a_heavy_job_does_not_delay_another_sessions_small_one(engines, tmp_path
 
 @pytest.mark.slow
 def test_changing_key_cancels_the_job_and_frees_its_worker(engines, tmp_path):
-    engine = engines(workers=1)
+    engine = engines(job_workers=1)
     old = engine.submit("alice", ("corpus 1", "char"), jf.forever)
     wait_for(lambda: old.progress[0] > 0, what="the first job's progress")
     old_pids = engine.worker_pids()
@@ -85,7 +85,7 @@ def test_changing_key_cancels_the_job_and_frees_its_worker(engines, tmp_path):
 
 @pytest.mark.slow
 def test_cancelling_all_of_a_sessions_jobs_leaves_a_shared_one_running(engines, tmp_path):
-    engine = engines(workers=1)
+    engine = engines(job_workers=1)
     shared = engine.submit("alice", "shared", jf.counted, (str(tmp_path / "runs"), 50))
     queued = engine.submit("alice", "mine", jf.double, (1,))
     engine.submit("bob", "shared", jf.counted, (str(tmp_path / "runs"), 50))
@@ -96,7 +96,7 @@ def test_cancelling_all_of_a_sessions_jobs_leaves_a_shared_one_running(engines, 
 
 @pytest.mark.slow
 def test_a_job_over_its_time_ends_with_the_message(engines):
-    engine = engines(workers=1, limit_s=1.0)
+    engine = engines(job_workers=1, limit_s=1.0)
     job = engine.submit("alice", "endless", jf.forever)
     with pytest.raises(JobStopped) as stopped:
         job.result(timeout=WAIT_S)
@@ -108,7 +108,7 @@ def test_a_job_over_its_time_ends_with_the_message(engines):
 
 @pytest.mark.slow
 def test_a_job_over_its_memory_ends_with_the_message(engines):
-    engine = engines(workers=1, max_rss=400 * 2**20)
+    engine = engines(job_workers=1, max_rss=400 * 2**20)
     job = engine.submit("alice", "hog", jf.hog, (800,))
     with pytest.raises(JobStopped) as stopped:
         job.result(timeout=WAIT_S)
@@ -118,7 +118,7 @@ def test_a_job_over_its_memory_ends_with_the_message(engines):
 
 @pytest.mark.slow
 def test_identical_jobs_from_two_sessions_run_once(engines, tmp_path):
-    engine = engines(workers=2)
+    engine = engines(job_workers=2)
     runs = tmp_path / "runs"
     first = engine.submit("alice", ("corpus", "char", 300), jf.counted, (str(runs), 20))
     second = engine.submit("bob", ("corpus", "char", 300), jf.counted, (str(runs), 20))
@@ -131,7 +131,7 @@ def test_identical_jobs_from_two_sessions_run_once(engines, tmp_path):
 
 @pytest.mark.slow
 def test_the_next_free_job_worker_serves_the_sessions_served_least(engines, tmp_path):
-    engine = engines(workers=1)
+    engine = engines(job_workers=1)
     order, gate = tmp_path / "order", tmp_path / "gate"
     blocker = engine.submit("alice", "a0", jf.until_released, (str(order), "a0", str(gate)))
     wait_for(lambda: blocker.progress[0] > 0, what="the first job's progress")
@@ -147,7 +147,7 @@ def test_the_next_free_job_worker_serves_the_sessions_served_least(engines, tmp_
 
 @pytest.mark.slow
 def test_a_failure_reaches_the_caller_and_an_abandoned_job_is_cancelled(engines):
-    engine = engines(workers=1, abandon_s=1.0)
+    engine = engines(job_workers=1, abandon_s=1.0)
     with pytest.raises(ValueError, match="bad pattern"):
         engine.submit("alice", "bad", jf.fails, ("bad pattern",)).result(timeout=WAIT_S)
     left = engine.submit("bob", "left", jf.forever)
@@ -158,7 +158,7 @@ def test_a_failure_reaches_the_caller_and_an_abandoned_job_is_cancelled(engines)
 
 @pytest.mark.slow
 def test_workers_start_when_jobs_wait_and_stop_when_idle(engines):
-    engine = engines(workers=2, idle_s=1.0)
+    engine = engines(job_workers=2, idle_s=1.0)
     assert engine.worker_pids() == []  # nothing started before a job
     assert engine.submit("alice", "one", jf.double, (3,)).result(timeout=WAIT_S) == 6
     assert len(engine.worker_pids()) == 1  # one job: one worker
@@ -173,7 +173,7 @@ def test_a_training_job_gives_the_tokenizer_trained_inline_and_its_progress(engi
 
     text = (ROOT / "sample_corpora" / "sennrich.txt").read_text(encoding="utf-8") * 50
     options = {"end_of_word": "</w>", "pattern": None, "regex_timeout": 2.0, "max_memory": 2**30}
-    job = engines(workers=1).submit("alice", "train", tokenizer_jobs.train, (text, "char", 40, options))
+    job = engines(job_workers=1).submit("alice", "train", tokenizer_jobs.train, (text, "char", 40, options))
     tok = job.result(timeout=WAIT_S)
     assert tok.merge_triples == BPETokenizer.from_text(text, 40, variant="char").merge_triples
     assert job.progress == (len(tok.trace), 40) or tok.exhausted
@@ -186,7 +186,7 @@ def test_a_worker_takes_only_idle_cpu_and_ends_with_its_parent(engines):
     import os
     import signal
 
-    job = engines(workers=1).submit("alice", "how", jf.scheduling)
+    job = engines(job_workers=1).submit("alice", "how", jf.scheduling)
     assert job.result(timeout=WAIT_S) == (os.SCHED_IDLE, signal.SIGKILL)
 
 
@@ -194,7 +194,7 @@ def test_the_gpt_workers_event_is_set_while_jobs_wait_or_run_and_cleared_after(e
     """What the engine's GPT turns give way to (core.room.cpu_policy): set while a job waits or
     runs, cleared once none does."""
     jobs_waiting = multiprocessing.get_context("spawn").Event()
-    engine = engines(workers=1, jobs_waiting=jobs_waiting)
+    engine = engines(job_workers=1, jobs_waiting=jobs_waiting)
     order, gate = tmp_path / "order", tmp_path / "gate"
     job = engine.submit("alice", "a0", jf.until_released, (str(order), "a0", str(gate)))
     wait_for(jobs_waiting.is_set, what="the event set")
@@ -214,7 +214,7 @@ def test_every_engine_is_used_through_the_one_interface():
         missing = [name for name in ("submit", "job", "cancel", "forget", "worker_pids", "close")
                    if not callable(getattr(engine, name, None))]
         assert not missing, f"{engine.__name__} lacks {missing}"
-    engine = JobEngine(workers=1)
+    engine = JobEngine(job_workers=1)
     try:
         assert isinstance(engine, Jobs)
     finally:

@@ -67,7 +67,7 @@ def engine(settings: ServerSettings) -> Jobs:
     folder's engine, which every app process of the machine shares (started on demand)."""
     with _making:
         if not _engine:
-            config = dict(workers=settings.job_workers, limit_s=settings.job_time_s,
+            config = dict(job_workers=settings.job_workers, limit_s=settings.job_time_s,
                           max_rss=settings.max_train_memory + WORKER_BASE_BYTES, abandon_s=ABANDON_S,
                           preload=PRELOAD)
             try:

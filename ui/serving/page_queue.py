@@ -10,9 +10,14 @@ a place in line and rarer full collections (``ui.serving.memory.collect_less_oft
 page runs' p95 to its target; neither alone did (why: docs/benchmarks.md, "A room on Learn BPE").
 
 A run that holds the front of the line longer than ``LONG_S`` (a large text's page, a first
-training) is a long one: the runs waiting stop waiting for it and go on beside it, as every run did
-before the line.  So one attendee's long run delays the others by ``LONG_S`` at most, never by its
-whole length, while a burst of short runs still goes one after another, however long the line.
+training) is a long one: it goes on, no longer at the front, and the next run in line takes the
+front, while fewer than ``LONG_AT_ONCE`` long runs go on (else the front waits for one to end, up
+to ``LONG_S`` more: a long run may be waiting for what a run in line holds, a lock or a job).  So
+one attendee's long run delays the others by ``LONG_S``, never by its whole length, and the short
+runs still go one after another, sharing the interpreter with one long run at most: when a long
+run let every waiting run go on beside it, ten heavy attendees' runs kept the line open most of the
+time, and a room's calm runs all shared the GIL at once, each finishing seconds late (why:
+docs/benchmarks.md, "A room that does not behave").
 Fragment runs (a token picked in a tree, a progress bar's poll) do not wait in line: they are
 small.  A run that waits on another process (the room's engine, a probe's child) steps aside while
 it waits (:func:`step_aside`): it holds no GIL then, and holding the front would keep every other
@@ -23,43 +28,56 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 LONG_S = 0.2
+LONG_AT_ONCE = 1  # long runs going on beside the front at once, unless the front's holder is twice long
 
 
 class PageQueue:
-    """One run at the front at a time, in the order they came (a newcomer may slip in as the front
-    passes)."""
+    """One run at the front at a time, the others waiting in the order they came; a run that has
+    held the front ``long_s`` goes on as a long one, if fewer than ``long_at_once`` do, and the next
+    in line takes the front."""
 
-    def __init__(self, long_s: float = LONG_S):
-        self.long_s = long_s
-        self._changed = threading.Condition()
+    def __init__(self, long_s: float = LONG_S, long_at_once: int = LONG_AT_ONCE):
+        self.long_s, self.long_at_once = long_s, long_at_once
+        self._lock = threading.Lock()
+        self._line: deque[threading.Condition] = deque()  # one per waiting run, the first first
         self._taken_at: float | None = None  # when the holder reached the front; None: nobody
         self._holder: int | None = None       # the holder's thread
-        self.waiting = 0  # runs in line
+        self._long: set[int] = set()          # the long runs' threads
 
     @property
     def held(self) -> bool:
         return self._taken_at is not None
 
+    @property
+    def waiting(self) -> int:
+        """Runs in line."""
+        return len(self._line)
+
+    @property
+    def long_runs(self) -> int:
+        return len(self._long)
+
     @contextmanager
-    def place(self) -> Iterator[bool]:
-        """Hold the front of the line for one run, once it is free or its holder has held it
-        ``long_s``; yields whether the run had the front (False: it goes on beside a long holder)."""
-        had = self._enter()
+    def place(self) -> Iterator[None]:
+        """Hold the front of the line for one run, once it is free, or its holder has held it
+        ``long_s`` and may go on as a long run."""
+        self._enter()
         try:
-            yield had
+            yield
         finally:
-            if had:  # and still, unless it stepped aside and came back beside a long holder
-                self._leave()
+            self._leave()
 
     @contextmanager
     def aside(self) -> Iterator[None]:
-        """The front left free while this thread's run waits on something else, then taken again
-        in line (nothing for a thread that does not hold it)."""
-        if self._holder != threading.get_ident():
+        """The front (or a long run's place) left free while this thread's run waits on something
+        else, then taken again in line (nothing for a thread outside the line)."""
+        me = threading.get_ident()
+        if self._holder != me and me not in self._long:
             yield
             return
         self._leave()
@@ -68,33 +86,46 @@ class PageQueue:
         finally:
             self._enter()
 
-    def _enter(self) -> bool:
-        with self._changed:
-            while self._taken_at is not None:
-                left = self._taken_at + self.long_s - time.monotonic()
-                if left <= 0:
-                    break
-                self.waiting += 1
-                try:
-                    self._changed.wait(left)
-                finally:
-                    self.waiting -= 1
-            if self._taken_at is not None:
-                return False
+    def _enter(self) -> None:
+        with self._lock:
+            turn = threading.Condition(self._lock)  # woken alone: the others sleep on, GIL-free
+            self._line.append(turn)
+            try:
+                while self._line[0] is not turn or (left := self._front_in()) > 0:
+                    turn.wait(None if self._line[0] is not turn else left)  # or a long run ends
+            finally:
+                self._line.remove(turn)  # the first, but for a run interrupted while it waited
+                self._wake()  # the next in line times the new holder
+            if self._holder is not None:
+                self._long.add(self._holder)
             self._taken_at, self._holder = time.monotonic(), threading.get_ident()
-            return True
+
+    def _front_in(self) -> float:
+        """Seconds until the front is the first waiting run's: at once when nobody holds it; when
+        its holder has held it ``long_s`` and may go on as a long run; and at twice that however
+        many long runs go on (a long run may wait for what a run in line holds: a lock, a job)."""
+        if self._taken_at is None:
+            return 0.0
+        patience = self.long_s if len(self._long) < self.long_at_once else 2 * self.long_s
+        return self._taken_at + patience - time.monotonic()
 
     def _leave(self) -> None:
-        with self._changed:
-            if self._holder == threading.get_ident():
+        with self._lock:
+            me = threading.get_ident()
+            if self._holder == me:
                 self._taken_at = self._holder = None
-                self._changed.notify()
+            self._long.discard(me)
+            self._wake()
+
+    def _wake(self) -> None:
+        if self._line:
+            self._line[0].notify()
 
 
 _process = PageQueue()
 
 
-def place_in_line() -> AbstractContextManager[bool]:
+def place_in_line() -> AbstractContextManager[None]:
     """This process's line, for one page run (``ui.plumbing.frame.run_app``)."""
     return _process.place()
 

@@ -27,7 +27,6 @@ from core.room.runs import ROOM_OWNER, RunInfo, Viewer, read_metrics
 
 from ui.plumbing import state
 from ui.plumbing.charts import FIT_WIDTH
-from ui.serving import page_queue
 from ui.plumbing.render import plural
 
 STEP_AXIS = alt.Axis(format="d", tickMinStep=1)  # steps are whole numbers, even with one point
@@ -96,11 +95,12 @@ def measured_step(settings: str, _config, vocab_size: int,
                   max_running: int | None) -> tuple[StepEstimate | None, str | None]:
     """A step of ``_config`` (by its ``settings``, as JSON) timed in a child process, with the
     threads a run launched now gets, or why it could not be: once per settings and ten minutes, a
-    failure too, so a page run waits for the child process once, not at every rerun."""
+    failure too, so a page run waits for the child process once, not at every rerun.  Call it out of
+    the page's line (``page_queue.step_aside``): it waits seconds on a child process, and so does
+    every other run asking for the same settings meanwhile, on Streamlit's lock for them."""
     threads = _config.threads or run_threads(_config.device, max_running)
     try:
-        with page_queue.step_aside():  # seconds in a child process: the line goes on meanwhile
-            return estimate_step(replace(_config, threads=threads), vocab_size), None
+        return estimate_step(replace(_config, threads=threads), vocab_size), None
     except ProbeError as exc:
         return None, str(exc)
 

@@ -3,7 +3,7 @@ speeds up.  Plain Python that numba compiles: ``function.py_func`` runs the same
 uncompiled, which the tests compare against.
 
 - ``training``     counting pairs and applying a merge while training (``core.bpe.trainer``);
-  ``encode`` borrows its pair key and table probe from there.
+  ``encode`` borrows its pair key and table lookup from there.
 - ``encode``       applying a tokenizer's merges to many chunks at once (``core.bpe.encoding``);
 - ``count``        where a corpus may be cut into slices counted apart (``core.bpe.counting``);
 - ``scanners``     cutting UTF-8 bytes into the pieces of a known split pattern, as ``regex``

@@ -2,8 +2,8 @@
 in rank order (:func:`apply_merges`, trained tokenizers and GPT-2), and merging by the rank of the
 joined bytes as tiktoken does (:func:`apply_ranks`, the pretrained vocabularies).
 
-A pair is looked up by the same ``a << 32 | b`` pair key the trainer uses, in a table probed as the
-trainer probes its own (``_find``).  A chunk longer than ``SHORT`` symbols is merged with a heap,
+A pair is looked up by the same ``a << 32 | b`` pair key the trainer uses, in a table searched as the
+trainer searches its own (``_find``).  A chunk longer than ``SHORT`` symbols is merged with a heap,
 a shorter one (nearly all) by scanning an array of pair ranks, as tiktoken does.  Plain Python
 that numba compiles; ``function.py_func`` runs the same source uncompiled.  Leaves out: which
 chunks to encode and the cache of encoded chunks (``core.bpe.encoding``).
@@ -35,10 +35,10 @@ SHORT = 48  # symbols: a chunk up to this long is merged by scanning (``_merge_s
 
 @njit(cache=True)
 def build_table(keys, values):
-    """Pair key -> value, as two arrays probed linearly (``_find``; ``-1``: empty), under half
-    full; of two equal keys the later value wins.  A lookup costs far less than numba's typed
-    dict's, and the kernels below look one up for every pair they see (why: docs/benchmarks.md,
-    "Encoding real tokenizers")."""
+    """Pair key -> value, as two arrays searched linearly from the key's slot (``_find``; ``-1``:
+    empty), under half full; of two equal keys the later value wins.  A lookup costs far less than
+    numba's typed dict's, and the kernels below look one up for every pair they see (why:
+    docs/benchmarks.md, "Encoding real tokenizers")."""
     size = 16
     while size < 2 * len(keys):
         size *= 2
