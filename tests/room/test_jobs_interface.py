@@ -18,11 +18,8 @@ from tests.room.test_engine import runs_dir  # noqa: F401  (a fixture)
 from tests.room.test_jobs import WAIT_S, lines, wait_for
 
 MEMORY_MB = 400      # the bound on a job's memory, both implementations
-DASK_ENV = {  # a worker that dies once fails its job (Dask's default retries it three times), and a
-    # worker holds one task at a time, so the scheduler's queue decides what runs next
-    "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0",
-    "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
-}
+# a Dask worker that dies once fails its job (Dask's default gives it to three more first)
+DASK_ENV = {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}
 
 
 @pytest.fixture(scope="module")
