@@ -458,10 +458,9 @@ class JobEngine:
             worker.stop()
             self._workers.remove(worker)
             if job is not None and not job.done:  # it died by itself (the killed ones ended already)
-                self._live.pop(job.key, None)
-                job._end(JobState.FAILED, error=JobStopped("crashed", worker.describe_end()))
-                self._keep(job)  # asked again, it says so: a caller that only knows the key would
-                # find no job and submit it again, and the job kill its next job worker too
+                # ended and kept as any stopped job: asked again, it says so (a caller that only
+                # knows the key would find no job, submit it again, and it would kill the next one)
+                self._stop(job, JobStopped("crashed", worker.describe_end()))
 
     def _retire_idle(self) -> None:
         """Stop the job workers idle for ``idle_s``: what a big job left in a job worker's memory goes
