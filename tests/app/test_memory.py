@@ -10,6 +10,7 @@ import asyncio
 import gc
 import threading
 import time
+import weakref
 
 import pytest
 from streamlit.runtime import Runtime, RuntimeConfig
@@ -23,7 +24,9 @@ from ui.serving import memory
 from ui.serving.bounded_cache import BoundedCache
 
 
-def test_entries_nobody_uses_go_and_used_ones_stay():
+def test_entries_nobody_uses_go_and_used_ones_stay(monkeypatch):
+    # this test's cache alone: the shared caches earlier AppTests filled go idle in a long run
+    monkeypatch.setattr(BoundedCache, "_all", weakref.WeakSet())
     cache = BoundedCache(8, 2**20, idle_s=600)
     cache.put("left with the room", 1)
     cache.put("still read", 2)
