@@ -11,6 +11,7 @@ import time
 from app_helpers import open_page, step_view, paste_box
 from tests.room.test_runs import wait_for
 from ui.serving import page_queue
+from ui.serving.bounded_cache import KeyLocks
 
 
 def test_a_page_run_waits_in_line_but_goes_on_beside_a_long_holder():
@@ -184,3 +185,30 @@ def test_a_run_waiting_on_another_process_leaves_the_front_free_meanwhile():
         answered.set()
     first.join(30)
     assert order == ["calm", "asked"] and not line.held
+
+
+def test_a_run_waiting_for_what_another_session_makes_leaves_the_line_meanwhile():
+    """Three attendees opening the same large text wait for one tokenizer (a ``KeyLocks`` key):
+    held in line, each waiting run kept the front, or the one place of a long run, for nothing."""
+    locks, made, done = KeyLocks(), threading.Event(), threading.Event()
+
+    def makes() -> None:  # the first session, out of line (its job runs on the engine)
+        with locks.hold("tokenizer"):
+            assert made.wait(30)
+
+    def waits() -> None:
+        with page_queue.place_in_line(), locks.hold("tokenizer"):
+            done.set()
+
+    maker = threading.Thread(target=makes)
+    maker.start()
+    wait_for(lambda: "tokenizer" in locks._locks, 30)
+    waiter = threading.Thread(target=waits)
+    waiter.start()
+    line = page_queue._process  # the waiter waits for the lock, and holds no place in line meanwhile
+    wait_for(lambda: locks._locks["tokenizer"][1] == 2 and not line.held and not line.long_runs, 30)
+    made.set()
+    assert done.wait(30)
+    maker.join(30)
+    waiter.join(30)
+    assert not line.held and not line.long_runs

@@ -14,6 +14,8 @@ import weakref
 from collections import OrderedDict
 from typing import NamedTuple
 
+from ui.serving import page_queue
+
 # An entry nobody used for 10 minutes goes: long enough for a visitor reading a page, short enough
 # that a room's tokenizers are gone soon after the room.
 CACHE_IDLE_S = 600
@@ -123,7 +125,11 @@ class KeyLocks:
     """One lock per key, so that a value a room asks for at once is computed once: the first
     session computes it while the others wait for it and then read it from the cache (thirty
     attendees opening the same sample train its tokenizer once, not thirty times).  A key's lock
-    exists only while someone holds it or waits for it."""
+    exists only while someone holds it or waits for it.  A run waits for it out of its process's
+    page line (``ui.serving.page_queue.step_aside``): it does nothing until the holder is done, and
+    in line it held the one place a long run has, so three attendees waiting for a large text's
+    tokenizer kept every calm run waiting twice ``LONG_S`` at a time (why: docs/benchmarks.md, "A
+    room that does not behave")."""
 
     def __init__(self) -> None:
         self._locks: dict = {}  # key -> (lock, how many hold it or wait for it)
@@ -143,7 +149,7 @@ class KeyLocks:
             if not held:
                 # ``on_wait``'s exit may raise (a Streamlit spinner, when its session is told to
                 # rerun): the lock, once taken, is released all the same, or the room waits forever
-                with on_wait() if on_wait else contextlib.nullcontext():
+                with page_queue.step_aside(), on_wait() if on_wait else contextlib.nullcontext():
                     held = lock.acquire()
             yield
         finally:
