@@ -10,8 +10,9 @@ paste, with fresh real tabs arriving, against one ``streamlit run`` and against 
   runs starts when it ends, counted as *late*), a rerun and a reload in turn.  A step is drawn by
   the browser and sends nothing, so their page runs are what a calm room asks of the server.
 - *Heavy attendees* (websocket sessions too) open the start page, paste a text into the sidebar's
-  paste box (the widget's value over the protocol, as a browser sends it on Ctrl+Enter; kept on
-  every later run, as a browser keeps it), then open every other page (Learn BPE, Char vs BPE,
+  paste box (the widget's value over the protocol, as a browser sends it on Ctrl+Enter, and again
+  at each run while the page still draws that box; not once the app has replaced it, as the
+  frontend forgets a widget a run no longer draws), then open every other page (Learn BPE, Char vs BPE,
   Compare tokenizers, Tokenizer questions, Chat templates, Train a GPT), each timed to the end of
   its run (or, where the page answers with a progress bar and finishes later, to the run that no
   longer shows one).  The texts: 2 MB of random Unicode (code points

@@ -135,6 +135,7 @@ class Session:
             elif kind == "script_finished":
                 if fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     self._age_cache()
+                    self._drop_inactive()
                 return
 
     def _from_cache(self, data: bytes) -> ForwardMsg:
@@ -155,6 +156,14 @@ class Session:
             else:
                 self.cached[fwd.hash] = [fwd, self.runs, fwd.delta.fragment_id]
         return fwd
+
+    def _drop_inactive(self) -> None:
+        """After a whole page's run, the values of widgets it no longer drew are no longer sent, as
+        the frontend's ``WidgetStateManager.removeInactive``: a paste box the app replaced (with a new
+        key) stops sending the pasted megabytes at every rerun."""
+        if not self._fragments:
+            drawn = {getattr(e.proto, "id", None) for e in self.elements}
+            self.kept = {widget: value for widget, value in self.kept.items() if widget in drawn}
 
     def _age_cache(self) -> None:
         """A finished run ages the kept elements; those unused for over ``max_age`` runs go (a

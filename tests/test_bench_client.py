@@ -1,6 +1,7 @@
 """The benchmarks' websocket client asks what a browser asks: it keeps the large elements the server
 marks cacheable, names them in each rerun, reads a reference as the element it names, and forgets
-what a reload or ``maxCachedMessageAge`` runs without use forget in Streamlit's frontend."""
+what a reload or ``maxCachedMessageAge`` runs without use forget in Streamlit's frontend; and, as the
+frontend, stops sending a widget's value once a page's run no longer draws that widget."""
 
 from __future__ import annotations
 
@@ -95,3 +96,23 @@ def test_a_reload_starts_with_no_kept_element():
         await s.reload()
     asyncio.run(reload())
     assert list(s._ws.sent[-1].rerun_script.cached_message_hashes) == []
+
+
+def box(widget_id: str, index: int) -> ForwardMsg:
+    msg = ForwardMsg()
+    msg.metadata.delta_path.extend([1, index])
+    msg.delta.new_element.text_area.id = widget_id
+    msg.delta.new_element.text_area.label = "Or paste your own text"
+    return msg
+
+
+def test_a_pasted_value_is_sent_while_its_box_is_drawn_and_not_after_the_app_replaced_the_box():
+    runs = [[box("paste-1", 0), finished()], [box("paste-1", 0), finished()],
+            [box("paste-2", 0), finished()], [box("paste-2", 0), finished()]]
+    socket = FakeSocket(runs)
+    s = Session("http://127.0.0.1:1", _ws=socket)
+    run_all(s, 1)
+    s.keep("Or paste your own text", string_value="8 MB of text")
+    run_all(s, 3)
+    sent = [[(w.id, w.string_value) for w in m.rerun_script.widget_states.widgets] for m in socket.sent]
+    assert sent == [[], [("paste-1", "8 MB of text")], [("paste-1", "8 MB of text")], []]
