@@ -7,7 +7,6 @@ Uses Debian's ``/usr/bin/chromium`` (never ``playwright install``); skips withou
 """
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ import pytest
 from conftest import shared_path
 from core.room.runs import SERVER, list_runs, stop_run
 from ui.plumbing.state import STEP_PARAM
+from ui.serving.supervisor import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -32,12 +32,6 @@ EVIL = "<script>alert(1)</script> <img src=x onerror=alert(1)>"
 pytestmark = pytest.mark.browser
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def serve(runs_dir: Path, env: dict | None = None):
     """A fresh ``streamlit run streamlit_app.py`` on a free loopback port (with ``env`` added to
@@ -47,7 +41,7 @@ def serve(runs_dir: Path, env: dict | None = None):
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(message)
         pytest.skip(message)
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],

@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from conftest import IN_CI
-from test_browser import CHROMIUM, NAVIGATION_MS, _free_port, choose_settings, chromium_context, idle
-from ui.serving.supervisor import COOKIE, Child, find_haproxy, haproxy_config, healthy, proxy_sessions
+from test_browser import CHROMIUM, NAVIGATION_MS, choose_settings, chromium_context, idle
+from ui.serving.supervisor import (COOKIE, Child, find_haproxy, free_port, haproxy_config, healthy,
+                                   proxy_sessions)
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "serve-test-instructor-key"
@@ -74,7 +75,7 @@ def served(tmp_path: Path, processes: int, env: dict):
     status, log = tmp_path / "serve.json", tmp_path / "serve.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "ui.serve", "--processes", str(processes),
-                                 "--port", str(_free_port()), "--status-file", str(status)],
+                                 "--port", str(free_port()), "--status-file", str(status)],
                                 cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **env})
     pids: list[int] = []
     try:

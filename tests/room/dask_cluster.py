@@ -11,12 +11,7 @@ from contextlib import contextmanager
 
 from core.room.spawn import ROOT, child_env
 from tests.room.test_jobs import wait_for
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from ui.serving.supervisor import free_port
 
 
 def listening(address: str, scheduler: subprocess.Popen) -> bool:
