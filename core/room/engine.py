@@ -9,7 +9,9 @@ job an attendee waits for, then GPT turns, which pause while a job waits).
   ``ui.serve``'s processes, which all share it (``core.room.engine_link``).  It takes an exclusive
   ``flock`` on the folder's ``ENGINE_LOCK`` first and exits at once if another engine holds it.
 - **Outlives the app**: runs train with no browser open and survive a restart of the server.
-- **Exits when idle**: no run queued or training, no job live and nothing asked for ``IDLE_S``.
+- **Exits when idle**: no run queued or training, no job live and nothing asked for ``IDLE_S``,
+  counted from the last turn too (a run trains for minutes without a job asked: leaving as it
+  ended lost the jobs it kept, which every page then asked for again).
   Leaving, it stops being found (its ``ENGINE_FILE`` goes, and a call that still reaches it is
   refused as a lost link, which the caller makes again to a new engine), releases the lock, then
   looks at the queue once more: a run queued in that moment gets a new engine.
@@ -51,6 +53,7 @@ def serve(scheduler: Scheduler, jobs: SharedEngine, idle_s: float = IDLE_S) -> N
     every ``RECHECK_S``: a room's hundreds of finished runs are not read every second while it
     only pastes."""
     quiet = None  # (the queue file's stamp, when) while no run waits for a turn
+    rested = time.monotonic()  # when the last turn ended: the engine stays ``idle_s`` after it too
     while scheduler.runs_dir.is_dir():
         stamp = file_stamp(scheduler.runs_dir / QUEUE_FILE)
         if quiet is None or quiet[0] != stamp or time.monotonic() - quiet[1] > RECHECK_S:
@@ -64,8 +67,9 @@ def serve(scheduler: Scheduler, jobs: SharedEngine, idle_s: float = IDLE_S) -> N
             else:
                 if quiet is None:
                     scheduler.rest()  # the last turn just ended
+                    rested = time.monotonic()
                 quiet = (stamp, time.monotonic())
-        if quiet is not None and jobs.retire(idle_s):
+        if quiet is not None and time.monotonic() - rested >= idle_s and jobs.retire(idle_s):
             return
         time.sleep(QUIET_POLL_S)
 

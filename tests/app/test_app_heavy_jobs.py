@@ -21,7 +21,7 @@ from core.room.engine_link import engine_address
 from core.room.jobs import JobState
 from core.settings import ServerSettings
 from tests.room import job_functions
-from ui.plumbing import heavy_jobs, state
+from ui.plumbing import cache, heavy_jobs, state
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 120  # a worker's first start and a 250 KB training, on a busy 2-core machine
@@ -45,7 +45,9 @@ def own_engine(tmp_path, monkeypatch):
 
 
 def fresh_engine(settings: ServerSettings):
+    """An engine that has done nothing yet, and no corpus's counts kept by the app from another test."""
     heavy_jobs._engine.clear()
+    cache._counted().drop_where(lambda key, value: True)
     return heavy_jobs.engine(settings)
 
 
@@ -67,9 +69,9 @@ def one_worker():
     engine.cancel("another attendee")
 
 
-def big_corpus() -> str:
+def big_corpus(seed: int = 7) -> str:
     """Over the inline threshold: ~250 KB of words from a small vocabulary."""
-    rng = random.Random(7)
+    rng = random.Random(seed)
     words = ["low", "lower", "newest", "widest", "tokens", "merge", "pair", "byte"]
     return " ".join(rng.choice(words) for _ in range(45_000))
 
@@ -106,6 +108,21 @@ def test_a_large_corpus_shows_progress_then_the_result_and_a_change_cancels_its_
     _, _, data = step_view(heavy)
     assert data["n"] == 40
     assert any(f"| Characters | {len(big_corpus()):,} |" in m.value for m in heavy.sidebar.markdown)
+
+
+@pytest.mark.slow
+def test_a_counted_corpus_is_shown_at_once_after_the_engine_has_gone(tmp_path):
+    """The sidebar's counts of a large corpus are kept by the app: an idle engine leaves with what it
+    kept, and then every page of that corpus counted it again, whose end reran the whole page and
+    dropped what a click had just drawn there (a Generate's text)."""
+    text = big_corpus(seed=8)  # a corpus of its own: what it trains is kept for the room
+    at = learn_page()
+    paste_box(at).set_value(text).run()
+    poll_until_done(at)
+    os.kill(engine_address(tmp_path / "runs")[2], signal.SIGKILL)
+    at.run()
+    assert not progress_texts(at), progress_texts(at)
+    assert any(f"| Characters | {len(text):,} |" in m.value for m in at.sidebar.markdown)
 
 
 @pytest.mark.slow

@@ -18,7 +18,8 @@ from core.room.jobs import JobState, JobStopped
 from core.runfolder.layout import ENGINE_LOCK
 from core.runfolder.locks import is_locked
 from tests.room import job_functions as jf
-from tests.room.test_jobs import WAIT_S, lines, wait_for
+from conftest import wait_for
+from tests.room.test_jobs import WAIT_S, lines
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -152,3 +153,35 @@ def test_many_callers_at_once_are_all_answered(runs_dir):
     for thread in threads:
         thread.join(60)
     assert len(answers) == 40, f"{40 - len(answers)} callers not answered in {time.monotonic() - began:.0f} s"
+
+
+def test_an_engine_stays_its_idle_time_after_a_runs_last_turn(tmp_path, monkeypatch):
+    """A run trains for minutes with no job asked: the engine, idle by its jobs all along, stays
+    ``idle_s`` after the last turn ended, with what its jobs made (leaving as the run ended, it
+    lost them, and every page of the run's corpus asked for them again)."""
+    import time
+
+    from core.room import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "QUIET_POLL_S", 0.02)
+
+    class OneRun:  # a scheduler whose one run takes turns for half a second
+        runs_dir, in_flight, rested = tmp_path, (), None
+        ends = time.monotonic() + 0.5
+
+        def tick(self):
+            pass
+
+        def has_work(self):
+            return time.monotonic() < self.ends
+
+        def rest(self):
+            self.rested = time.monotonic()
+
+    class NothingAsked:  # jobs: none live, none asked for long
+        def retire(self, idle_s):
+            return True
+
+    run = OneRun()
+    engine_module.serve(run, NothingAsked(), idle_s=1.0)
+    assert run.rested is not None and time.monotonic() - run.rested >= 1.0

@@ -35,7 +35,7 @@ from core.bpe import (CorpusTooLargeError, GPT2FileError, PatternError, PatternT
 from core.bpe.checks import EmptyCorpusError
 from core.bpe.explain import unseen_words
 from core.bpe.pretokenize import set_regex_timeout
-from core.corpus import CorpusStats, corpus_stats
+from core.corpus import CorpusStats
 from core.room import tokenizer_jobs
 from core.room.jobs import INLINE_BELOW
 from core.settings import PREFIX, SETTING_NAMES, ServerSettings
@@ -232,17 +232,18 @@ def session_tokenizer(progress: bool = True, variant: str | None = None) -> BPET
 
 
 def corpus_statistics(digest: str, text: str) -> CorpusStats | None:
-    """Statistics of a corpus, computed once per corpus (by its hash, ``digest``); ``None``, with a
-    progress bar, while the room's job engine counts a large one."""
-    if len(text) < INLINE_BELOW:
-        return _statistics(digest, text)
-    return heavy_jobs.job_result(server_settings(), ("statistics", digest), tokenizer_jobs.statistics,
-                                 (text,), "Counting the corpus", block=False)
+    """Statistics of a corpus, counted once per corpus (by its hash, ``digest``) and kept here;
+    ``None``, with a progress bar, while a job worker counts a large one.  Kept in this process, not
+    only by the engine, which forgets it when it leaves idle (after a run trained with no job
+    asked): every page of a large corpus counted it again then, and the count's end reran the whole
+    page, dropping what a click had just drawn."""
+    return heavy_jobs.computed(server_settings(), _counted(), ("statistics", digest),
+                               tokenizer_jobs.statistics, (text,), len(text), "Counting the corpus")
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _statistics(digest: str, _text: str) -> CorpusStats:
-    return corpus_stats(_text)
+@st.cache_resource(show_spinner=False)
+def _counted() -> BoundedCache:
+    return BoundedCache(256, 256 * 1024, lambda stats: 1024)
 
 
 def corpus_unseen_words(digest: str, text: str, test: str) -> list[str]:
