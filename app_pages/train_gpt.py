@@ -30,6 +30,8 @@ from ui.serving import page_queue
 
 GEN_RUN = "gpt_gen_run"  # the run Generate samples from
 GEN_FOR = "gpt_gen_for"  # the sidebar corpus's hash when Generate's run was last chosen for it
+GEN_TEXT = "gpt_generated"  # (run, text) Generate wrote last: kept on the page until the next, through
+# every rerun (a job's progress bar ending, a slider moved), not only in the run the click started
 SIZE_FIELDS = {"n_layer": 1, "n_head": 1, "n_embd": 16, "block_size": 8, "batch_size": 1}  # steps
 
 identity_sidebar()
@@ -134,20 +136,21 @@ with st.container(border=True):
     state.suggest_run_name(f"{kind}-{preset}")
     run_name = c1.text_input("Run name", key=state.GPT_RUN_NAME)
     try:
-        config = make_config(preset if preset != "custom" else default_preset(device),
-                             max_steps=int(max_steps), device=device_choice, **overrides)
-        check_config(config, limits.device_kind)
-        too_big = False
-    except (LimitError, ValueError) as exc:  # over this device's bounds, or inconsistent sizes
-        show_error(exc)
-        too_big = True
-
-    try:
         tok = tokenizer_for(kind) if text else None
     except TRAINING_ERRORS as exc:
         show_error(exc)
-        too_big = True
         tok = None
+    too_big = bool(text) and tok is None  # a tokenizer that could not be trained
+    try:
+        config = make_config(preset if preset != "custom" else default_preset(device),
+                             max_steps=int(max_steps), device=device_choice, **overrides)
+        check_config(config, limits.device_kind, tok.vocab_size if tok else 0)
+    except (LimitError, ValueError) as exc:  # over this device's bounds, or inconsistent sizes
+        show_error(exc)
+        too_big = True
+        if getattr(exc, "by_vocabulary", False) and (kind, settings.variant) != ("bpe", "byte"):
+            st.button("Use a byte-level tokenizer", key="gpt_use_bytes_for_size",
+                      on_click=run_view.use_byte_tokenizer)
     too_short = tok is not None and not too_big and run_view.too_short(
         state.corpus_digest(), (kind, *astuple(settings)), config.block_size, text, tok)
     if too_short:
@@ -356,9 +359,13 @@ generate = st.button("Generate", key="gpt_generate")
 if generate and unseen:
     st.error("The prompt cannot be encoded with this run's tokenizer: drop the unseen characters first.")
 elif generate:
+    state.put(GEN_TEXT, None)
     with st.spinner("Sampling from the checkpoint in a helper process…"), page_queue.step_aside():
         try:
-            st.code(sample_run(ready[gen_label].path, who, prompt, int(n_tokens), float(temperature),
-                               int(top_k)), language=None)
+            state.put(GEN_TEXT, (gen_label, sample_run(ready[gen_label].path, who, prompt, int(n_tokens),
+                                                       float(temperature), int(top_k))))
         except (RunAccessError, ProbeError, ValueError) as exc:  # ValueError: no checkpoint (core.room.runs)
             show_error(exc)
+written = state.get(GEN_TEXT)
+if written is not None and written[0] == gen_label:
+    st.code(written[1], language=None)

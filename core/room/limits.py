@@ -18,7 +18,14 @@ from dataclasses import dataclass
 
 
 class LimitError(ValueError):
-    """A run that asks for more than this machine's device allows (the message says the bound)."""
+    """A run that asks for more than this machine's device allows (the message says the bound).
+    ``by_vocabulary``: the tokenizer's vocabulary is most of the model (a character tokenizer of a
+    text in many scripts has a token per distinct character), so what helps is a tokenizer with
+    fewer tokens, not a narrower model that would barely learn."""
+
+    def __init__(self, message: str, by_vocabulary: bool = False) -> None:
+        super().__init__(message)
+        self.by_vocabulary = by_vocabulary
 
 
 @dataclass(frozen=True)
@@ -90,11 +97,16 @@ def check_config(config, device: str, vocab_size: int = 0) -> None:
     if tokens > lim.tokens_per_step:
         over.append(f"batch × context = {tokens:,} tokens a step (at most {lim.tokens_per_step:,})")
     params = estimate_params(config.n_layer, config.n_embd, config.block_size, vocab_size)
+    by_vocabulary = params > lim.params and vocab_size * config.n_embd > params / 2
     if params > lim.params:
-        over.append(f"about {params / 1e6:,.1f} M parameters (at most {lim.params / 1e6:,.0f} M)")
+        over.append(f"about {params / 1e6:,.1f} M parameters (at most {lim.params / 1e6:,.0f} M)"
+                    + (f", {vocab_size * config.n_embd / 1e6:,.1f} M of them for the "
+                       f"{vocab_size:,} tokens of its tokenizer" if by_vocabulary else ""))
     if over:
+        fewer = ("Use a tokenizer with fewer tokens (BPE on bytes reads any text with 256 tokens and "
+                 "its merges), or lower " if by_vocabulary else "Lower ")
         raise LimitError(f"This model is too big {lim.describe().split(':')[0]}: " + "; ".join(over)
-                         + ". Lower " + ", ".join(_advice(config, lim, vocab_size)) + ".")
+                         + ". " + fewer + ", ".join(_advice(config, lim, vocab_size)) + ".", by_vocabulary)
 
 
 def _advice(config, lim: ModelLimits, vocab_size: int) -> list[str]:

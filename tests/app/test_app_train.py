@@ -116,6 +116,9 @@ def test_launch_watch_stop_and_generate(app, tmp_path):
     again.text_input(key="gpt_prompt").input("the cat").run()
     again.button(key="gpt_generate").click().run()
     assert not again.exception and again.code and again.code[-1].value.startswith("the cat")
+    written = again.code[-1].value
+    again.slider(key="gpt_temperature").set_value(1.2).run()  # any rerun: a job's end, a slider
+    assert again.code[-1].value == written  # the text stays until the next Generate
 
 
 def custom(at, **sizes):
@@ -140,6 +143,22 @@ def test_before_launch_the_page_says_what_a_run_costs_and_a_refusal_what_to_lowe
     at.number_input(key="gpt_steps").set_value(1).run()
     said = " ".join(i.value for i in at.info)
     assert " for 1 step, " in said and "about 0 s" not in said, said
+
+
+def test_a_corpus_of_many_scripts_is_refused_for_its_vocabulary_with_a_byte_level_way_out(app):
+    """A character tokenizer has a token per distinct character: tens of thousands in a paste of
+    the CJK, Yi and Hangul blocks, whose embeddings alone are over the CPU's bound.  The page says so before
+    timing anything (the helper process ran out of memory and advised "a smaller model"), and one
+    click trains BPE on bytes, which fits."""
+    scripts = [*range(0x3400, 0xD7A4), *range(0x20000, 0x2A6E0)]  # CJK, Yi, Hangul: ~84,000 characters
+    app.session_state["corpus_text"] = "".join(map(chr, scripts)) * 2
+    at = app.run()
+    refused = " ".join(e.value for e in at.error)
+    assert "tokens of its tokenizer" in refused and "BPE on bytes" in refused, refused
+    assert at.button(key="gpt_launch").disabled and not [i for i in at.info if "per step" in i.value]
+    at.button(key="gpt_use_bytes_for_size").click().run()
+    assert at.radio(key="gpt_tokenizer").value == "bpe" and not at.error, [e.value for e in at.error]
+    assert not at.button(key="gpt_launch").disabled
 
 
 def test_a_run_past_a_workshop_hour_is_warned_with_the_steps_that_fit():

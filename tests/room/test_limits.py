@@ -36,3 +36,18 @@ def test_too_many_tokens_a_step_names_batch_size_and_block_size_with_values_that
     with pytest.raises(LimitError, match=r"Lower batch_size to 16 \(or block_size to 64\)"):
         check_config(make_config("tiny", n_layer=2, n_head=4, n_embd=64, block_size=256, batch_size=64),
                      "cpu")
+
+
+def test_a_vocabulary_that_is_most_of_the_model_is_named_with_a_tokenizer_that_fits():
+    """A character tokenizer of random Unicode has a token per distinct character: the refusal says
+    the vocabulary is the size and names BPE on bytes, with which the same model fits; a model too
+    big by its own sizes is not blamed on its vocabulary."""
+    with pytest.raises(LimitError) as refused:
+        check_config(make_config("quick"), "cpu", vocab_size=190_000)
+    assert refused.value.by_vocabulary
+    assert "of them for the 190,000 tokens of its tokenizer" in str(refused.value)
+    assert "BPE on bytes" in str(refused.value)
+    check_config(make_config("quick"), "cpu", vocab_size=256 + 300)
+    with pytest.raises(LimitError) as refused:
+        check_config(make_config("tiny", **TOO_BIG[0]), "cpu", vocab_size=5_000)
+    assert not refused.value.by_vocabulary and "tokens of its tokenizer" not in str(refused.value)
