@@ -105,14 +105,11 @@ class SharedEngine:
             job = self._jobs().submit(session, key, run_blob, (blob,), owner=owner)
         return None if job is None else (_view(job), _outcome(job))
 
-    def view(self, key) -> JobView | None:
+    def view(self, key) -> tuple[JobView, tuple | None] | None:
+        """The job kept for ``key``: its view, and its outcome once it is done (one answer, as
+        :meth:`submit`'s: asked apart, the second call found it forgotten now and then)."""
         job = self._jobs().job(key)
-        return None if job is None else _view(job)
-
-    def outcome(self, key) -> tuple[bool, object] | None:
-        """:func:`_outcome` of the job kept for ``key``, if any."""
-        job = self._jobs().job(key)
-        return None if job is None else _outcome(job)
+        return None if job is None else (_view(job), _outcome(job))
 
     def cancel(self, session, key=None) -> int:
         return self._jobs().cancel(session, key)
@@ -167,7 +164,7 @@ def _outcome(job) -> tuple[bool, object] | None:
     return job.result_value
 
 
-CALLS = frozenset({"configure", "submit", "view", "outcome", "cancel", "forget", "worker_pids"})
+CALLS = frozenset({"configure", "submit", "view", "cancel", "forget", "worker_pids"})
 
 
 def listen(jobs: SharedEngine, runs_dir) -> None:
@@ -273,8 +270,8 @@ class RemoteJob:
     """A job of the engine as one app process sees it: what ``heavy_jobs`` reads of a
     :class:`~core.room.jobs.Job` (``done``, ``state``, ``progress``, ``submitted``, ``result``)."""
 
-    def __init__(self, engine: RemoteEngine, view: JobView, outcome: tuple | None = None) -> None:
-        self._engine, self.key, self.state, self.progress = engine, view.key, view.state, view.progress
+    def __init__(self, view: JobView, outcome: tuple | None) -> None:
+        self.key, self.state, self.progress = view.key, view.state, view.progress
         self.submitted = time.monotonic() - view.waited_s
         self._outcome = outcome
 
@@ -284,10 +281,9 @@ class RemoteJob:
 
     def result(self):
         """The function's value; raises what it raised, or :class:`JobStopped`."""
-        outcome = self._outcome or self._engine.call("outcome", self.key)
-        if outcome is None:
-            raise JobStopped("crashed", "Its result is no longer kept by the engine; ask again.")
-        ok, value = outcome
+        if self._outcome is None:
+            raise TimeoutError(f"job {self.key!r} is still {self.state.name.lower()}")
+        ok, value = self._outcome
         if isinstance(value, BaseException):
             raise value
         value = pickle.loads(value)
@@ -343,11 +339,11 @@ class RemoteEngine:
         if found is None:
             blob = pickle.dumps((fn, tuple(args)), protocol=pickle.HIGHEST_PROTOCOL)
             found = self.call("submit", session, owner, key, blob)
-        return RemoteJob(self, *found)
+        return RemoteJob(*found)
 
     def job(self, key) -> RemoteJob | None:
-        view = self.call("view", key)
-        return None if view is None else RemoteJob(self, view)
+        found = self.call("view", key)
+        return None if found is None else RemoteJob(*found)
 
     def cancel(self, session, key=None) -> int:
         return self.call("cancel", session, key)
