@@ -8,6 +8,7 @@ silently: a missing file, browser or package is a failure (:func:`missing`).
 
 import importlib
 import os
+import time
 from pathlib import Path
 from typing import NoReturn
 
@@ -37,6 +38,19 @@ def shared_path(*parts: str) -> Path:
     if not path.is_file():
         missing(f"{path} is missing: these tests need the ../shared data beside the repository")
     return path
+
+
+def wait_for(check, timeout: float = 90.0, what: str = "", interval: float = 0.1):
+    """``check()``'s first true value, asked every ``interval`` seconds; after ``timeout`` seconds,
+    a failure naming ``what`` (or ``check``).  The tests wait on what the code reports, never a
+    fixed time."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = check()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"{what or check} did not happen within {timeout} s")
 
 
 def need_module(name: str, how: str):

@@ -9,7 +9,7 @@ import threading
 import time
 
 from app_helpers import open_page, step_view, paste_box
-from tests.room.test_runs import wait_for
+from conftest import wait_for
 from ui.serving import page_queue
 from ui.serving.bounded_cache import KeyLocks
 
@@ -50,6 +50,41 @@ def test_runs_reach_the_front_one_after_another_in_the_order_they_came():
     for thread in (first, *waiting):
         thread.join(30)
     assert order == ["first", "second", "third"]
+    assert not line.held
+
+
+def test_a_session_whose_last_run_was_long_waits_behind_calm_ones_but_not_past_its_patience():
+    """Heavy attendees' reruns, each holding the front, kept a room's calm runs waiting: a run whose
+    session's last run was long lets calm runs that come after it go first, until it has waited
+    ``patience_s``; and a run that held the front that long says so, for its session's next."""
+    line, order = page_queue.PageQueue(long_s=60, patience_s=1.0), []
+    first_in, let_go = threading.Event(), threading.Event()
+
+    def run(name: str, behind: bool = False, hold: threading.Event | None = None) -> None:
+        with line.place(behind) as spent:
+            order.append(name)
+            if hold is not None:
+                first_in.set()
+                assert hold.wait(30)
+        assert spent.long == (hold is not None)  # the holder held the front past twice LONG_S
+
+    first = threading.Thread(target=run, args=("holder", False, let_go))
+    first.start()
+    assert first_in.wait(30)
+    waiting = []
+    for name, behind in (("heavy", True), ("calm", False), ("old heavy", True)):
+        waiting.append(threading.Thread(target=run, args=(name, behind)))
+        waiting[-1].start()
+        wait_for(lambda: line.waiting == len(waiting), timeout=30, interval=0.01)
+    # both heavy runs have waited past their patience (and the holder held the front as long)
+    wait_for(lambda: time.monotonic() - line._line[-1][1].since > 1.0, timeout=30, interval=0.01)
+    waiting.append(threading.Thread(target=run, args=("late calm", False)))
+    waiting[-1].start()
+    wait_for(lambda: line.waiting == len(waiting), timeout=30, interval=0.01)
+    let_go.set()
+    for thread in (first, *waiting):
+        thread.join(30)
+    assert order == ["holder", "calm", "heavy", "old heavy", "late calm"]
     assert not line.held
 
 

@@ -2,10 +2,10 @@
 room (shared, owned by the room), really trained by the scheduler, and the answer is read from
 their own metrics."""
 
-import time
 
 import pytest
 
+from conftest import wait_for
 from core.bpe import BPETokenizer, load_tokenizer
 from core.insights.vocab_curve import split_held_out
 from core.runfolder.layout import TOKENIZER_FILE
@@ -29,15 +29,6 @@ def runs_dir(tmp_path):
             stop_run(run.path, SERVER, timeout=10)
 
 
-def wait_for(predicate, timeout=300.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.5)
-    raise AssertionError(f"timed out after {timeout}s")
-
-
 @pytest.mark.slow
 def test_the_room_s_runs_train_once_shared_and_answer_from_their_metrics(runs_dir):
     data = StationData(corpus="sample:python source", variant="char", merges=20, runs_dir=runs_dir,
@@ -56,7 +47,8 @@ def test_the_room_s_runs_train_once_shared_and_answer_from_their_metrics(runs_di
     assert learned.merge_triples != BPETokenizer.from_text(data.text(), 20, variant="char").merge_triples
     start_room_runs(data, strict)  # a second attendee's click: nothing more is launched
     assert len(list_runs(runs_dir)) == 2
-    wait_for(lambda: all(r is not None and r.status == "finished" for r in room_runs(data).values()))
+    wait_for(lambda: all(r is not None and r.status == "finished" for r in room_runs(data).values()),
+             timeout=300, what="the room's runs finishing")
     runs = room_runs(data)
     assert runs["bpe"].config["vocab_size"] > runs["char"].config["vocab_size"]
     bpc = {kind: [r for r in read_metrics(run.path) if "val_bpc" in r][-1]["val_bpc"]

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from core.room.spawn import ROOT, child_env
-from tests.room.test_jobs import wait_for
+from conftest import wait_for
 from ui.serving.supervisor import free_port
 
 

@@ -15,7 +15,8 @@ from core.runfolder.status import read_status
 from core.room.runs import list_runs, read_metrics, resume_run, run_info, stop_run
 from core.settings import ServerSettings
 from test_dask_workers import cluster  # noqa: F401  (a fixture)
-from test_runs import ALICE, runs_dir, wait_for  # noqa: F401  (runs_dir: a fixture)
+from conftest import wait_for
+from test_runs import ALICE, runs_dir  # noqa: F401  (runs_dir: a fixture)
 from tests.room import job_functions as jf
 from tests.room.test_jobs import lines
 

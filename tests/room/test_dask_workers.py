@@ -14,7 +14,8 @@ from core.room.dask_workers import parse_resources
 from core.runfolder.status import read_status
 from core.room.runs import launch_run, list_runs, read_metrics, run_info
 from core.settings import ServerSettings
-from test_runs import ALICE, BOB, runs_dir, wait_for  # noqa: F401  (runs_dir: a fixture)
+from conftest import wait_for
+from test_runs import ALICE, BOB, runs_dir  # noqa: F401  (runs_dir: a fixture)
 from training_data import TEXT, tiny_config
 from tests.room.dask_cluster import dask_cluster
 

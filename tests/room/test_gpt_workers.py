@@ -15,7 +15,8 @@ from core.runfolder.status import read_status
 from core.room.runs import SERVER, launch_run, list_runs, stop_run
 from core.room.gpt_workers import LocalWorkers, gpu_for, visible_device
 from core.settings import ServerSettings
-from test_runs import ALICE, BOB, CAROL, runs_dir, wait_for  # noqa: F401  (runs_dir: a fixture)
+from conftest import wait_for
+from test_runs import ALICE, BOB, CAROL, runs_dir  # noqa: F401  (runs_dir: a fixture)
 from training_data import TEXT, tiny_config
 
 

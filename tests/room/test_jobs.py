@@ -7,27 +7,16 @@ from __future__ import annotations
 import multiprocessing
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from conftest import wait_for
 from core.room.jobs import JobEngine, JobState, JobStopped
 from tests.room import job_functions as jf
 
 WAIT_S = 60  # a worker's first start imports core on a busy machine
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def wait_for(check, timeout: float = WAIT_S, what: str = "the engine"):
-    """Poll ``check()`` until it is true (returned), or fail after ``timeout`` seconds."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"{what} did not happen within {timeout} s")
 
 
 @pytest.fixture

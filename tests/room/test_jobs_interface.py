@@ -15,7 +15,8 @@ from core.room.jobs import Jobs, JobState, JobStopped
 from tests.room.dask_cluster import dask_cluster
 from tests.room import job_functions as jf
 from tests.room.test_engine import runs_dir  # noqa: F401  (a fixture)
-from tests.room.test_jobs import WAIT_S, lines, wait_for
+from conftest import wait_for
+from tests.room.test_jobs import WAIT_S, lines
 
 MEMORY_MB = 400      # the bound on a job's memory, both implementations
 # a Dask worker that dies once fails its job (Dask's default gives it to three more first)

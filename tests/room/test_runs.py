@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from core.room.runs import (SERVER, RunAccessError, RunLimitError, Viewer, delet
                            unique_run_name, validate_owner)
 from core.room.turns import MAX_LOST_TURNS
 from core.settings import ServerSettings
+from conftest import wait_for
 from training_data import CHARS, TEXT, tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,16 +35,6 @@ ALICE = Viewer("alice-0123456789")
 BOB = Viewer("bob-0123456789ab")
 CAROL = Viewer("carol-0123456789")
 ROOMY = ServerSettings(max_running=4, max_runs_per_owner=8)
-
-
-def wait_for(predicate, timeout=90.0, interval=0.2):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {predicate}")
 
 
 def kill_quietly(pid):
