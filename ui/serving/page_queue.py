@@ -18,6 +18,11 @@ runs still go one after another, sharing the interpreter with one long run at mo
 run let every waiting run go on beside it, ten heavy attendees' runs kept the line open most of the
 time, and a room's calm runs all shared the GIL at once, each finishing seconds late (why:
 docs/benchmarks.md, "A room that does not behave").
+A session whose last run was long (twice ``LONG_S`` at the front: a large corpus's page) waits
+behind the others' runs, unless it has waited ``PATIENCE_S`` already: ten heavy attendees' reruns
+kept the line busy by themselves, each holding the front ``LONG_S``, and three hundred calm
+attendees' runs of milliseconds waited behind them for a second and more at a workshop's scale
+(``bench/bench_hostile_room.py``).  A first run has no past, and goes with the calm ones.
 Fragment runs (a token picked in a tree, a progress bar's poll) do not wait in line: they are
 small.  A run that waits on another process (the room's engine, a probe's child) steps aside while
 it waits (:func:`step_aside`): it holds no GIL then, and holding the front would keep every other
@@ -28,12 +33,30 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 
 LONG_S = 0.2
 LONG_AT_ONCE = 1  # long runs going on beside the front at once, unless the front's holder is twice long
+PATIENCE_S = 5.0  # a run of a session whose last run was long goes behind later calm ones until then
+
+
+@dataclass
+class Place:
+    """One run's place in line: whether its session's last run was long, and how long this one
+    has held the front (or gone on as a long run) so far."""
+
+    behind: bool = False
+    since: float = 0.0       # when it joined the line
+    held_s: float = 0.0
+    _front_at: float | None = None
+
+    @property
+    def long(self) -> bool:
+        """Long enough to send its session's next run behind: twice ``LONG_S``, so that a calm
+        run slowed by a busy moment is not taken for a heavy one."""
+        return self.held_s >= 2 * LONG_S
 
 
 class PageQueue:
@@ -41,10 +64,12 @@ class PageQueue:
     held the front ``long_s`` goes on as a long one, if fewer than ``long_at_once`` do, and the next
     in line takes the front."""
 
-    def __init__(self, long_s: float = LONG_S, long_at_once: int = LONG_AT_ONCE):
-        self.long_s, self.long_at_once = long_s, long_at_once
+    def __init__(self, long_s: float = LONG_S, long_at_once: int = LONG_AT_ONCE,
+                 patience_s: float = PATIENCE_S):
+        self.long_s, self.long_at_once, self.patience_s = long_s, long_at_once, patience_s
         self._lock = threading.Lock()
-        self._line: deque[threading.Condition] = deque()  # one per waiting run, the first first
+        self._line: list[tuple[threading.Condition, Place]] = []  # the waiting runs, the first first
+        self._places: dict[int, Place] = {}   # the runs in this line by thread, waiting or not
         self._taken_at: float | None = None  # when the holder reached the front; None: nobody
         self._holder: int | None = None       # the holder's thread
         self._long: set[int] = set()          # the long runs' threads
@@ -63,14 +88,20 @@ class PageQueue:
         return len(self._long)
 
     @contextmanager
-    def place(self) -> Iterator[None]:
+    def place(self, behind: bool = False) -> Iterator[Place]:
         """Hold the front of the line for one run, once it is free, or its holder has held it
-        ``long_s`` and may go on as a long run."""
-        self._enter()
+        ``long_s`` and may go on as a long run; ``behind``: its session's last run was long (the
+        module's docstring).  The ``Place`` says how long the run held the front."""
+        me, spent = threading.get_ident(), Place(behind, time.monotonic())
+        self._places[me] = spent
         try:
-            yield
+            self._enter(spent)
+            try:
+                yield spent
+            finally:
+                self._leave()
         finally:
-            self._leave()
+            del self._places[me]
 
     @contextmanager
     def aside(self) -> Iterator[None]:
@@ -84,21 +115,33 @@ class PageQueue:
         try:
             yield
         finally:
-            self._enter()
+            self._enter(self._places[me])
 
-    def _enter(self) -> None:
+    def _enter(self, spent: Place) -> None:
         with self._lock:
             turn = threading.Condition(self._lock)  # woken alone: the others sleep on, GIL-free
-            self._line.append(turn)
+            self._line.insert(self._where(spent), (turn, spent))
             try:
-                while self._line[0] is not turn or (left := self._front_in()) > 0:
-                    turn.wait(None if self._line[0] is not turn else left)  # or a long run ends
+                while self._line[0][0] is not turn or (left := self._front_in()) > 0:
+                    turn.wait(None if self._line[0][0] is not turn else left)  # or a long run ends
             finally:
-                self._line.remove(turn)  # the first, but for a run interrupted while it waited
+                self._line.remove((turn, spent))  # the first, but for a run interrupted while it waited
                 self._wake()  # the next in line times the new holder
             if self._holder is not None:
                 self._long.add(self._holder)
             self._taken_at, self._holder = time.monotonic(), threading.get_ident()
+            spent._front_at = self._taken_at
+
+    def _where(self, spent: Place) -> int:
+        """Where a run joins the line: at its end, or, for a calm session's run, before the runs
+        behind that have waited less than ``patience_s``.  Runs wait longer as they stay, so
+        those are all at the line's end, in the order they came."""
+        if spent.behind:
+            return len(self._line)
+        now, at = time.monotonic(), len(self._line)
+        while at and self._line[at - 1][1].behind and now - self._line[at - 1][1].since < self.patience_s:
+            at -= 1
+        return at
 
     def _front_in(self) -> float:
         """Seconds until the front is the first waiting run's: at once when nobody holds it; when
@@ -115,19 +158,24 @@ class PageQueue:
             if self._holder == me:
                 self._taken_at = self._holder = None
             self._long.discard(me)
+            spent = self._places.get(me)
+            if spent is not None and spent._front_at is not None:
+                spent.held_s += time.monotonic() - spent._front_at
+                spent._front_at = None
             self._wake()
 
     def _wake(self) -> None:
         if self._line:
-            self._line[0].notify()
+            self._line[0][0].notify()
 
 
 _process = PageQueue()
 
 
-def place_in_line() -> AbstractContextManager[None]:
-    """This process's line, for one page run (``ui.plumbing.frame.run_app``)."""
-    return _process.place()
+def place_in_line(behind: bool = False) -> AbstractContextManager[Place]:
+    """This process's line, for one page run (``ui.plumbing.frame.run_app``); ``behind``: the
+    session's last run was long."""
+    return _process.place(behind)
 
 
 def step_aside() -> AbstractContextManager[None]:
