@@ -2,7 +2,7 @@
 paste, with fresh real tabs arriving, against one ``streamlit run`` and against ``python -m ui.serve``.
 
     python bench/bench_hostile_room.py [--calm 30] [--heavy 3] [--duration 120] [--processes 1 2]
-        [--chromium 1] [--fresh-every 5] [--every 15] [--heavy-timeout 300] [--quick]
+        [--chromium 1] [--fresh-every 5] [--every 15] [--browser-nice 0] [--heavy-timeout 300] [--quick]
 
 - *Calm attendees* (websocket sessions speaking Streamlit's protocol, ``streamlit_client.py``) open
   Learn BPE on the built-in Python docs sample, each with its own owner id, and run the whole page
@@ -25,6 +25,8 @@ paste, with fresh real tabs arriving, against one ``streamlit run`` and against 
   most 60 s; and ``--chromium`` tabs, opened before the heavy ones arrive, click Next (or Previous
   back from the last merge) every 3 s, timed in the page from the click to the frame that shows the
   step.  The report names when the three slowest fresh tabs opened, in seconds into the room.
+  ``--browser-nice 10`` runs that Chromium below the server's CPU priority: here it shares the
+  server's two cores, which a workshop's browsers, on the attendees' laptops, do not.
 
 What each heavy page run ended with is read from what the page shows after it: an exception, an
 error or warning (its text), or its result (Learn BPE's result is the step view).  Exceptions are
@@ -638,13 +640,26 @@ async def warm(url: str, processes: int) -> None:
         await tab.close()
 
 
+def niced(executable: Path, niceness: int, folder: Path) -> Path:
+    """``executable``, or a script that runs it ``niceness`` lower in CPU priority (its children too):
+    on this one machine the real tabs share the server's cores, which a workshop's browsers, on
+    the attendees' laptops, do not."""
+    if not niceness:
+        return executable
+    script = folder / "chromium"
+    script.write_text(f'#!/bin/sh\nexec nice -n {int(niceness)} {executable} "$@"\n', encoding="utf-8")
+    script.chmod(0o700)
+    return script
+
+
 async def measure(args: argparse.Namespace, texts: list) -> None:
     from playwright.async_api import async_playwright
 
     async with async_playwright() as pw:
-        browser = None
+        browser, wrapper = None, tempfile.TemporaryDirectory()
         if CHROMIUM.exists():
-            browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            executable = niced(CHROMIUM, args.browser_nice, Path(wrapper.name))
+            browser = await pw.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
         else:
             print(f"no real tabs: {CHROMIUM} is missing", flush=True)
         for processes in args.processes:
@@ -663,6 +678,7 @@ async def measure(args: argparse.Namespace, texts: list) -> None:
                 print(report(processes, tally, rss, server.tracebacks()), flush=True)
         if browser:
             await browser.close()
+        wrapper.cleanup()
 
 
 def main() -> None:
@@ -679,6 +695,9 @@ def main() -> None:
     parser.add_argument("--chromium", type=int, default=1, help="real tabs timing steps")
     parser.add_argument("--fresh-every", type=float, default=5.0,
                         help="seconds between fresh real tabs (0: none)")
+    parser.add_argument("--browser-nice", type=int, default=0,
+                        help="niceness of the real tabs' Chromium (10: the server's cores go to the server "
+                             "first, as where the attendees' browsers run on their own machines)")
     parser.add_argument("--heavy-timeout", type=float, default=300.0, help="bound on each heavy page, s")
     parser.add_argument("--quick", action="store_true",
                         help="a check of the script: 5 calm, 1 heavy (40 KB of random Unicode), 30 s")
@@ -688,7 +707,8 @@ def main() -> None:
         args.heavy_timeout = min(args.heavy_timeout, 120.0)
     print(f"machine: {machine()}\nat start: {uptime()}")
     print(f"room: {args.calm} calm tabs (a page run every {args.every:g} s each), {args.heavy} heavy, "
-          f"{args.chromium} step tab(s), a fresh tab every {args.fresh_every:g} s, {args.duration:g} s",
+          f"{args.chromium} step tab(s), a fresh tab every {args.fresh_every:g} s, {args.duration:g} s"
+          + (f", Chromium niced by {args.browser_nice}" if args.browser_nice else ""),
           flush=True)
     texts = heavy_texts(args.cases, args.scale)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped: still stop the servers it started

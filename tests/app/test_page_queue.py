@@ -117,6 +117,39 @@ def test_a_long_holder_leaves_the_front_to_the_next_in_line_only():
     assert not line.held and not line.waiting
 
 
+def test_a_long_run_makes_way_for_the_runs_waiting_in_line_and_then_carries_on():
+    """A heavy attendee's long run shared the GIL with every calm run at the front: between two
+    pieces of its work (``make_way``) it goes back into line behind the runs waiting, and carries
+    on once they have gone; with nobody waiting, or for a run that is not long, it goes straight on."""
+    line, order = page_queue.PageQueue(long_s=3.0), []
+    go = {name: threading.Event() for name in ("heavy", "front", "calm")}
+
+    def run(name: str) -> None:
+        with line.place():
+            order.append(name)
+            assert go[name].wait(60)
+            line.make_way()
+            order.append(f"{name} again")
+
+    threads = {name: threading.Thread(target=run, args=(name,)) for name in go}
+    threads["heavy"].start()
+    wait_for(lambda: order == ["heavy"], timeout=30, interval=0.01)
+    threads["front"].start()
+    wait_for(lambda: order == ["heavy", "front"], timeout=30, interval=0.01)  # heavy's 3 s: it is long
+    threads["calm"].start()
+    wait_for(lambda: line.waiting == 1, timeout=30, interval=0.01)
+    go["heavy"].set()  # it makes way: back in line, behind "calm", while "front" holds the front
+    wait_for(lambda: line.waiting == 2, timeout=30, interval=0.01)
+    assert order == ["heavy", "front"]
+    go["front"].set()  # not long: it makes no way, and leaves the front to "calm", then "heavy"
+    wait_for(lambda: order[-1] == "calm", timeout=30, interval=0.01)
+    go["calm"].set()
+    for thread in threads.values():
+        thread.join(30)
+    assert order == ["heavy", "front", "front again", "calm", "calm again", "heavy again"]
+    assert not line.held and not line.waiting
+
+
 def test_one_long_run_at_a_time_goes_on_beside_the_front_unless_the_front_is_twice_long():
     """With a long run going on, a holder past ``long_s`` keeps the front up to twice that: the
     runs waiting share the interpreter with one long run, not every heavy attendee's; but never

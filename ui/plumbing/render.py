@@ -28,6 +28,8 @@ from core.bpe.display import hex_bytes, quoted, split_characters
 from core.bpe.step_data import digest
 from core.bpe.markup import MUTED, esc, gap_html, legend_text, marker_html, visible_html
 
+from ui.serving import page_queue
+
 PALETTE = ("#dbeafe", "#fce7f3", "#dcfce7", "#fef3c7", "#ede9fe", "#ffedd5")
 INK = "#111827"  # text on a token's light fill, in either theme
 BOX = ("display:inline-block;white-space:pre;border:1px solid rgba(0,0,0,.3);border-radius:3px;"
@@ -177,7 +179,9 @@ class _Html(str):
 def draw_html(markup: str) -> None:
     """``st.html`` for the app's own markup (no indentation to remove): a page of token spans is
     megabytes of it, and the dedent was a quarter of Compare tokenizers' run on 20,000 characters
-    of random Unicode (``tests/app/test_page_thread.py`` measures a run's CPU)."""
+    of random Unicode (``tests/app/test_page_thread.py`` measures a run's CPU).  Sending it is
+    long work: a long run makes way first (``ui.serving.page_queue.make_way``)."""
+    page_queue.make_way()
     st.html(_Html(markup))
 
 

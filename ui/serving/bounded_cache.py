@@ -47,6 +47,7 @@ class BoundedCache:
         BoundedCache._all.add(self)
 
     def get(self, key):
+        page_queue.make_way()  # a page's work comes in pieces between lookups: a long run pauses here
         with self._lock:
             entry = self._items.get(key)
             if entry is None:

@@ -17,7 +17,9 @@ one attendee's long run delays the others by ``LONG_S``, never by its whole leng
 runs still go one after another, sharing the interpreter with one long run at most: when a long
 run let every waiting run go on beside it, ten heavy attendees' runs kept the line open most of the
 time, and a room's calm runs all shared the GIL at once, each finishing seconds late (why:
-docs/benchmarks.md, "A room that does not behave").
+docs/benchmarks.md, "A room that does not behave").  A long run makes way (:func:`make_way`, at the
+shared caches' lookups and the app's large markup) while runs wait: back in line behind them, it
+carries on when the line is free, so the calm runs have the GIL to themselves.
 A session whose last run was long (twice ``LONG_S`` at the front: a large corpus's page) waits
 behind the others' runs, unless it has waited ``PATIENCE_S`` already: ten heavy attendees' reruns
 kept the line busy by themselves, each holding the front ``LONG_S``, and three hundred calm
@@ -117,6 +119,20 @@ class PageQueue:
         finally:
             self._enter(self._places[me])
 
+    def make_way(self) -> None:
+        """For a long run, between two pieces of its work: while runs wait in line, it goes back
+        into line as a run whose session's last run was long (behind calm runs, up to
+        ``patience_s``), and carries on when its turn comes; nothing for any other run.  A long run
+        going on beside the front shares the GIL with it, so every calm run in line took twice its
+        time while a heavy attendee's page was long (the module's docstring)."""
+        me = threading.get_ident()
+        if me not in self._long or not self._line:  # read without the lock: a hint
+            return
+        spent = self._places[me]
+        self._leave()
+        spent.behind, spent.since = True, time.monotonic()
+        self._enter(spent)
+
     def _enter(self, spent: Place) -> None:
         with self._lock:
             turn = threading.Condition(self._lock)  # woken alone: the others sleep on, GIL-free
@@ -176,6 +192,11 @@ def place_in_line(behind: bool = False) -> AbstractContextManager[Place]:
     """This process's line, for one page run (``ui.plumbing.frame.run_app``); ``behind``: the
     session's last run was long."""
     return _process.place(behind)
+
+
+def make_way() -> None:
+    """A point where this thread's run, if it is a long one, lets the runs waiting in line go first."""
+    _process.make_way()
 
 
 def step_aside() -> AbstractContextManager[None]:
