@@ -7,16 +7,16 @@ What Dask gives, and what is left to it:
 
 - **one result**: a job's Dask key is a digest of its key (:func:`dask_key`), so the same job asked
   from two hosts is one task on the scheduler, computed once, its result shared;
-- **bounds**: a Dask worker's ``--memory-limit`` (its nanny restarts a worker over it; a job that
-  killed its workers ends as :class:`~distributed.KilledWorker`, reported as the memory bound), and
-  the job's time, after which this process lets go of it and reports the time bound (a Dask worker
-  cannot stop a task's thread: a task past its time runs on there to its end);
+- **bounds**: a job runs in a worker process of its Dask worker (:func:`run_watched`: a Dask
+  worker cannot stop a task's thread, but can kill a process), killed past the job's time or its
+  Dask worker's ``--memory-limit`` (which its nanny keeps for the Dask worker itself); so Dask
+  workers must be able to start processes (``DASK_DISTRIBUTED__WORKER__DAEMON=False``);
 - **fairness**: Dask runs the highest priority first among the tasks a Dask worker holds; a job is
   submitted with its owner's count of jobs still waiting here, negated, so on a busy worker an
   owner with many jobs waits behind an owner with one (Dask hands a few tasks to its workers as
   they come, so across a cluster it is no promise: ``tests/room/test_jobs_interface.py``);
-- **cancelled**: the last session of this process to let go releases its future; a queued task
-  goes when no client of any host wants it (a running one, as above, runs to its end);
+- **cancelled**: the last session of this process to let go releases its future; when no client
+  of any host wants it, a queued task goes and a running one is killed (Dask marks it cancelled);
 - **progress**: the job's :func:`~core.room.worker_process.report_progress` goes out as a Dask event
   (``Worker.log_event``), one topic per job, read back here.
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from .dask_workers import CONNECT_S
 from .jobs import DEFAULT_LIMIT_S, JobState, JobStopped
-from .worker_process import reporting_to
+from .worker_process import WorkerLost, call
 
 SCHEDULER_ENV = "BPE_EXPLORER_DASK_SCHEDULER"
 KEY_PREFIX = "bpe-job-"
@@ -48,16 +48,39 @@ def dask_key(key) -> str:
     return KEY_PREFIX + hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).hexdigest()[:40]
 
 
-def run_reporting(topic: str, fn, args: tuple):
-    """On a Dask worker: ``fn(*args)``, its progress sent as events on ``topic``."""
+def run_watched(topic: str, limit_s: float, fn, args: tuple):
+    """On a Dask worker: ``fn(*args)`` in a worker process of its own (``core.room.worker_process``),
+    its progress sent as events on ``topic``, killed when no client wants it any more (the Dask
+    worker marks the task cancelled), past ``limit_s`` or past the Dask worker's memory limit: a
+    Dask worker cannot stop a task's thread, but a process can be killed."""
+    import multiprocessing
+
     from distributed import get_worker
 
     worker = get_worker()
-    reporting_to(lambda done, total: worker.log_event(topic, (done, total)))
+    if multiprocessing.current_process().daemon:
+        raise JobStopped("crashed", "This Dask worker cannot stop a job: start the Dask workers with "
+                                    "DASK_DISTRIBUTED__WORKER__DAEMON=False (the README's command).")
+    key, memory = worker.get_current_task(), worker.memory_manager.memory_limit
+    sent = [(0, 0)]
+
+    def watch(process) -> None:
+        if process.progress != sent[0]:
+            sent[0] = process.progress
+            worker.log_event(topic, process.progress)
+        task = worker.state.tasks.get(key)
+        if task is None or task.state == "cancelled":
+            raise JobStopped("cancelled", "Cancelled: nobody asks for it any more.")
+        if memory and process.rss() > memory:
+            raise JobStopped("memory", f"It needed more memory than a Dask worker allows "
+                                       f"({memory / 2**20:,.0f} MiB), so it was stopped.")
     try:
-        return fn(*args)
-    finally:
-        reporting_to(None)
+        return call(fn, args, timeout=limit_s, watch=watch)
+    except TimeoutError:
+        raise JobStopped("time", f"It took longer than this server allows ({limit_s:.0f} s), so it "
+                                 f"was stopped.") from None
+    except WorkerLost as exc:
+        raise JobStopped("crashed", str(exc)) from None
 
 
 @dataclass(eq=False)
@@ -67,13 +90,11 @@ class DaskJob:
 
     key: object
     future: object
-    limit_s: float
     engine: DaskJobs
     sessions: dict = field(default_factory=dict)     # session -> owner
     submitted: float = field(default_factory=time.monotonic)
-    started: float | None = None
+    started: bool = False                # a progress report came back: a Dask worker runs it
     reported: tuple[int, int] = (0, 0)   # the last progress read back from the cluster
-    stopped: JobStopped | None = None
     seen: float = field(default_factory=time.monotonic)
     followed: float = 0.0   # when its progress was last asked for
 
@@ -84,12 +105,10 @@ class DaskJob:
 
     @property
     def state(self) -> JobState:
-        if self.stopped is not None:
-            return JobState.FAILED
         if self.future.done():  # Dask's own words for how a future ended
             return JobState.FAILED if self.future.status in ("error", "lost", "cancelled") else JobState.DONE
         self._follow()
-        return JobState.QUEUED if self.started is None else JobState.RUNNING
+        return JobState.RUNNING if self.started else JobState.QUEUED
 
     @property
     def progress(self) -> tuple[int, int]:
@@ -101,24 +120,16 @@ class DaskJob:
         return self.state not in (JobState.QUEUED, JobState.RUNNING)
 
     def _follow(self) -> None:
-        """Read the job's progress (once per ``FOLLOW_EVERY_S``, however often a page reads the
-        job), and stop waiting for it past its time."""
+        """Read the job's progress, once per ``FOLLOW_EVERY_S`` however often a page reads the job."""
         if time.monotonic() - self.followed < FOLLOW_EVERY_S:
             return
         self.followed = time.monotonic()
         events = self.engine.client.get_events(self.engine.topic(self.key))
         if events:
-            self.reported = tuple(events[-1][1])
-            self.started = self.started or time.monotonic()
-        if self.started is not None and time.monotonic() - self.started > self.limit_s:
-            self.stopped = JobStopped("time", f"It took longer than this server allows "
-                                              f"({self.limit_s:.0f} s), so it was stopped.")
-            self.engine.release(self)
+            self.reported, self.started = tuple(events[-1][1]), True
 
     def result(self):
         """The function's value; raises what it raised, or :class:`JobStopped`."""
-        if self.stopped is not None:
-            raise self.stopped
         try:
             return self.future.result()
         except self.engine.killed_error:
@@ -149,12 +160,12 @@ class DaskJobs:
         owner = session if owner is None else owner
         with self._lock:
             job = self._jobs.get(key)
-            if job is None or job.stopped is not None:
+            if job is None:
                 waiting = Counter(j.owner for j in self._jobs.values() if not j.future.done())
-                future = self.client.submit(run_reporting, self.topic(key), fn, tuple(args),
+                future = self.client.submit(run_watched, self.topic(key), self.limit_s, fn, tuple(args),
                                             key=dask_key(key), pure=False, retries=0,
                                             priority=-waiting[owner])
-                job = self._jobs[key] = DaskJob(key, future, self.limit_s, self)
+                job = self._jobs[key] = DaskJob(key, future, self)
             job.sessions.setdefault(session, owner)
             job.seen = time.monotonic()
         self._tidy()
@@ -183,15 +194,8 @@ class DaskJobs:
                 del job.sessions[session]
             ended = [j for j in jobs if not j.sessions and not j.future.done()]
         for job in ended:
-            self.release(job)
+            self.forget(job.key)
         return len(ended)
-
-    def release(self, job: DaskJob) -> None:
-        """Let go of ``job``'s task: Dask stops it when no client of any host holds it."""
-        with self._lock:
-            if self._jobs.get(job.key) is job and job.stopped is None:
-                del self._jobs[job.key]
-        job.future.release()
 
     def forget(self, key) -> None:
         with self._lock:

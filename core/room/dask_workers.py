@@ -15,7 +15,8 @@ worker runs under its nanny, which restarts it past its ``--memory-limit`` (the 
 dead, as a machine that went away).
 
     dask scheduler --host 10.0.0.1                     # anywhere
-    dask worker tcp://10.0.0.1:8786 --nthreads 1 --memory-limit 3GB --resources GPU=1  # per GPU
+    DASK_DISTRIBUTED__WORKER__DAEMON=False \\
+        dask worker tcp://10.0.0.1:8786 --nthreads 1 --memory-limit 3GB --resources GPU=1  # per GPU
     BPE_EXPLORER_DASK_SCHEDULER=tcp://10.0.0.1:8786 BPE_EXPLORER_DASK_RESOURCES=GPU=1 \\
         streamlit run streamlit_app.py
 

@@ -27,6 +27,7 @@ from multiprocessing.connection import wait as wait_any
 from .cpu_policy import die_with_parent
 
 PROGRESS_EVERY_S = 0.1   # a worker sends a call's progress at most this often
+WATCH_EVERY_S = 0.1      # how often :func:`call` looks at its caller's bounds while the call runs
 
 
 class WorkerLost(RuntimeError):
@@ -43,6 +44,7 @@ class WorkerProcess:
         self.process = context.Process(target=_serve, args=(child, setup), name=name, daemon=True)
         self.process.start()
         child.close()
+        self.progress = (0, 0)   # (done, total) as the call under way last reported it (:meth:`answer`)
 
     @property
     def sentinel(self) -> int:
@@ -71,7 +73,7 @@ class WorkerProcess:
         """How the call under way ended, read from ``ready`` (what ``multiprocessing.connection.wait``
         returned for :attr:`conn` and :attr:`sentinel`): ``(True, value)``, ``(False, exception)``
         (``WorkerLost`` for a process that ended without its answer), or ``None`` while it runs (a
-        ``started`` or ``progress`` message is read and passed over)."""
+        ``started`` message is read and passed over, a ``progress`` one kept in :attr:`progress`)."""
         if self.conn in ready:
             message = self.receive()
             if message is None:
@@ -79,6 +81,8 @@ class WorkerProcess:
             kind, _, *rest = message
             if kind in ("done", "error"):
                 return kind == "done", rest[0]
+            if kind == "progress":
+                self.progress = tuple(rest)
             return None
         if self.sentinel in ready:
             return False, WorkerLost(self.describe_end())
@@ -111,21 +115,26 @@ class WorkerProcess:
         self.conn.close()
 
 
-def call(fn, args: tuple = (), *, setup: tuple = (), timeout: float, context=None):
+def call(fn, args: tuple = (), *, setup: tuple = (), timeout: float, context=None, watch=None):
     """``fn(*args)`` in a fresh worker (``spawn`` unless ``context`` says), set up by ``setup``,
-    killed after ``timeout`` seconds (``TimeoutError``); returns what ``fn`` returns, raises what it
-    raised, or ``WorkerLost``."""
+    killed after ``timeout`` seconds (``TimeoutError``), or once ``watch(worker)``, called every
+    ``WATCH_EVERY_S`` while it runs (it reads :attr:`WorkerProcess.progress`, its memory), raises;
+    returns what ``fn`` returns, raises what it raised, or ``WorkerLost``."""
     worker = WorkerProcess(context or multiprocessing.get_context("spawn"), setup, name="room-call")
     try:
         worker.send(0, fn, args)
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
-            answer = worker.answer(wait_any([worker.conn, worker.sentinel], timeout=left))
+            wait_s = left if watch is None else min(left, WATCH_EVERY_S)
+            ready = wait_any([worker.conn, worker.sentinel], timeout=wait_s)
+            answer = worker.answer(ready)
             if answer is not None:
                 ok, value = answer
                 if ok:
                     return value
                 raise value
+            if watch is not None:
+                watch(worker)
         raise TimeoutError(f"{timeout:.0f} s went by")
     finally:
         worker.stop()

@@ -41,6 +41,12 @@ def forever() -> None:
         time.sleep(0.01)
 
 
+def forever_in(path: str) -> None:
+    """:func:`forever`, in a process whose id it records in ``path`` first."""
+    record(path, str(os.getpid()))
+    forever()
+
+
 def counted(path: str, steps: int) -> tuple[int, int]:
     """Record one execution (this process's id) in ``path``, report ``steps`` steps, and return
     (steps, pid)."""
