@@ -51,8 +51,9 @@ def dask_key(key) -> str:
 def run_watched(topic: str, limit_s: float, fn, args: tuple):
     """On a Dask worker: ``fn(*args)`` in a worker process of its own (``core.room.worker_process``),
     its progress sent as events on ``topic``, killed when no client wants it any more (the Dask
-    worker marks the task cancelled), past ``limit_s`` or past the Dask worker's memory limit: a
-    Dask worker cannot stop a task's thread, but a process can be killed."""
+    worker marks the task cancelled), past ``limit_s`` (counted from the process's start) or past
+    the Dask worker's memory limit: a Dask worker cannot stop a task's thread, but a process can be
+    killed."""
     import multiprocessing
 
     from distributed import get_worker
@@ -193,8 +194,10 @@ class DaskJobs:
             for job in jobs:
                 del job.sessions[session]
             ended = [j for j in jobs if not j.sessions and not j.future.done()]
+            for job in ended:  # here, under the lock: a session joining it now gets a new one
+                del self._jobs[job.key]
         for job in ended:
-            self.forget(job.key)
+            job.future.release()
         return len(ended)
 
     def forget(self, key) -> None:
