@@ -9,6 +9,7 @@ app or the command reports; the only processes killed are those this test starte
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -154,8 +155,15 @@ class Tab:
         path = folder / f"{name}.txt"
         path.write_text(TEXTS[name], encoding="utf-8")
         self.page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
-        expect(self.page.get_by_text(path.name, exact=True)).to_be_visible(timeout=60_000)
+        expect(in_use(self.page, path.name)).to_be_visible(timeout=60_000)
         idle(self.page)
+
+
+def in_use(page, name: str):
+    """The sidebar's summary naming the corpus in use, ``name`` (the uploader's own chip, which
+    shows the file's name too until the run that loaded it ends, is not it)."""
+    bold = page.get_by_test_id("stSidebar").locator("strong")
+    return bold.filter(has_text=re.compile(rf"^{re.escape(name)}$"))
 
 
 def _become_instructor(pg) -> None:
@@ -227,18 +235,18 @@ def test_two_tabs_spread_over_two_processes_and_survive_one_dying(tmp_path):
         # (``ui.serving.supervisor.rerun_on_reconnect``)
         _wait(lambda: len(a.runs) >= 2 and a.runs[-1][0] >= 1, 120, "tab A's run on a new websocket", a.page)
         assert not _gone(json.loads(status_path.read_text())["processes"][a.pin]["pid"])
-        expect(a.page.get_by_text("corpus-a.txt", exact=True)).to_be_visible(timeout=60_000)
+        expect(in_use(a.page, "corpus-a.txt")).to_be_visible(timeout=60_000)
         expect(a.page.get_by_role("radio", name="word")).to_be_checked(timeout=30_000)
         expect(a.page.get_by_label("Merges", exact=True)).to_have_value("12", timeout=30_000)
         a.upload(tmp_path, "corpus-a-again")  # the XSRF cookie holds on whichever process it is now
         assert a.page.locator('[data-testid="stException"]').count() == 0
 
-        expect(b.page.get_by_text("corpus-b.txt", exact=True)).to_be_visible()
+        expect(in_use(b.page, "corpus-b.txt")).to_be_visible()
         b.page.get_by_role("link", name="Learn BPE").click()  # a rerun on the surviving process
         expect(b.page.get_by_role("heading", name="Learn BPE")).to_be_visible(timeout=NAVIGATION_MS)
         b.page.get_by_role("link", name="Train a GPT").click()
         expect(b.page.get_by_text("Instructor mode:", exact=False)).to_be_visible(timeout=60_000)
-        expect(b.page.get_by_text("corpus-b.txt", exact=True)).to_be_visible()
+        expect(in_use(b.page, "corpus-b.txt")).to_be_visible()
         assert len(b.runs) == 1, "the surviving tab's websocket was reconnected"
 
         def restarted() -> bool:
