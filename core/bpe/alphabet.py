@@ -9,7 +9,7 @@ Leaves out: byte-level tokenizers (their base is the 256 bytes, no lookup needed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -49,6 +49,19 @@ class Alphabet:
     def __len__(self) -> int:
         return len(self.symbols)
 
+    def __getstate__(self) -> dict:
+        """Single characters travel as one string, without the lookup table (built again on first
+        use): a pasted corpus of random Unicode has some 180,000 of them, and a tokenizer goes to a
+        job and back whole, pickled on the server's threads."""
+        joined = "".join(self.symbols)
+        if len(joined) == len(self.symbols):  # no symbol is empty: all are single characters
+            return {"chars": joined}
+        return {"symbols": self.symbols}
+
+    def __setstate__(self, state: dict) -> None:
+        self.symbols = list(state["chars"]) if "chars" in state else state["symbols"]
+        self._array = None
+
     def ids(self, text: str, unknown: str, offset: int) -> np.ndarray:
         """int32 ids of the characters of ``text``.  An unseen character raises
         :class:`UnknownCharacterError` at ``offset`` + its position (``unknown='error'``), is
@@ -86,8 +99,36 @@ class Alphabet:
     def _table(self) -> np.ndarray:
         """Code point -> id (``-1`` where none), built on first use: single characters only."""
         if self._array is None:
-            ids = [i for i, c in enumerate(self.symbols) if len(c) == 1]
-            points = np.fromiter((ord(self.symbols[i]) for i in ids), dtype=np.int64, count=len(ids))
+            joined = "".join(self.symbols)
+            if len(joined) == len(self.symbols):  # all single characters: read at C speed
+                ids, points = np.arange(len(joined)), _code_points(joined)
+            else:
+                ids = [i for i, c in enumerate(self.symbols) if len(c) == 1]
+                points = np.fromiter((ord(self.symbols[i]) for i in ids), dtype=np.int64, count=len(ids))
             self._array = np.full(int(points.max(initial=0)) + 2, -1, dtype=np.int32)
             self._array[points] = ids
         return self._array
+
+
+class SymbolBytes(Mapping):
+    """A base symbol's UTF-8 by its id, spelled when asked: the bytes of a large alphabet's every
+    symbol are never held (``core.bpe.vocab.TokenBytes`` reads a tokenizer's base from here)."""
+
+    def __init__(self, alphabet: Alphabet) -> None:
+        self.alphabet = alphabet
+
+    def __getitem__(self, symbol_id: int) -> bytes:
+        if not isinstance(symbol_id, (int, np.integer)) or not 0 <= symbol_id < len(self.alphabet):
+            raise KeyError(symbol_id)
+        return self.alphabet.symbols[symbol_id].encode("utf-8")
+
+    def __len__(self) -> int:
+        return len(self.alphabet)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.alphabet)))
+
+    def items(self) -> Iterator[tuple[int, bytes]]:
+        """Every ``(id, bytes)``, spelled in one pass at C speed (a tokenizer's construction checks
+        their lengths); an iterator, read once."""
+        return zip(range(len(self.alphabet)), map(str.encode, self.alphabet.symbols))

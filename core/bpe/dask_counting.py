@@ -3,9 +3,12 @@ the same slices and the same per-slice counting as ``core.bpe.counting``, each s
 the counts merged here in slice order, so the merges equal the single-process path's exactly.
 
     >>> from dask.distributed import Client
-    >>> client = Client(n_workers=2, processes=True)            # or Client("scheduler:8786")
+    >>> from core.bpe import BPETrainer
+    >>> client = Client(n_workers=2, processes=True)            # doctest: +SKIP
     >>> counts = count_chunks_on(client, "corpus.txt", "gpt4")  # doctest: +SKIP
-    >>> trainer = BPETrainer.from_chunk_counts(counts, pattern="gpt4")
+    >>> trainer = BPETrainer.from_chunk_counts(counts, pattern="gpt4")  # doctest: +SKIP
+
+(``Client("scheduler:8786")`` reaches a cluster already running.)
 
 When to reach for it: when one machine's cores are not enough, or the corpus is larger than one
 machine's memory or disk (a few GB and up).  The slices are read here and sent to the Dask workers,

@@ -41,6 +41,7 @@ from .counting import checked_chunk_counts
 from .checks import MAX_ID, ArgumentError, EmptyCorpusError, check_count, check_text
 from .pretokenize import resolve_pattern
 from .variants import variant_rules
+from .vocab import token_bytes_of
 
 Progress = Callable[[int, int], None]
 # Characters (or chunks) converted at a time: a block's temporaries stay in glibc's heap once
@@ -338,7 +339,6 @@ class BPETrainer:
 
     def pair_text(self, step: MergeStep) -> tuple[str, str]:
         """The two tokens a step merged, as text (bytes that are not whole characters as ``\\xNN``)."""
-        spelled = self.rules.base_bytes(self.alphabet, self.byte_ids)
-        for s in self.steps[:step.index]:
-            spelled[s.new_id] = spelled[s.left] + spelled[s.right]
+        spelled = token_bytes_of(self.rules.base_bytes(self.alphabet, self.byte_ids),
+                                 [(s.left, s.right, s.new_id) for s in self.steps[:step.index]])
         return tuple(spelled[i].decode("utf-8", errors="backslashreplace") for i in step.pair)

@@ -14,11 +14,12 @@ Leaves out: merges and training (``core.bpe.trainer``), the vocabulary (``core.b
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 import numpy as np
 
 from . import encoding
-from .alphabet import Alphabet, characters
+from .alphabet import Alphabet, SymbolBytes, characters
 from .checks import ArgumentError, check_id
 from .pretokenize import RegexClock, byte_chunks, word_counts
 from .split import known_patterns
@@ -49,8 +50,8 @@ class Variant:
         """The base of a tokenizer: an alphabet of characters, or the 256 bytes' ids."""
         return Alphabet(symbols), None
 
-    def base_bytes(self, alphabet: Alphabet | None, byte_ids) -> dict[int, bytes]:
-        return {i: s.encode("utf-8") for i, s in enumerate(alphabet.symbols)}
+    def base_bytes(self, alphabet: Alphabet | None, byte_ids) -> Mapping[int, bytes]:
+        return SymbolBytes(alphabet)
 
     def corpus_alphabet(self, text: str, end_of_word: str | None) -> list[str] | None:
         """The base symbols of training on ``text``: its characters, sorted."""

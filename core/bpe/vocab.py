@@ -6,6 +6,8 @@ Leaves out: what a token means to a variant (``core.bpe.variants``) and encoding
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from .checks import MAX_SPECIAL_CHARS, ArgumentError, VocabularyTooLargeError, check_id, token_lengths
 
 # All tokens together may spell at most this many bytes: a tokenizer trained on any corpus stays
@@ -14,7 +16,7 @@ from .checks import MAX_SPECIAL_CHARS, ArgumentError, VocabularyTooLargeError, c
 MAX_VOCAB_BYTES = 1 << 28
 
 
-def token_bytes_of(base: dict[int, bytes], merges: list[tuple[int, int, int]]) -> dict[int, bytes]:
+def token_bytes_of(base: Mapping[int, bytes], merges: list[tuple[int, int, int]]) -> TokenBytes:
     """Token bytes of every id; the lengths are checked as integers first, so forged merges
     cannot make it join gigabytes."""
     total = sum(token_lengths({i: len(v) for i, v in base.items()}, merges).values())
@@ -22,13 +24,39 @@ def token_bytes_of(base: dict[int, bytes], merges: list[tuple[int, int, int]]) -
         raise VocabularyTooLargeError(
             f"These merges would make tokens of {total:,} bytes in all; a tokenizer may hold at "
             f"most {MAX_VOCAB_BYTES:,}.")
-    vocab = dict(base)
+    vocab = TokenBytes(base, {})
     for a, b, new in merges:
-        vocab[new] = vocab[a] + vocab[b]
+        vocab.merged[new] = vocab[a] + vocab[b]
     return vocab
 
 
-def special_ids(special_tokens, vocab: dict[int, bytes]) -> dict[str, int]:
+class TokenBytes(Mapping):
+    """Every ordinary token's bytes by id: the base's as its mapping spells them (a char
+    tokenizer's from its alphabet, when asked) and the merged tokens' as joined once.  A dict of a
+    pasted alphabet's every symbol would be most of what a tokenizer costs to copy to a job and
+    back, pickled on the server's threads.
+
+    ``token_lengths`` checked that no merged id is a base id, so the two parts never overlap."""
+
+    def __init__(self, base: Mapping[int, bytes], merged: dict[int, bytes]) -> None:
+        self.base, self.merged = base, merged
+
+    def __getitem__(self, token_id: int) -> bytes:
+        data = self.merged.get(token_id)
+        return self.base[token_id] if data is None else data
+
+    def __contains__(self, token_id) -> bool:
+        return token_id in self.merged or token_id in self.base
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.merged)
+
+    def __iter__(self) -> Iterator[int]:
+        yield from self.base
+        yield from self.merged
+
+
+def special_ids(special_tokens, vocab: Mapping[int, bytes]) -> dict[str, int]:
     """Special token -> id: a dict keeps its ids, a list gets the ids after the vocabulary."""
     if isinstance(special_tokens, str):
         raise ArgumentError("special_tokens must be a list of strings (or a dict string -> id), "

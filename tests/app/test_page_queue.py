@@ -56,17 +56,16 @@ def test_runs_reach_the_front_one_after_another_in_the_order_they_came():
 def test_a_session_whose_last_run_was_long_waits_behind_calm_ones_but_not_past_its_patience():
     """Heavy attendees' reruns, each holding the front, kept a room's calm runs waiting: a run whose
     session's last run was long lets calm runs that come after it go first, until it has waited
-    ``patience_s``; and a run that held the front that long says so, for its session's next."""
+    ``patience_s``."""
     line, order = page_queue.PageQueue(long_s=60, patience_s=1.0), []
     first_in, let_go = threading.Event(), threading.Event()
 
     def run(name: str, behind: bool = False, hold: threading.Event | None = None) -> None:
-        with line.place(behind) as spent:
+        with line.place(behind):
             order.append(name)
             if hold is not None:
                 first_in.set()
                 assert hold.wait(30)
-        assert spent.long == (hold is not None)  # the holder held the front past twice LONG_S
 
     first = threading.Thread(target=run, args=("holder", False, let_go))
     first.start()
@@ -86,6 +85,15 @@ def test_a_session_whose_last_run_was_long_waits_behind_calm_ones_but_not_past_i
         thread.join(30)
     assert order == ["holder", "calm", "heavy", "old heavy", "late calm"]
     assert not line.held
+
+
+def test_a_run_that_held_the_front_twice_its_lines_long_s_says_so_for_its_sessions_next():
+    line = page_queue.PageQueue(long_s=0.05)  # not the module's LONG_S: the line's own
+    with line.place() as quick:
+        pass
+    with line.place() as heavy:
+        time.sleep(0.2)  # the run's own work, holding the front
+    assert heavy.long and not quick.long
 
 
 def test_a_long_holder_leaves_the_front_to_the_next_in_line_only():

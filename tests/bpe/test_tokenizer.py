@@ -1,6 +1,7 @@
 """What a user of the tokenizer checks: round trips, offsets, special tokens, files, bad input."""
 
 import json
+import pickle
 import subprocess
 import sys
 
@@ -196,3 +197,26 @@ def test_merge_ids_and_merge_texts_have_one_type_for_every_variant(variant):
         assert isinstance(a, int) and isinstance(b, int)
         assert (left, right) == (tok.token_str(a), tok.token_str(b))
     assert tok.merges == (tok.merge_ids if variant == "byte" else tok.merge_texts)
+
+
+@pytest.mark.parametrize("variant", ["char", "word", "byte"])
+def test_a_pickled_tokenizer_is_the_same_tokenizer(variant):
+    """A job's tokenizer crosses processes pickled, its lookup table built or not."""
+    tok = trained(variant, text=MULTILINGUAL + TEXT)
+    tok.encode(TEXT)
+    copy = pickle.loads(pickle.dumps(tok))
+    assert copy == tok and copy.vocab_size == tok.vocab_size and copy.ids == tok.ids
+    assert [copy.token_bytes(i) for i in copy.ids] == [tok.token_bytes(i) for i in tok.ids]
+    assert copy.encode(MULTILINGUAL) == tok.encode(MULTILINGUAL) and copy.trace == tok.trace
+    with pytest.raises(ValueError, match="not in this vocabulary"):
+        copy.token_bytes(tok.vocab_size + 5)
+
+
+def test_a_large_alphabet_pickles_as_its_characters():
+    """A pasted alphabet of tens of thousands of characters goes to a job as about their UTF-8,
+    not as every symbol's bytes and a lookup table beside them (which the server's threads
+    pickled and unpickled for each job, holding the GIL)."""
+    chars = "".join(map(chr, range(0x4E00, 0x4E00 + 20_000)))
+    tok = BPETokenizer.from_text(chars * 2, 10, "char")
+    assert tok.decode(tok.encode(chars)) == chars
+    assert len(pickle.dumps(tok)) < 1.5 * len(chars.encode())

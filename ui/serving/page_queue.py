@@ -51,14 +51,15 @@ class Place:
 
     behind: bool = False
     since: float = 0.0       # when it joined the line
+    long_s: float = LONG_S   # its line's
     held_s: float = 0.0
     _front_at: float | None = None
 
     @property
     def long(self) -> bool:
-        """Long enough to send its session's next run behind: twice ``LONG_S``, so that a calm
-        run slowed by a busy moment is not taken for a heavy one."""
-        return self.held_s >= 2 * LONG_S
+        """Long enough to send its session's next run behind: twice its line's ``long_s``, so
+        that a calm run slowed by a busy moment is not taken for a heavy one."""
+        return self.held_s >= 2 * self.long_s
 
 
 class PageQueue:
@@ -94,7 +95,7 @@ class PageQueue:
         """Hold the front of the line for one run, once it is free, or its holder has held it
         ``long_s`` and may go on as a long run; ``behind``: its session's last run was long (the
         module's docstring).  The ``Place`` says how long the run held the front."""
-        me, spent = threading.get_ident(), Place(behind, time.monotonic())
+        me, spent = threading.get_ident(), Place(behind, time.monotonic(), self.long_s)
         self._places[me] = spent
         try:
             self._enter(spent)
