@@ -6,6 +6,7 @@ Leaves out: what a token means to a variant (``core.bpe.variants``) and encoding
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Mapping
 
 from .checks import MAX_SPECIAL_CHARS, ArgumentError, VocabularyTooLargeError, check_id, token_lengths
@@ -16,17 +17,20 @@ from .checks import MAX_SPECIAL_CHARS, ArgumentError, VocabularyTooLargeError, c
 MAX_VOCAB_BYTES = 1 << 28
 
 
-def token_bytes_of(base: Mapping[int, bytes], merges: list[tuple[int, int, int]]) -> TokenBytes:
+def token_bytes_of(base: Mapping[int, bytes], merges: list[tuple[int, int, int]]) -> Mapping[int, bytes]:
     """Token bytes of every id; the lengths are checked as integers first, so forged merges
-    cannot make it join gigabytes."""
+    cannot make it join gigabytes.  A base given as a dict (the 256 bytes) is held in one dict
+    with the merged tokens (a real model's 200,000 are read there at C speed); any other, an
+    alphabet's symbols, stays spelled when asked (:class:`TokenBytes`)."""
     total = sum(token_lengths({i: len(v) for i, v in base.items()}, merges).values())
     if total > MAX_VOCAB_BYTES:
         raise VocabularyTooLargeError(
             f"These merges would make tokens of {total:,} bytes in all; a tokenizer may hold at "
             f"most {MAX_VOCAB_BYTES:,}.")
-    vocab = TokenBytes(base, {})
+    vocab = dict(base) if isinstance(base, dict) else TokenBytes(base, {})
+    merged = vocab if isinstance(vocab, dict) else vocab.merged
     for a, b, new in merges:
-        vocab.merged[new] = vocab[a] + vocab[b]
+        merged[new] = vocab[a] + vocab[b]
     return vocab
 
 
@@ -52,8 +56,7 @@ class TokenBytes(Mapping):
         return len(self.base) + len(self.merged)
 
     def __iter__(self) -> Iterator[int]:
-        yield from self.base
-        yield from self.merged
+        return itertools.chain(self.base, self.merged)
 
 
 def special_ids(special_tokens, vocab: Mapping[int, bytes]) -> dict[str, int]:
