@@ -20,10 +20,25 @@ def test_a_token_box_is_focusable_named_and_keeps_right_to_left_tokens_in_order(
     box = re.match(r"<div [^>]*>", html).group(0)
     assert 'tabindex="0"' in box and 'role="region"' in box and 'aria-label="Hebrew tokens"' in box
     assert "direction:ltr" in box and "background" not in box  # the page's own background
-    spans = re.findall(r'<span class="(tok|gap)[^"]*"[^>]*style="([^"]*)"', html)
-    assert {"tok", "gap"} <= {cls for cls, _ in spans}  # the word variant leaves spaces between tokens
+    spans = [(classes(tag), styled(tag)) for tag in re.findall(r'<span class="(?:tok|gap)[^"]*"[^>]*>', html)]
+    assert {"tok", "gap"} <= {cls[0] for cls, _ in spans}  # the word variant leaves spaces between tokens
     assert all("unicode-bidi:isolate" in style for _, style in spans)
-    assert all(f"color:{render.INK}" in style for cls, style in spans if cls == "tok")
+    tokens = [style for cls, style in spans if cls[0] == "tok"]
+    assert all(f"color:{render.INK}" in style for style in tokens)
+    assert all(f"background:{render.PALETTE[n % 2]}" in style for n, style in enumerate(tokens))  # alternate
+
+
+def classes(tag: str) -> list[str]:
+    return re.search(r'class="([^"]*)"', tag).group(1).split()
+
+
+def styled(tag: str) -> str:
+    """A span's style as drawn: the stylesheet's rules for its classes (``render.TOKEN_RULES``, all
+    inside a text box), then its own."""
+    own = re.search(r'style="([^"]*)"', tag)
+    rules = [style for selector, style in render.TOKEN_RULES.items()
+             if set(selector.split()[-1].split(".")[1:]) <= set(classes(tag))]
+    return "".join(rules) + (own.group(1) if own else "")
 
 
 def test_the_pair_differs_from_other_tokens_without_colour():

@@ -47,6 +47,17 @@ GLYPH = "line-height:1.35;padding:0 2px"
 IN_GROUP = "font-size:10px;line-height:1.3;color:#6b21a8;"
 PARTIAL = "color:#9a3412;font-style:italic;"
 LEGEND_STYLE = "font-size:12px;margin-top:4px;opacity:.8"
+# A text box's token spans take their look from these rules in the app's stylesheet
+# (``ui.plumbing.theme``), by class: written into each span, the same two hundred characters made a
+# panel of random Unicode megabytes of markup, which the server copied, scanned and hashed again at
+# every rerun (docs/benchmarks.md, "What one page run costs the server").
+TOKEN_RULES = {
+    ".bpe-text .tok": BOX,
+    ".bpe-text .tok.c0": f"background:{PALETTE[0]};",
+    ".bpe-text .tok.c1": f"background:{PALETTE[1]};",
+    ".bpe-text .tok.partial": PARTIAL,  # bytes that are not a whole character
+    '.bpe-text[data-view]:not([data-view=""]) .tok': "cursor:pointer;",  # a click picks the token
+}
 TEXT_LABEL = "The text split into tokens"
 GROUP_LEGEND = ("A purple outline joins byte tokens that spell one character (shown above them); "
                 "hover it for the bytes.")
@@ -103,7 +114,7 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids
         if group:
             out.append(_group_open(tok, text, tokens[first:stop]))
         for n in range(first, stop):
-            out.append(_token_html(tok, text, tokens[n], n, show_ids, group, view, (styles or {}).get(n, "")))
+            out.append(_token_html(tok, text, tokens[n], n, show_ids, group, (styles or {}).get(n, "")))
         if group:
             out.append("</span></span>")
         pos = max(pos, tokens[stop - 1].end)
@@ -130,18 +141,14 @@ def _group_open(tok: BPETokenizer, text: str, group: list[Token]) -> str:
 
 
 def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, show_ids: bool, in_group: bool,
-                view: str | None, own: str = "") -> str:
+                own: str = "") -> str:
     label, partial = token_label(tok, t, text)
-    style = BOX + f"background:{PALETTE[n % 2]};" + own
+    classes, style = token_classes(n, partial and not in_group), own
     if in_group:  # the character is drawn above: the token shows its bytes, small
         style += IN_GROUP
         shown = esc(hex_bytes(tok.token_bytes(t.id)))
     else:
-        if partial:
-            style += PARTIAL
         shown = visible_html(label)
-    if view:
-        style += "cursor:pointer;"
     shown += marker_html(tok, t.id)
     title = token_title(tok, t.id)
     if show_ids and not in_group:
@@ -149,8 +156,14 @@ def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, show_ids: bool, 
                   f'<sup style="{MUTED};font-size:9px">{esc(hex_bytes(tok.token_bytes(t.id)))}</sup>')
     elif show_ids:
         shown += f'<sub style="{MUTED};font-size:9px;margin-left:1px">{t.id}</sub>'
-    html_ = f'<span class="tok" data-id="{t.id}" title="{esc(title)}" style="{style}">{shown}</span>'
+    styled = f' style="{style}"' if style else ""
+    html_ = f'<span class="{classes}" data-id="{t.id}" title="{esc(title)}"{styled}>{shown}</span>'
     return html_ + ("<br>" if label.endswith("\n") else "")
+
+
+def token_classes(n: int, partial: bool) -> str:
+    """The classes of a text box's ``n``-th token span (``TOKEN_RULES``): fills alternating."""
+    return f"tok c{n % 2} partial" if partial else f"tok c{n % 2}"
 
 
 def _legend(text: str, grouped: bool) -> str:

@@ -7,7 +7,7 @@ dark theme, the text colour of a chosen pill: no violet is 4.5:1 against both wh
 dark background, so the primary colours (``.streamlit/config.toml``) are dark enough for white
 text in both themes and a chosen pill's text takes the page's text colour, its violet tint and
 border marking the choice.  The colours in ``ui.plumbing.render``'s token boxes need none of this: they
-carry their own fill and text colour.
+carry their own fill and text colour (``TOKEN_RULES``, here too).
 
 Focus stays in sight: Streamlit scrolls the page inside its main container, under a header laid
 over that container's top, so a control the keyboard focuses (Learn BPE's Next) could be scrolled
@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.plumbing.render import TOKEN_RULES
+
 CSS = "\n".join([
+    *(f"{selector}{{{style}}}" for selector, style in TOKEN_RULES.items()),
     '[data-testid="stCaptionContainer"]{opacity:.85;}',
     # as specific as Streamlit's own rule for a chosen pill (a class, [data-selected], :not), and then some
     '[data-testid="stApp"] button[data-selected="true"]:not([data-disabled]){color:inherit;}',

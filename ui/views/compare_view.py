@@ -37,12 +37,11 @@ from ui.plumbing.charts import FIT_WIDTH, grouped_height
 from ui.plumbing.cache import PRETRAINED_LABELS as LABELS
 from ui.plumbing.cache import TRAINING_ERRORS, pretrained, session_tokenizer
 from ui.plumbing.render import (
-    BOX,
     CONTAINER,
-    PALETTE,
     box_attrs,
     show_error,
     string_tokens_html,
+    token_classes,
     token_label,
     token_title,
 )
@@ -187,12 +186,11 @@ def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: in
             out.append(gap_html(text[pos:t.start]))
         label, partial = token_label(tok, t, text)
         title = token_title(tok, t.id)
-        style = BOX + f"background:{PALETTE[n % 2]};cursor:pointer;" + (MARK if n in marked else "")
-        if partial:
-            style += "color:#9a3412;font-style:italic;"
-        cls = "tok tok-diff" if n in marked else "tok"
+        classes, styled = token_classes(n, partial), ""
+        if n in marked:
+            classes, styled = classes + " tok-diff", f' style="{MARK}"'
         data_id = panel * PANEL + t.id
-        out.append(f'<span class="{cls}" data-id="{data_id}" title="{esc(title)}" style="{style}">'
+        out.append(f'<span class="{classes}" data-id="{data_id}" title="{esc(title)}"{styled}>'
                    f'{visible_html(label)}</span>')
         if label.endswith("\n"):
             out.append("<br>")
