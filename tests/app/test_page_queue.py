@@ -88,12 +88,12 @@ def test_a_session_whose_last_run_was_long_waits_behind_calm_ones_but_not_past_i
 
 
 def test_a_run_that_held_the_front_twice_its_lines_long_s_says_so_for_its_sessions_next():
-    line = page_queue.PageQueue(long_s=0.05)  # not the module's LONG_S: the line's own
-    with line.place() as quick:
-        pass
+    line = page_queue.PageQueue(long_s=1.0)  # its own, not the module's LONG_S
+    with line.place() as calm:
+        time.sleep(0.5)  # the run's own work, holding the front: past twice LONG_S, not its line's
     with line.place() as heavy:
-        time.sleep(0.2)  # the run's own work, holding the front
-    assert heavy.long and not quick.long
+        time.sleep(2.05)
+    assert heavy.long and not calm.long
 
 
 def test_a_long_holder_leaves_the_front_to_the_next_in_line_only():
