@@ -53,14 +53,18 @@ class Alphabet:
         """Single characters travel as one string, without the lookup table (built again on first
         use): a pasted corpus of random Unicode has some 180,000 of them, and a tokenizer goes to a
         job and back whole, pickled on the server's threads."""
-        joined = "".join(self.symbols)
-        if len(joined) == len(self.symbols):  # no symbol is empty: all are single characters
-            return {"chars": joined}
-        return {"symbols": self.symbols}
+        joined = self._single_characters()
+        return {"symbols": self.symbols} if joined is None else {"chars": joined}
 
     def __setstate__(self, state: dict) -> None:
         self.symbols = list(state["chars"]) if "chars" in state else state["symbols"]
         self._array = None
+
+    def _single_characters(self) -> str | None:
+        """The symbols joined, when every one is a single character (none is empty, so the
+        lengths tell), else ``None``."""
+        joined = "".join(self.symbols)
+        return joined if len(joined) == len(self.symbols) else None
 
     def ids(self, text: str, unknown: str, offset: int) -> np.ndarray:
         """int32 ids of the characters of ``text``.  An unseen character raises
@@ -99,8 +103,8 @@ class Alphabet:
     def _table(self) -> np.ndarray:
         """Code point -> id (``-1`` where none), built on first use: single characters only."""
         if self._array is None:
-            joined = "".join(self.symbols)
-            if len(joined) == len(self.symbols):  # all single characters: read at C speed
+            joined = self._single_characters()
+            if joined is not None:  # read at C speed
                 ids, points = np.arange(len(joined)), _code_points(joined)
             else:
                 ids = [i for i, c in enumerate(self.symbols) if len(c) == 1]

@@ -27,8 +27,11 @@ def token_bytes_of(base: Mapping[int, bytes], merges: list[tuple[int, int, int]]
         raise VocabularyTooLargeError(
             f"These merges would make tokens of {total:,} bytes in all; a tokenizer may hold at "
             f"most {MAX_VOCAB_BYTES:,}.")
-    vocab = dict(base) if isinstance(base, dict) else TokenBytes(base, {})
-    merged = vocab if isinstance(vocab, dict) else vocab.merged
+    if isinstance(base, dict):
+        vocab = merged = dict(base)
+    else:
+        merged = {}
+        vocab = TokenBytes(base, merged)
     for a, b, new in merges:
         merged[new] = vocab[a] + vocab[b]
     return vocab
