@@ -52,10 +52,10 @@ def questions(text: str, repeat: int) -> None:
     special_example = "The first story ends here.<|endoftext|>The next one begins."
     first = next(iter(toks.values()))  # the page counts the corpus's words for one tokenizer at a time
     each = lambda work: lambda: [work(t) for t in toks.values()]  # noqa: E731
-    sections = {  # the page's own bounds: 5,000 words, 2,000 numbers
+    sections = {  # the page's own bounds: 5,000 words, 12 numbers
         "spelling": lambda: (each(lambda t: spelling(t, "strawberry"))(),
                              words_cut_differently(first, text, 5_000)),
-        "numbers": each(lambda t: (numbers_in_text(t, text, 2_000), number_groupings(t))),
+        "numbers": each(lambda t: (numbers_in_text(t, text, 12), number_groupings(t))),
         "whitespace": each(lambda t: (whitespace_cost(t, text), whitespace_cost(t, python_sample()))),
         "special tokens": each(lambda t: (specials_in(t, text), special_readings(t, special_example))),
         "the prompt's last token": each(lambda t: prompt_boundary(t, "Hello ", "world")),

@@ -1,5 +1,6 @@
 """What a heavy job costs the server's own threads: pickling what it sends (the attendee's corpus
-and tokenizer) and unpickling the tokenizer a job trained.  Each is one C call that holds the GIL,
+and tokenizer), unpickling the tokenizer a job trained and the answers Tokenizer questions reads
+from the corpus (under every real tokenizer and the attendee's).  Each is one C call that holds the GIL,
 while every other attendee's page run in the process waits for it.  The reference, timed in the
 same run, is the corpus itself, which the job must carry whatever the tokenizer costs.
 
@@ -23,7 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench_hostile_room import CASES, heavy_texts  # noqa: E402
 from bench_server import machine  # noqa: E402
-from core import BPETokenizer  # noqa: E402
+from core import PRETRAINED_NAMES, BPETokenizer  # noqa: E402
+from core.insights.question_jobs import questions  # noqa: E402
 
 
 def best_ms(fn, repeat: int) -> float:
@@ -43,9 +45,13 @@ def row(what: str, text: str, merges: int, repeat: int) -> str:
     receive = best_ms(lambda: pickle.loads(tok_blob), repeat)
     corpus = (best_ms(lambda: pickle.dumps(text, protocol=5), repeat)
               + best_ms(lambda: pickle.loads(text_blob), repeat))
-    mb = len(tok_blob) / 2**20, len(text_blob) / 2**20
+    answers_blob = pickle.dumps(questions(text, {**{n: n for n in PRETRAINED_NAMES}, "yours": tok},
+                                          ("<|endoftext|>",)), protocol=5)
+    answers = best_ms(lambda: pickle.loads(answers_blob), repeat)
+    mb = len(tok_blob) / 2**20, len(text_blob) / 2**20, len(answers_blob) / 2**20
     return (f"| {what} | {len(tok.alphabet):,} | {send:.1f} / {receive:.1f} ms, {mb[0]:.2f} MB "
-            f"| {corpus:.1f} ms, {mb[1]:.2f} MB | {(send + receive) / corpus:.2f} |")
+            f"| {answers:.1f} ms, {mb[2]:.2f} MB | {corpus:.1f} ms, {mb[1]:.2f} MB "
+            f"| {(send + receive) / corpus:.2f} |")
 
 
 def main() -> None:
@@ -55,8 +61,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     print(f"machine: {machine()}")
-    print("| corpus | base symbols | tokenizer pickled / unpickled | the corpus, both ways | ratio |")
-    print("|---|---|---|---|---|")
+    print("| corpus | base symbols | tokenizer pickled / unpickled | questions' answers unpickled "
+          "| the corpus, both ways | tokenizer / corpus |")
+    print("|---|---|---|---|---|---|")
     for what, text in heavy_texts(args.cases, 1.0):
         print(row(what, text, args.merges, args.repeat), flush=True)
 

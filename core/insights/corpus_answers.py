@@ -26,7 +26,9 @@ from .spelling import WordCuts, words_cut_differently
 from .whitespace import WhitespaceCost, whitespace_cost
 
 MOST_WORDS = 5_000  # the corpus's most frequent words checked for a space or a capital
-MOST_NUMBERS = 2_000
+# the corpus's most frequent numbers, each as every tokenizer cuts it: the rows the page shows
+# (a job's answers are read back on the page's thread: why, docs/benchmarks.md, "A heavy job's copies")
+MOST_NUMBERS = 12
 SNIPPET_CHARS = 40  # of context on each side of special-token text
 
 

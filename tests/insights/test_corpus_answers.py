@@ -44,3 +44,14 @@ def test_a_job_worker_is_given_real_tokenizers_by_name_and_finds_the_same():
     by_name = question_jobs.questions(TEXT, {"GPT-4": "cl100k_base"}, ("<|endoftext|>",))
     assert by_name == inline
     assert question_jobs.with_tokenizer(number_groupings, "cl100k_base") == number_groupings(gpt4)
+
+
+def test_the_answers_carry_the_numbers_the_page_shows_and_no_more():
+    """A large corpus's answers come back from a job worker and are read on the page's thread:
+    its most frequent numbers, as many as the page's table shows, most frequent first."""
+    from ui.views.questions_view import number_rows
+
+    text = " ".join(f"{n} " * (200 - n) for n in range(100, 200))  # 100 numbers, 100 the most frequent
+    found = tokenizer_answers(BPETokenizer.from_text(TEXT, 60, variant="byte", pattern="gpt4"), text)
+    assert [n.text.strip() for n in found.numbers] == [str(n) for n in range(100, 100 + MOST_NUMBERS)]
+    assert len(number_rows({"yours": found.numbers})) == len(found.numbers)

@@ -107,7 +107,8 @@ def _on_paste() -> None:
         _failed(str(exc))
         _sync_paste_box()  # the box shows the corpus again, not the refused text
         return
-    state.set_corpus("Pasted text", text, _store("Pasted text", text))
+    digest = state.text_digest(text)  # once: its encoding holds the GIL, a moment per megabyte
+    state.set_corpus("Pasted text", text, _store("Pasted text", text, digest), digest)
     state.put(CORPUS_ERROR, None)
     state.put(CORPUS_SAMPLE, None)
     _sync_paste_box()
@@ -137,7 +138,8 @@ def _on_upload() -> None:
     if not text.strip():
         _failed(f"{source} holds no text.")
         return
-    _load(upload.name, text, source=_store(upload.name, text))
+    digest = state.text_digest(text)
+    _load(upload.name, text, source=_store(upload.name, text, digest), digest=digest)
     _release(upload)
 
 
@@ -206,10 +208,10 @@ def _store_dir() -> Path:
     return runs_dir() / STORE_FOLDER / owner_id()
 
 
-def _store(name: str, text: str) -> str | None:
-    """Save a pasted or uploaded corpus in this owner's folder (mode 0o700) so that a reload finds
-    it; its source for the URL (``text:<digest>``), or ``None`` when it could not be saved."""
-    digest = state.text_digest(text)
+def _store(name: str, text: str, digest: str) -> str | None:
+    """Save a pasted or uploaded corpus (its hash: ``digest``) in this owner's folder (mode 0o700)
+    so that a reload finds it; its source for the URL (``text:<digest>``), or ``None`` when it
+    could not be saved."""
     folder = _store_dir()
     try:
         for path in (folder.parent, folder):

@@ -180,19 +180,24 @@ def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: in
     tok = result.tok
     text = result.text
     marked = set(marked)
+    byte_level = not tok.variant_rules.has_alphabet  # a token's label is its id's alone
+    pieces: dict[int, tuple] = {}  # id -> its title, label's markup, partial, line end: ids recur
     out, pos = [], 0
     for n, t in enumerate(result.tokens):
         if t.start > pos:
             out.append(gap_html(text[pos:t.start]))
-        label, partial = token_label(tok, t, text)
-        title = token_title(tok, t.id)
+        piece = pieces.get(t.id)
+        if piece is None or not byte_level:
+            label, partial = token_label(tok, t, text)
+            title = piece[0] if piece else esc(token_title(tok, t.id))
+            piece = pieces[t.id] = (title, visible_html(label), partial, label.endswith("\n"))
+        title, shown, partial, line_end = piece
         classes, styled = token_classes(n, partial), ""
         if n in marked:
             classes, styled = classes + " tok-diff", f' style="{MARK}"'
-        data_id = panel * PANEL + t.id
-        out.append(f'<span class="{classes}" data-id="{data_id}" title="{esc(title)}"{styled}>'
-                   f'{visible_html(label)}</span>')
-        if label.endswith("\n"):
+        out.append(f'<span class="{classes}" data-id="{panel * PANEL + t.id}" title="{title}"{styled}>'
+                   f'{shown}</span>')
+        if line_end:
             out.append("<br>")
         pos = max(pos, t.end)
     if pos < len(text):

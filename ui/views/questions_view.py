@@ -27,7 +27,7 @@ import streamlit as st
 from core import BPETokenizer
 from core.bpe.display import visible
 from core.insights.boundary import prompt_boundary
-from core.insights.corpus_answers import CorpusQuestions
+from core.insights.corpus_answers import MOST_NUMBERS, CorpusQuestions
 from core.insights.cuts import cut
 from core.insights.formats import FORMATS
 from core.insights.numbers import NumberCut, grouping, number_groupings, numbers_in_text
@@ -126,7 +126,7 @@ def example_numbers(tokenizers: dict[str, BPETokenizer]) -> dict[str, list[Numbe
             for label, tok in tokenizers.items()}
 
 
-def number_rows(numbers: dict[str, list[NumberCut]], shown: int = 12) -> pd.DataFrame:
+def number_rows(numbers: dict[str, list[NumberCut]], shown: int = MOST_NUMBERS) -> pd.DataFrame:
     """A text's most frequent numbers (``numbers``: each tokenizer's, by label), each as every
     tokenizer cuts it, and its grouping."""
     rows: dict[str, dict] = {}
