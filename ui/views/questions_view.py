@@ -44,7 +44,7 @@ from ..serving.bounded_cache import BoundedCache
 EXAMPLE_WORD = "strawberry"
 NUMBER_EXAMPLE = "In 2024 the shop sold 12345678 apples at 19.99, then 1000 more: 999 + 1 = 1000."
 SPECIAL_EXAMPLE = "The first story ends here.<|endoftext|>The next one begins."
-QUESTIONS_BYTES = 2 * 2**20  # one corpus's answers under six tokenizers, at most (a few thousand cuts each)
+QUESTIONS_BYTES = 64 * 1024  # one corpus's answers under six tokenizers, at most (a few dozen cuts each)
 TABLE_BYTES = 16 * 1024  # a tokenizer's digit groupings (at most 15), six formats' costs under six tokenizers
 FORM_LABELS = {"word": "word", " word": "␣word", "Word": "Word", " Word": "␣Word", "WORD": "WORD",
                "reversed": "reversed"}
