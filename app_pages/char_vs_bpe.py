@@ -22,7 +22,7 @@ from ui.plumbing.cache import (TRAINING_ERRORS, corpus_unseen_words, gpt2_from_f
 from ui.plumbing.charts import variants_spec
 from ui.plumbing.controls import (corpus_and_settings, default_test_text, mark_test_text_edited,
                                   use_byte_variant)
-from ui.plumbing.render import md_safe, show_error, show_tokens, string_tokens_html
+from ui.plumbing.render import draw_html, md_safe, show_error, show_tokens, string_tokens_html
 from ui.views.token_view import show_clicked_tree
 
 MAX_TEST_CHARS = 20_000
@@ -113,9 +113,9 @@ def show_test_tokens() -> None:
                    "(shown in red, one each). A byte-level tokenizer can encode any text.", icon="🔤")
         if tok.variant != "byte":
             st.button("Use a byte-level tokenizer", key="charbpe_use_bytes", on_click=use_byte_variant)
-        st.html(string_tokens_html(tok.tokenize(test), set(chars)))
+        draw_html(string_tokens_html(tok.tokenize(test), set(chars)))
     elif test:
-        show_tokens(tok, test, tok.encode_tokens(test), show_ids=show_ids, height=300, view="charbpe")
+        show_tokens(tok, test, show_ids=show_ids, height=300, view="charbpe")
         show_clicked_tree(tok, "charbpe")
     st.caption("Hover a token to see its id and bytes. Byte tokens that split a character sit under "
                "that character in one purple outline.")
@@ -180,12 +180,13 @@ def show_gpt2() -> None:
     try:
         if not test or (tokenizer := gpt2()) is None:
             return
-        gtokens = tokenizer.encode_tokens(test, allowed_special="none")  # a paste is ordinary text
+        metric = st.empty()  # above the text, once its tokens are counted
+        gtokens = show_tokens(tokenizer, test, show_ids=show_ids, height=300,
+                              allowed_special="none")  # a paste is ordinary text
     except (GPT2FileError, PatternTimeoutError) as exc:
         show_error(exc, "Could not load GPT-2's tokenizer: ")
         return
-    st.metric("GPT-2 tokens (test text)", f"{len(gtokens):,}")
-    show_tokens(tokenizer, test, gtokens, show_ids=show_ids, height=300)
+    metric.metric("GPT-2 tokens (test text)", f"{len(gtokens):,}")
 
 
 def show_downloads() -> None:
@@ -226,7 +227,7 @@ def show_loaded_tokenizer() -> None:
     if pieces is not None:
         st.metric("Its tokens (test text)", f"{len(pieces):,}")
         missing = {ch for _, ch in loaded.unknown_characters(test)}
-        st.html(string_tokens_html(pieces, missing))
+        draw_html(string_tokens_html(pieces, missing))
 
 
 def section(draw, title: str | None = None) -> None:

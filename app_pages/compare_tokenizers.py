@@ -143,7 +143,7 @@ def draw_one(panel: int, r) -> None:
     if r.error:
         st.warning(md_safe(r.error), icon="⚠️")
         if r.unseen:
-            st.html(unseen_html(r))
+            draw_html(unseen_html(r))
         return
     marked = [] if r.key == reference else differing(r.tokens, ref_spans)
     # a line of figures, not metric tiles: a tile as narrow as a panel at 800 px cuts "408" to "4‥"

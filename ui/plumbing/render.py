@@ -29,6 +29,7 @@ from core.bpe.step_data import digest
 from core.bpe.markup import MUTED, esc, gap_html, legend_text, marker_html, visible_html
 
 from ui.serving import page_queue
+from ui.serving.bounded_cache import BoundedCache
 
 PALETTE = ("#dbeafe", "#fce7f3", "#dcfce7", "#fef3c7", "#ede9fe", "#ffedd5")
 INK = "#111827"  # text on a token's light fill, in either theme
@@ -198,9 +199,26 @@ def draw_html(markup: str) -> None:
     st.html(_Html(markup))
 
 
-def show_tokens(tok: BPETokenizer, text: str, tokens: list[Token], show_ids: bool = False,
-                height: int = 420, view: str | None = None, label: str = TEXT_LABEL) -> None:
-    draw_html(token_spans_html(tok, text, tokens, show_ids, height, view, label))
+@st.cache_resource(show_spinner=False)
+def _token_texts() -> BoundedCache:
+    """Texts' tokens and their markup, by tokenizer, text and look: ~300 bytes a token."""
+    return BoundedCache(32, 64 * 2**20, cost=lambda entry: len(entry[1][1]) + 100 * len(entry[1][0]))
+
+
+def show_tokens(tok: BPETokenizer, text: str, show_ids: bool = False, height: int = 420,
+                view: str | None = None, label: str = TEXT_LABEL, **encode) -> list[Token]:
+    """Draw ``tok``'s tokens of ``text`` (``tok.encode_tokens(text, **encode)``, returned) as
+    spans, both made once for the room: a test text of 20,000 characters is tens of thousands of
+    spans, and a page that drew them at every click held the interpreter for a second each time."""
+    key = (digest(text), show_ids, height, view, label, tuple(sorted(encode.items())))
+
+    def make() -> tuple[list[Token], str]:
+        tokens = tok.encode_tokens(text, **encode)
+        return tokens, token_spans_html(tok, text, tokens, show_ids, height, view, label)
+
+    tokens, markup = _token_texts().made_for(tok, key, make)
+    draw_html(markup)
+    return tokens
 
 
 def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300,
