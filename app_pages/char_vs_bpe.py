@@ -16,17 +16,20 @@ from core.bpe.explain import coinciding_curves
 from core.bpe.gpt2 import MAX_FILE_BYTES
 from core.bpe.interop import ExportError, hf_tokenizer_json
 from core.corpus import shared_file
+from core.digest import text_digest
 from ui.plumbing import state
 from ui.plumbing.cache import (TRAINING_ERRORS, corpus_unseen_words, gpt2_from_files, gpt2_tokenizer,
                                session_tokenizer, train_tokenizer)
 from ui.plumbing.charts import variants_spec
 from ui.plumbing.controls import (corpus_and_settings, default_test_text, mark_test_text_edited,
                                   use_byte_variant)
-from ui.plumbing.render import draw_html, md_safe, show_error, show_tokens, string_tokens_html
+from ui.plumbing.render import draw_html, md_safe, plural, show_error, show_tokens, string_tokens_html
+from ui.serving.bounded_cache import BoundedCache
 from ui.views.token_view import show_clicked_tree
 
 MAX_TEST_CHARS = 20_000
 MAX_TOKENIZER_FILE_BYTES = 16 * 2**20  # far above a 5,000-merge tokenizer's file
+NAMED_UNSEEN = 20  # unseen characters the warning names; the rest it counts
 
 st.title("⚖️ Char vs BPE")
 st.caption("A character tokenizer spends one token per character. BPE spends fewer on text like its "
@@ -50,6 +53,7 @@ test = st.text_area(
          "characters: a longer one is cut there.",
 )
 test = test[:MAX_TEST_CHARS]  # state.keep cuts it too; a client can send more
+test_digest = text_digest(test)
 st.caption(f"{len(test):,} characters")
 if example is not None and test == example.text:
     made = "the corpus's first words"
@@ -63,8 +67,27 @@ if example is not None and test == example.text:
     st.caption(f"Made from the corpus: {made}. Type your own text to try any other.")
 
 
+@st.cache_resource(show_spinner=False)
+def _test_work() -> BoundedCache:
+    """What the page makes of a test text, by tokenizer and text: made once for the room, as its
+    token spans are (``show_tokens``), where a full box was cut into tokens four times at every
+    click on the page."""
+    return BoundedCache(64, 32 * 2**20, cost=_cost)
+
+
+def _cost(made) -> int:
+    """Bytes, about: a count's, a markup's, or a tuple of characters'."""
+    return 100 + (len(made.value) * (60 if isinstance(made.value, tuple) else 1)
+                  if isinstance(made.value, (str, tuple)) else 0)
+
+
+def once(t, what: str, make):
+    """``make()`` for ``t`` and the test text, kept in the room's cache."""
+    return _test_work().made_for(t, (what, test_digest), make)
+
+
 def count_tokens(t, s: str) -> int:
-    return len(t.tokenize(s)) if s else 0
+    return once(t, "count", lambda: len(t.tokenize(s))) if s else 0
 
 
 def chars_per_token(chars: int, tokens: int) -> float | None:
@@ -103,17 +126,24 @@ def show_counts() -> None:
         st.caption("The word variant counts one end-of-word marker per word and drops the spaces.")
 
 
-def show_test_tokens() -> None:
+def unseen_characters() -> tuple[str, ...]:
+    """The test text's characters the tokenizer has no token for, each once, in order (the word
+    variant drops whitespace rather than encoding it: not an unseen character there)."""
     unseen = tok.unknown_characters(test)
-    # the word variant drops whitespace rather than encoding it: not an unseen character there
-    chars = list(dict.fromkeys(ch for _, ch in unseen if not (tok.end_of_word and ch.isspace())))
+    return tuple(dict.fromkeys(ch for _, ch in unseen if not (tok.end_of_word and ch.isspace())))
+
+
+def show_test_tokens() -> None:
+    chars = once(tok, "unseen", unseen_characters)
     if chars:
-        named = ", ".join(f"{md_safe(repr(c))} (U+{ord(c):04X})" for c in chars)
+        named = ", ".join(f"{md_safe(repr(c))} (U+{ord(c):04X})" for c in chars[:NAMED_UNSEEN])
+        if len(chars) > NAMED_UNSEEN:
+            named += f" and {plural(len(chars) - NAMED_UNSEEN, 'other character')}"
         st.warning(f"The corpus never contains {named}, so this tokenizer has no token for them "
                    "(shown in red, one each). A byte-level tokenizer can encode any text.", icon="🔤")
         if tok.variant != "byte":
             st.button("Use a byte-level tokenizer", key="charbpe_use_bytes", on_click=use_byte_variant)
-        draw_html(string_tokens_html(tok.tokenize(test), set(chars)))
+        draw_html(once(tok, "unseen spans", lambda: string_tokens_html(tok.tokenize(test), set(chars))))
     elif test:
         show_tokens(tok, test, show_ids=show_ids, height=300, view="charbpe")
         show_clicked_tree(tok, "charbpe")

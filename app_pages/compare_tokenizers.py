@@ -5,8 +5,8 @@ differently; how a token was built; and what each script costs."""
 import pandas as pd
 import streamlit as st
 
-from core.bpe.compare import differing, spans
 from core.bpe.display import quoted
+from core.digest import text_digest
 from ui.plumbing import state
 from ui.views.compare_view import (
     CORPUS_CHARS,
@@ -19,6 +19,7 @@ from ui.views.compare_view import (
     costs,
     encode_all,
     handle_timeouts,
+    marked_tokens,
     spans_html,
     token_options,
     unseen_html,
@@ -135,7 +136,7 @@ reference = st.selectbox(
     key="tokenizers_reference",
     index=keys.index(TREE_FIRST) if TREE_FIRST in keys else 0,
 )
-ref_spans = next((spans(r.tokens) for r in loaded if r.key == reference), frozenset())
+reference_result = next((r for r in loaded if r.key == reference), None)
 
 
 def draw_one(panel: int, r) -> None:
@@ -145,7 +146,7 @@ def draw_one(panel: int, r) -> None:
         if r.unseen:
             draw_html(unseen_html(r))
         return
-    marked = [] if r.key == reference else differing(r.tokens, ref_spans)
+    marked = marked_tokens(r, reference_result)
     # a line of figures, not metric tiles: a tile as narrow as a panel at 800 px cuts "408" to "4‥"
     unlike = "the reference" if r.key == reference else f"**{len(marked):,}** cut unlike the reference"
     st.markdown(f"**{len(r.tokens):,}** tokens · **{r.chars_per_token:.2f}** chars/token · {unlike}")
@@ -177,7 +178,7 @@ def draw_spans() -> None:
 def take_click() -> None:
     """Mount the texts' click listener; a token just clicked picks the tree below."""
     before = state.last_click(VIEW)
-    scope = f"{','.join(shown)}:{state.text_digest(text)}"
+    scope = f"{','.join(shown)}:{text_digest(text)}"
     now = clicked_token(VIEW, scope)
     if now is not None and before != (scope, now):
         panel, token_id = clicked_at(now)

@@ -18,6 +18,10 @@ figures do not.
 the page shows no progress bar (its jobs done, in job workers: other processes, not counted), then
 times reruns alone (a reload opens the URL's corpus, not the paste): what a page's own thread costs
 at every run whatever was pasted (``tests/app/test_page_thread.py`` holds each run to a budget).
+
+``--box`` fills the page's own text box (Char vs BPE's test text, Compare tokenizers' text) with its
+maximum, 20,000 characters of random Unicode (``bench_hostile_room.random_unicode``): the first run
+with it (every tokenizer's spans of it made, for the room) is timed alone, then the reruns.
 """
 
 from __future__ import annotations
@@ -30,13 +34,16 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from bench_hostile_room import CASES, PASTE_LABEL, heavy_texts
+from bench_hostile_room import CASES, PASTE_LABEL, heavy_texts, random_unicode
 from bench_server import machine, start_server
 from streamlit_client import Session
 
 CORPUS = "sample:English: Python docs (built in)"
 TICK = os.sysconf("SC_CLK_TCK")
 WARM_RUNS = 10
+BOX_CHARS = 20_000  # the text boxes' maximum (app_pages' MAX_TEST_CHARS, MAX_TEXT_CHARS)
+BOXES = {"char_vs_bpe": "Test text",
+         "compare_tokenizers": "Text to compare (pick one above or paste your own)"}
 
 
 def cpu_s(stat: Path) -> float:
@@ -65,9 +72,11 @@ async def pasted(s: Session, text: str, timeout: float = 600.0) -> None:
         await s.rerun()
 
 
-async def cost(url: str, pid: int, path: str, runs: int, paste: str | None = None) -> list[str]:
+async def cost(url: str, pid: int, path: str, runs: int, paste: str | None = None,
+               box: str | None = None) -> list[str]:
     """Table rows for reruns and reloads of ``path``: messages, wall ms, event-loop and script CPU
-    (with ``paste``, reruns only, once it is pasted and its jobs are done)."""
+    (with ``paste``, reruns only, once it is pasted and its jobs are done; with ``box``, its first
+    run with the page's text box holding it, then reruns)."""
     query = "u={}&corpus=" + quote(CORPUS)
     keeper = Session(url, query=query.format("bench-keep-0000-xxxxxxxx"), path=path)
     s = CountingSession(url, query=query.format("bench-cost-0000-xxxxxxxx"), path=path)
@@ -79,19 +88,27 @@ async def cost(url: str, pid: int, path: str, runs: int, paste: str | None = Non
         await pasted(s, paste)
         await s.rerun()
     rows = []
-    for kind in ("rerun",) if paste is not None else ("rerun", "reload"):
-        process, loop = Path(f"/proc/{pid}/stat"), Path(f"/proc/{pid}/task/{pid}/stat")
-        total0, loop0, messages0, wall = cpu_s(process), cpu_s(loop), s.messages, []
-        for _ in range(runs):
-            wall.append(await (s.rerun() if kind == "rerun" else s.reload()))
-        total, on_loop = (cpu_s(process) - total0) / runs, (cpu_s(loop) - loop0) / runs
-        wall.sort()
-        rows.append(f"| {path or 'the app'} | {kind} | {(s.messages - messages0) / runs:.0f} | "
-                    f"{1000 * wall[len(wall) // 2]:.0f} | {1000 * on_loop:.1f} | "
-                    f"{1000 * (total - on_loop):.1f} | **{1000 * total:.1f}** |")
+    if box is not None:
+        s.keep(BOXES[path], string_value=box)
+        rows.append(await _timed(s, pid, path, "first run, box full", 1))
+    for kind in ("rerun",) if paste is not None or box is not None else ("rerun", "reload"):
+        rows.append(await _timed(s, pid, path, kind, runs))
     await s.close()
     await keeper.close()
     return rows
+
+
+async def _timed(s: CountingSession, pid: int, path: str, kind: str, runs: int) -> str:
+    """A table row for ``runs`` runs of ``kind`` (a reload, else a rerun)."""
+    process, loop = Path(f"/proc/{pid}/stat"), Path(f"/proc/{pid}/task/{pid}/stat")
+    total0, loop0, messages0, wall = cpu_s(process), cpu_s(loop), s.messages, []
+    for _ in range(runs):
+        wall.append(await (s.reload() if kind == "reload" else s.rerun()))
+    total, on_loop = (cpu_s(process) - total0) / runs, (cpu_s(loop) - loop0) / runs
+    wall.sort()
+    return (f"| {path or 'the app'} | {kind} | {(s.messages - messages0) / runs:.0f} | "
+            f"{1000 * wall[len(wall) // 2]:.0f} | {1000 * on_loop:.1f} | "
+            f"{1000 * (total - on_loop):.1f} | **{1000 * total:.1f}** |")
 
 
 def main() -> None:
@@ -99,7 +116,9 @@ def main() -> None:
     parser.add_argument("--pages", nargs="+", default=["learn_bpe"], help="the app's pages, by URL path")
     parser.add_argument("--runs", type=int, default=150)
     parser.add_argument("--paste", choices=list(CASES), help="a heavy text pasted first (bench_hostile_room)")
+    parser.add_argument("--box", action="store_true", help="the page's own text box at its maximum")
     args = parser.parse_args()
+    box = random_unicode(4 * BOX_CHARS)[:BOX_CHARS] if args.box else None
     paste = heavy_texts([args.paste], 1.0)[0][1] if args.paste else None
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}; "
           f"{time.strftime('%Y-%m-%d %H:%M')}\n")
@@ -111,7 +130,8 @@ def main() -> None:
             proc, url = start_server(Path(runs_dir), {}, script=script)
             try:
                 for page in pages:
-                    for row in asyncio.run(cost(url, proc.pid, page, args.runs, paste if page else None)):
+                    own = (paste, box) if page else (None, None)  # the floor has no corpus, no box
+                    for row in asyncio.run(cost(url, proc.pid, page, args.runs, *own)):
                         print(row.replace("| the app |", "| Streamlit's floor (a bare page) |"), flush=True)
             finally:
                 proc.terminate()

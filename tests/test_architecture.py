@@ -30,7 +30,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("core", "ui", "app_pages")
-NEUTRAL = {"core.atomic"}  # helpers both libraries use, beside no domain
+NEUTRAL = {"core.atomic", "core.digest"}  # helpers both libraries use, beside no domain
 
 
 def _modules() -> dict[str, Path]:

@@ -15,9 +15,9 @@ to ``NAME_CHARS``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 
+from ..digest import text_digest
 from .display import hex_bytes, is_invisible, quoted, visible_char
 from .explain import segment
 from .encoding import Token
@@ -51,7 +51,7 @@ def payload(tok: BPETokenizer, window: str, text_length: int, start_tokens: list
     faces = {i: token_face(tok, i) for i in ids}
     return {
         # an extension's scope names its new merges only: its vocabulary's size tells the bases apart
-        "key": f"{scope}-{tok.vocab_size}-{digest(window)}-{text_length}",
+        "key": f"{scope}-{tok.vocab_size}-{text_digest(window)}-{text_length}",
         "n": n,
         "base_vocab": tok.vocab_size - n,
         "length0": tok.initial_length,
@@ -118,8 +118,4 @@ def _name(tok: BPETokenizer, token_id: int, full: bool) -> str:
 def _continues(raw: bytes) -> bool:
     return bool(raw) and raw[0] & 0xC0 == 0x80
 
-
-def digest(text: str) -> str:
-    """A short hash of a window, naming it in the payload's key and the caches."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 

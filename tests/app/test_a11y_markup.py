@@ -28,6 +28,17 @@ def test_a_token_box_is_focusable_named_and_keeps_right_to_left_tokens_in_order(
     assert all(f"background:{render.PALETTE[n % 2]}" in style for n, style in enumerate(tokens))  # alternate
 
 
+def test_byte_tokens_of_one_character_sit_under_it_in_one_purple_outline():
+    """The group's look comes from the stylesheet (``render.TOKEN_RULES``), once for the page, not
+    written into each of a panel's thousands of groups."""
+    tok = BPETokenizer.from_text("abc", 0, variant="byte")
+    html = render.token_spans_html(tok, "a👋b", tok.encode_tokens("a👋b"))
+    [group] = re.findall(r'<span class="bpe-char"[^>]*>', html)
+    assert "#7c3aed" in styled(group) and "style=" not in group
+    small = [tag for tag in re.findall(r'<span class="tok[^"]*"[^>]*>', html) if "in-group" in classes(tag)]
+    assert len(small) == 4 and all("font-size:10px" in styled(tag) for tag in small)  # 👋's 4 bytes
+
+
 def classes(tag: str) -> list[str]:
     return re.search(r'class="([^"]*)"', tag).group(1).split()
 

@@ -51,6 +51,18 @@ def test_unseen_characters_are_named():
     assert "A byte-level tokenizer can encode any text" in warning
 
 
+def test_a_text_of_many_unseen_characters_names_the_first_and_counts_the_rest():
+    """Pasting thousands of new characters (a script the corpus lacks) gives a warning a person can
+    read, not a wall of code points; the red pieces still show every one."""
+    unseen = [chr(0x4E00 + n) for n in range(50)]  # CJK: none in the corpus
+    at = page("".join(unseen))
+    [warning] = [w.value for w in at.warning if "never contains" in w.value]
+    assert [ch for ch in unseen if f"U+{ord(ch):04X}" in warning] == unseen[:20]
+    assert "and 30 other characters" in warning
+    [spans] = [h.proto.body for h in at.get("html") if "not in the alphabet" in h.proto.body]
+    assert spans.count('title="not in the alphabet"') == 50
+
+
 def test_unseen_words_decompose_with_tokenize():
     at = page("lowest newer")
     tok = BPETokenizer.from_text(SENNRICH, 10, variant="char")

@@ -106,6 +106,31 @@ def test_your_tokenizer_joins_when_it_can_encode_the_text():
     assert "Yours (char, 10 merges)" in groups
 
 
+def unlike_counts(at: AppTest) -> list[str]:
+    """Each panel's "**N** cut unlike the reference", or "the reference"."""
+    return [m.group(1) for m in (re.search(r"· (the reference|\*\*[\d,]+\*\* cut unlike)", md.value)
+                                 for md in at.main.markdown) if m]
+
+
+@pytest.mark.slow
+def test_the_cuts_unlike_the_reference_follow_the_reference_chosen():
+    """Each panel counts and marks the tokens no token of the reference covers exactly
+    (``core.bpe.compare.differing``), against whichever reference is chosen, at every change."""
+    from core.bpe.compare import differing, spans
+
+    text = "Tokenizers disagree: unconstitutionally, 2,048 naïve cafés 👋🏽 ünïcödé"
+    at = page(text)
+    names = available()
+    toks = {n: BPETokenizer.from_pretrained(n) for n in names}
+    for reference in (names[0], names[-1]):
+        at.selectbox(key="tokenizers_reference").set_value(reference).run()
+        cuts = spans(toks[reference].encode_tokens(text))
+        unlike = {n: len(differing(toks[n].encode_tokens(text), cuts)) for n in names if n != reference}
+        expected = [f"**{unlike[n]}** cut unlike" if n in unlike else "the reference" for n in names]
+        assert unlike_counts(at)[:len(names)] == expected
+        assert html_of(at).count(" tok-diff") == sum(unlike.values())  # yours cannot encode 👋: no panel
+
+
 @pytest.mark.slow
 def test_merge_tree_of_a_chosen_token():
     at = page("unconstitutional")

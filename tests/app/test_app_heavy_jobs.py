@@ -16,12 +16,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import poll_until_done, progress_texts, step_view, paste_box
+from core.digest import text_digest
 from core.room.engine import IDLE_ENV
 from core.room.engine_link import engine_address
 from core.room.jobs import JobState
 from core.settings import ServerSettings
 from tests.room import job_functions
-from ui.plumbing import cache, heavy_jobs, state
+from ui.plumbing import cache, heavy_jobs
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 120  # a worker's first start and a 250 KB training, on a busy 2-core machine
@@ -91,7 +92,7 @@ def test_a_large_corpus_shows_progress_then_the_result_and_a_change_cancels_its_
     assert "Training char BPE: waiting for a free job worker… (0 s)" in texts, texts
     assert any(t.startswith("Counting the corpus: waiting") for t in texts), texts  # in the sidebar
     merges = heavy.number_input(key="w_num_merges").value
-    first = ("train", (state.text_digest(big_corpus()), "char", "", ""), merges)
+    first = ("train", (text_digest(big_corpus()), "char", "", ""), merges)
     assert job_state(one_worker, first) is JobState.QUEUED
 
     calm = learn_page()  # another attendee on a sample: served at once, whatever the first waits for

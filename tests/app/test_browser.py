@@ -268,6 +268,11 @@ def test_screenshot_every_page(app_page, shots_dir):
     expect(pg.get_by_text("The corpus never contains", exact=False)).to_be_visible(timeout=30_000)
     idle(pg)
     assert pg.locator("img[src='x']").count() == 0
+    # GPT-2's bytes of 👋 sit under it inside one purple outline, small (the stylesheet's rules)
+    wave = pg.locator(".bpe-text .bpe-char", has=pg.locator(".bpe-glyph", has_text="👋"))
+    expect(wave).to_have_count(1)
+    expect(wave).to_have_css("border-top-color", "rgb(124, 58, 237)")
+    expect(wave.locator(".tok.in-group").first).to_have_css("font-size", "10px")
     pg.screenshot(path=str(shots_dir / "char_vs_bpe.png"))
     assert pg.dialogs == []
 

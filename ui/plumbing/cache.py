@@ -33,6 +33,7 @@ from core import PRETRAINED_NAMES, BPETokenizer, BPETrainer
 from core.bpe import (CorpusTooLargeError, GPT2FileError, PatternError, PatternTimeoutError,
                       extension_trainer, load_gpt2_bytes)
 from core.bpe.checks import EmptyCorpusError
+from core.digest import text_digest
 from core.bpe.explain import unseen_words
 from core.bpe.pretokenize import set_regex_timeout
 from core.corpus import CorpusStats
@@ -169,7 +170,7 @@ def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str |
     One run with more merges serves every smaller request through ``truncated``.  A corpus of
     ``INLINE_BELOW`` characters or more is trained by the room's job engine (``ui.plumbing.heavy_jobs``):
     until it is done the page shows its progress and stops there."""
-    key = (digest or state.text_digest(text), variant, end_of_word or "", pattern or "")
+    key = (digest or text_digest(text), variant, end_of_word or "", pattern or "")
     with _training.hold(key, on_wait=lambda: st.spinner(SHARED_WAIT)):
         tok = _store().get(key)
         if tok is not None and (len(tok.merge_triples) >= num_merges or tok.exhausted):
@@ -308,7 +309,7 @@ def extended_tokenizer(text: str, start: str, num_merges: int, progress: bool = 
                        digest: str | None = None) -> BPETokenizer:
     """``pretrained(start)`` extended with ``num_merges`` merges learned from ``text``, learned at
     most once per corpus and start (fewer merges: a prefix of a longer run's steps)."""
-    key = (digest or state.text_digest(text), start)
+    key = (digest or text_digest(text), start)
     with _training.hold(key, on_wait=lambda: st.spinner(SHARED_WAIT)):
         base, tok = pretrained(start), _extended().get(key)
         if tok is not None and (len(tok.trace) >= num_merges or tok.exhausted):

@@ -18,6 +18,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.corpus import (CACHE_DIR, CorpusError, check_corpus_size, decode_corpus,
                          download_tiny_shakespeare, read_corpus, read_corpus_under)
+from core.digest import text_digest
 from core.atomic import atomic_write
 from core.settings import ServerSettings
 
@@ -93,21 +94,19 @@ def _on_sample() -> None:
         _load_sample(name)
 
 
-def _utf8_size(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
-
-
 def _on_paste() -> None:
     text = state.get(_paste_key())
     if not text or text == state.corpus()[1] or state.echoed():  # an emptied box is no corpus
         return
+    raw = text.encode("utf-8", "surrogatepass")  # once: it holds the GIL, a moment per megabyte
     try:
-        check_corpus_size(_utf8_size(text), "The pasted text", settings().max_corpus_bytes)
+        check_corpus_size(len(raw), "The pasted text", settings().max_corpus_bytes)
     except CorpusError as exc:
         _failed(str(exc))
         _sync_paste_box()  # the box shows the corpus again, not the refused text
         return
-    digest = state.text_digest(text)  # once: its encoding holds the GIL, a moment per megabyte
+    digest = text_digest(raw)
+    del raw
     state.set_corpus("Pasted text", text, _store("Pasted text", text, digest), digest)
     state.put(CORPUS_ERROR, None)
     state.put(CORPUS_SAMPLE, None)
@@ -138,7 +137,7 @@ def _on_upload() -> None:
     if not text.strip():
         _failed(f"{source} holds no text.")
         return
-    digest = state.text_digest(text)
+    digest = text_digest(text)
     _load(upload.name, text, source=_store(upload.name, text, digest), digest=digest)
     _release(upload)
 
@@ -176,7 +175,7 @@ def _read_shared(path: Path, mtime_ns: int, size: int) -> tuple[str, str]:
     stays as it was: a room that loads it then holds one copy of its 1 MB, not one per session, and
     a reload (which loads it again from the URL) neither reads nor hashes it."""
     text = read_corpus(path)
-    return text, state.text_digest(text)
+    return text, text_digest(text)
 
 
 def start_trainable() -> None:

@@ -25,7 +25,7 @@ import streamlit as st
 
 from core import BPETokenizer, Token
 from core.bpe.display import hex_bytes, quoted, split_characters
-from core.bpe.step_data import digest
+from core.digest import text_digest
 from core.bpe.markup import MUTED, esc, gap_html, legend_text, marker_html, visible_html
 
 from ui.serving import page_queue
@@ -57,6 +57,9 @@ TOKEN_RULES = {
     ".bpe-text .tok.c0": f"background:{PALETTE[0]};",
     ".bpe-text .tok.c1": f"background:{PALETTE[1]};",
     ".bpe-text .tok.partial": PARTIAL,  # bytes that are not a whole character
+    ".bpe-text .bpe-char": GROUP,  # byte tokens that spell one character, under it
+    ".bpe-text .bpe-glyph": GLYPH,
+    ".bpe-text .tok.in-group": IN_GROUP,
     '.bpe-text[data-view]:not([data-view=""]) .tok': "cursor:pointer;",  # a click picks the token
 }
 TEXT_LABEL = "The text split into tokens"
@@ -107,6 +110,7 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids
     ``label`` names the box for a screen reader; ``styles``: a style of its own for some tokens, by
     index (the Chat page's template tokens)."""
     runs = _character_runs(tok, tokens)
+    faces = TokenFaces(tok, text, show_ids)
     out, pos = [], 0
     for first, stop in runs:
         if tokens[first].start > pos:
@@ -115,7 +119,13 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids
         if group:
             out.append(_group_open(tok, text, tokens[first:stop]))
         for n in range(first, stop):
-            out.append(_token_html(tok, text, tokens[n], n, show_ids, group, (styles or {}).get(n, "")))
+            title, shown, partial, line_end = faces(tokens[n], group)
+            own = (styles or {}).get(n)
+            styled = f' style="{own}"' if own else ""
+            out.append(f'<span class="{token_classes(n, partial, group)}" data-id="{tokens[n].id}" '
+                       f'title="{title}"{styled}>{shown}</span>')
+            if line_end:
+                out.append("<br>")
         if group:
             out.append("</span></span>")
         pos = max(pos, tokens[stop - 1].end)
@@ -124,6 +134,42 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids
     return (f'<div class="bpe-text" data-view="{esc(view or "")}" {box_attrs(label)} '
             f'style="{CONTAINER.format(h=height)}">{"".join(out)}</div>'
             f'{_legend(text, len(runs) < len(tokens))}')
+
+
+class TokenFaces:
+    """What a text box's token span shows, for every page that draws one: its escaped title, its
+    inner markup, whether it is bytes short of a character, whether a line ends after it.  Made
+    once per token id where the id alone decides it (a byte-level tokenizer's tokens: ids recur,
+    256 single bytes among them, and 20,000 characters of random Unicode are 71,000 spans under
+    GPT-2), else for every token (a tokenizer with an alphabet: the characters are the text's)."""
+
+    def __init__(self, tok: BPETokenizer, text: str, show_ids: bool = False) -> None:
+        self.tok, self.text, self.show_ids = tok, text, show_ids
+        self.by_id = not tok.variant_rules.has_alphabet
+        self._made: dict[tuple[int, bool], tuple[str, str, bool, bool]] = {}
+
+    def __call__(self, t: Token, in_group: bool = False) -> tuple[str, str, bool, bool]:
+        """``t``'s face; ``in_group``: drawn under its character (``_group_open``), as its bytes."""
+        face = self._made.get((t.id, in_group))
+        if face is None or not self.by_id:
+            title = face[0] if face else esc(token_title(self.tok, t.id))
+            face = self._made[t.id, in_group] = (title, *self._inner(t, in_group))
+        return face
+
+    def _inner(self, t: Token, in_group: bool) -> tuple[str, bool, bool]:
+        tok = self.tok
+        label, partial = token_label(tok, t, self.text)
+        if in_group:  # the character is drawn above: the token shows its bytes, small
+            shown = esc(hex_bytes(tok.token_bytes(t.id)))
+        else:
+            shown = visible_html(label)
+        shown += marker_html(tok, t.id)
+        if self.show_ids and not in_group:
+            shown += (f'<sub style="{MUTED};font-size:10px;margin-left:2px">{t.id}</sub>'
+                      f'<sup style="{MUTED};font-size:9px">{esc(hex_bytes(tok.token_bytes(t.id)))}</sup>')
+        elif self.show_ids:
+            shown += f'<sub style="{MUTED};font-size:9px;margin-left:1px">{t.id}</sub>'
+        return shown, partial and not in_group, label.endswith("\n")
 
 
 def _character_runs(tok: BPETokenizer, tokens: list[Token]) -> list[tuple[int, int]]:
@@ -136,35 +182,13 @@ def _group_open(tok: BPETokenizer, text: str, group: list[Token]) -> str:
     chars = text[group[0].start:group[-1].end]
     raw = b"".join(tok.token_bytes(t.id) for t in group)
     title = f"{chars}: {len(group)} byte tokens, bytes {hex_bytes(raw)}"
-    return (f'<span class="bpe-char" title="{esc(title)}" style="{GROUP}">'
-            f'<span class="bpe-glyph" style="{GLYPH}">{visible_html(chars)}</span>'
-            f'<span style="display:inline-flex;gap:1px">')
+    return (f'<span class="bpe-char" title="{esc(title)}">'
+            f'<span class="bpe-glyph">{visible_html(chars)}</span><span style="display:inline-flex;gap:1px">')
 
 
-def _token_html(tok: BPETokenizer, text: str, t: Token, n: int, show_ids: bool, in_group: bool,
-                own: str = "") -> str:
-    label, partial = token_label(tok, t, text)
-    classes, style = token_classes(n, partial and not in_group), own
-    if in_group:  # the character is drawn above: the token shows its bytes, small
-        style += IN_GROUP
-        shown = esc(hex_bytes(tok.token_bytes(t.id)))
-    else:
-        shown = visible_html(label)
-    shown += marker_html(tok, t.id)
-    title = token_title(tok, t.id)
-    if show_ids and not in_group:
-        shown += (f'<sub style="{MUTED};font-size:10px;margin-left:2px">{t.id}</sub>'
-                  f'<sup style="{MUTED};font-size:9px">{esc(hex_bytes(tok.token_bytes(t.id)))}</sup>')
-    elif show_ids:
-        shown += f'<sub style="{MUTED};font-size:9px;margin-left:1px">{t.id}</sub>'
-    styled = f' style="{style}"' if style else ""
-    html_ = f'<span class="{classes}" data-id="{t.id}" title="{esc(title)}"{styled}>{shown}</span>'
-    return html_ + ("<br>" if label.endswith("\n") else "")
-
-
-def token_classes(n: int, partial: bool) -> str:
+def token_classes(n: int, partial: bool, in_group: bool = False) -> str:
     """The classes of a text box's ``n``-th token span (``TOKEN_RULES``): fills alternating."""
-    return f"tok c{n % 2} partial" if partial else f"tok c{n % 2}"
+    return f"tok c{n % 2}" + " partial" * partial + " in-group" * in_group
 
 
 def _legend(text: str, grouped: bool) -> str:
@@ -210,7 +234,7 @@ def show_tokens(tok: BPETokenizer, text: str, show_ids: bool = False, height: in
     """Draw ``tok``'s tokens of ``text`` (``tok.encode_tokens(text, **encode)``, returned) as
     spans, both made once for the room: a test text of 20,000 characters is tens of thousands of
     spans, and a page that drew them at every click held the interpreter for a second each time."""
-    key = (digest(text), show_ids, height, view, label, tuple(sorted(encode.items())))
+    key = (text_digest(text), show_ids, height, view, label, tuple(sorted(encode.items())))
 
     def make() -> tuple[list[Token], str]:
         tokens = tok.encode_tokens(text, **encode)
@@ -245,7 +269,7 @@ def tokenizer_scope(tok: BPETokenizer) -> str:
 def tokenizer_digest(tok: BPETokenizer) -> str:
     """:func:`tokenizer_scope` as every process spells it (``hash`` of a str differs between
     processes): a job's key, which app processes share through the machine's job engine."""
-    return f"{tok.variant}-{digest(repr(_scope_parts(tok)))}"
+    return f"{tok.variant}-{text_digest(repr(_scope_parts(tok)))}"
 
 
 def _scope_parts(tok: BPETokenizer) -> tuple:

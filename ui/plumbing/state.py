@@ -21,7 +21,6 @@ here, follow the same ``<area>_<name>`` style in their page.
 from __future__ import annotations
 
 import functools
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.bpe.variants import variant_rules
 
+from core.digest import text_digest
 from core.room import default_runs_dir
 from core.samples import DEFAULT_SAMPLE, label, load_sample
 
@@ -163,10 +163,6 @@ def default_merges(text: str) -> int:
     if n < 5_000:
         return 50
     return 200 if n < 50_000 else 300
-
-
-def text_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 @functools.lru_cache(maxsize=None)  # bounded, as ``load_sample`` is

@@ -18,7 +18,6 @@ Leaves out: the rules (``core.bpe.compare``), the page layout (``app_pages/compa
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from dataclasses import dataclass
 from typing import Callable
@@ -29,8 +28,9 @@ import streamlit as st
 
 from core import PRETRAINED_NAMES, BPETokenizer, Token
 from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError
-from core.bpe.compare import char_scripts, ranked_scripts, script_costs
-from core.bpe.markup import esc, gap_html, visible_html
+from core.bpe.compare import char_scripts, differing, ranked_scripts, script_costs, spans
+from core.bpe.markup import esc, gap_html
+from core.digest import text_digest
 
 from ui.serving.bounded_cache import BoundedCache
 from ui.plumbing.charts import FIT_WIDTH, grouped_height
@@ -38,12 +38,11 @@ from ui.plumbing.cache import PRETRAINED_LABELS as LABELS
 from ui.plumbing.cache import TRAINING_ERRORS, pretrained, session_tokenizer
 from ui.plumbing.render import (
     CONTAINER,
+    TokenFaces,
     box_attrs,
     show_error,
     string_tokens_html,
     token_classes,
-    token_label,
-    token_title,
 )
 
 SESSION = "session"
@@ -131,8 +130,8 @@ def _encode(key: str, label: str, text: str) -> tuple[Encoded, BPETokenizer | No
         tok = session_tokenizer(progress=False) if key == SESSION else pretrained(key)
     except (*TRAINING_ERRORS, GPT2FileError) as exc:
         return Encoded(key, label, lambda: None, text, [], error=str(exc)), None
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-    return _encodings().made_for(tok, (key, label, digest), lambda: _encoded(key, label, tok, text)), tok
+    key_of_text = (key, label, text_digest(text))
+    return _encodings().made_for(tok, key_of_text, lambda: _encoded(key, label, tok, text)), tok
 
 
 def _encoded(key: str, label: str, tok: BPETokenizer, text: str) -> Encoded:
@@ -148,8 +147,31 @@ def _encoded(key: str, label: str, tok: BPETokenizer, text: str) -> Encoded:
 
 
 def unseen_html(result: Encoded) -> str:
-    """What a trained tokenizer makes of a text it cannot encode: its pieces, unseen in red."""
-    return string_tokens_html(result.tok.tokenize(result.text), set(result.unseen), height=360)
+    """What a trained tokenizer makes of a text it cannot encode: its pieces, unseen in red (made
+    once for the room, as the spans are)."""
+    return _spans().made_for(result, "unseen", lambda: string_tokens_html(
+        result.tok.tokenize(result.text), set(result.unseen), height=360))
+
+
+def marked_tokens(result: Encoded, reference: Encoded | None) -> tuple[int, ...]:
+    """Indices of ``result``'s tokens cut unlike ``reference``'s (``core.bpe.compare.differing``),
+    made once per pair of encodings: a full box is tens of thousands of tokens a tokenizer,
+    compared again at every click on the page otherwise."""
+    if reference is None or result is reference:
+        return ()
+    key = (id(result), id(reference))
+    entry = _marks().get(key)
+    if entry is None or entry[0]() is not result or entry[1]() is not reference:  # an address reused
+        entry = (weakref.ref(result), weakref.ref(reference),
+                 tuple(differing(result.tokens, spans(reference.tokens))))
+        _marks().put(key, entry)
+    return entry[2]
+
+
+@st.cache_resource(show_spinner=False)
+def _marks() -> BoundedCache:
+    """Tokens cut unlike a reference's, by the two encodings (held weakly)."""
+    return BoundedCache(64, 16 * 2**20, cost=lambda entry: 100 + 8 * len(entry[2]))
 
 
 VIEW = "tokenizers"  # the page's token texts, for clicks (``ui.views.token_view``)
@@ -177,21 +199,14 @@ def spans_html(result: Encoded, panel: int, marked=(), height: int = 360) -> str
 
 
 def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: int) -> str:
-    tok = result.tok
     text = result.text
     marked = set(marked)
-    byte_level = not tok.variant_rules.has_alphabet  # a token's label is its id's alone
-    pieces: dict[int, tuple] = {}  # id -> its title, label's markup, partial, line end: ids recur
+    faces = TokenFaces(result.tok, text)
     out, pos = [], 0
     for n, t in enumerate(result.tokens):
         if t.start > pos:
             out.append(gap_html(text[pos:t.start]))
-        piece = pieces.get(t.id)
-        if piece is None or not byte_level:
-            label, partial = token_label(tok, t, text)
-            title = piece[0] if piece else esc(token_title(tok, t.id))
-            piece = pieces[t.id] = (title, visible_html(label), partial, label.endswith("\n"))
-        title, shown, partial, line_end = piece
+        title, shown, partial, line_end = faces(t)
         classes, styled = token_classes(n, partial), ""
         if n in marked:
             classes, styled = classes + " tok-diff", f' style="{MARK}"'

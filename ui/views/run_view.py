@@ -14,6 +14,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from core.digest import text_digest
 from core.gpt.data import DataTooShortError, check_length
 from core.gpt.device import describe_device, detect_device
 from core.room.limits import (ModelLimits, cpu_cores, default_max_running, limits_for, threads_per_run,
@@ -267,17 +268,18 @@ RUN_LEGEND = alt.Legend(orient="bottom", direction="vertical", columns=1, labelL
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _corpus_file(path: str, size: int, mtime_ns: int) -> tuple[str, int, str]:
-    text = Path(path).read_bytes().decode("utf-8", "surrogatepass")
+    raw = Path(path).read_bytes()
+    text = raw.decode("utf-8", "surrogatepass")
     opening = " ".join(text[:80].split())
     if len(opening) > 50 and " " in opening[40:]:  # cut at a word
         opening = opening[:40] + opening[40:].split(" ", 1)[0]
     opening = opening.rstrip(",;:.!? ")  # it is followed by "…"
-    return state.text_digest(text), len(text), opening
+    return text_digest(raw), len(text), opening
 
 
 def run_corpus(run: RunInfo) -> tuple[str, int, str] | None:
     """``(digest, characters, opening words)`` of the corpus the run trained on (the copy kept in
-    its folder; ``state.text_digest``'s digest), or ``None`` where the folder holds none."""
+    its folder; ``core.digest.text_digest``'s), or ``None`` where the folder holds none."""
     path = run.path / CORPUS_FILE
     try:
         stat = path.stat()

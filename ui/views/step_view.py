@@ -35,7 +35,7 @@ import streamlit as st
 from core import BPETokenizer, Token
 from core.bpe import step_data
 from core.bpe.markup import FAINT, esc
-from core.bpe.step_data import digest
+from core.digest import text_digest
 
 from core.room.jobs import INLINE_BELOW
 
@@ -162,7 +162,7 @@ def encoded_payload(tok: BPETokenizer, window: str, text_length: int,
     once, shared by every session: by the room's job engine for a large corpus or many merges
     (``ui.plumbing.heavy_jobs``; the page shows its progress and stops there until it is built),
     else here."""
-    key = (text_length, digest(window))
+    key = (text_length, text_digest(window))
     with _building.hold((id(tok), key)):
         return _payloads().made_for(tok, key, lambda: _built(tok, window, text_length, start_tokens))
 
@@ -173,7 +173,7 @@ def _built(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[
     if text_length < INLINE_BELOW and len(tok.trace) < INLINE_MERGES:
         return step_data.built_payload(*args)
     return heavy_jobs.job_result(server_settings(), ("step view", tokenizer_digest(tok), tok.vocab_size,
-                                                     text_length, digest(window)),
+                                                     text_length, text_digest(window)),
                                  step_data.built_payload, args, "Preparing the step view", forget=True,
                                  advice="Ask for fewer merges, or show another part of the text.")
 
