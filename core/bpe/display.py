@@ -91,14 +91,16 @@ def split_characters(pieces: list[bytes]) -> list[tuple[int, int]]:
     runs: list[tuple[int, int]] = []
     first = 0
     for i in range(1, len(pieces) + 1):
-        if i == len(pieces) or not pieces[i] or not _continues(pieces[i][0]):
+        if i == len(pieces) or not continues_character(pieces[i]):
             runs.append((first, i))
             first = i
     return runs
 
 
-def _continues(byte: int) -> bool:
-    return byte & 0xC0 == 0x80
+def continues_character(raw: bytes) -> bool:
+    """Whether ``raw`` starts inside a character: its first byte is a UTF-8 continuation byte
+    (``10xxxxxx``), so a token of it goes on the character the token before began."""
+    return bool(raw) and raw[0] & 0xC0 == 0x80
 
 
 def hex_bytes(raw: bytes) -> str:

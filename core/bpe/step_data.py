@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 
 from ..digest import text_digest
-from .display import hex_bytes, is_invisible, quoted, visible_char
+from .display import continues_character, hex_bytes, is_invisible, quoted, visible_char
 from .explain import segment
 from .encoding import Token
 from .markup import gap_html, legend_text, token_face
@@ -63,7 +63,7 @@ def payload(tok: BPETokenizer, window: str, text_length: int, start_tokens: list
         "names": {i: _name(tok, i, full=i in ids) for i in named},
         "faces": {i: [html, int(partial), int(br)] for i, (html, partial, br) in faces.items()},
         "hex": {i: hex_bytes(tok.token_bytes(i)) for i in ids},
-        "cont": {i: 1 for i in ids if byte_level and _continues(tok.token_bytes(i))},
+        "cont": {i: 1 for i in ids if byte_level and continues_character(tok.token_bytes(i))},
         "symbols": {ch: visible_char(ch) for ch in set(window) if is_invisible(ch)},
         "legend": legend_text(window),
         **page,
@@ -113,9 +113,5 @@ def _name(tok: BPETokenizer, token_id: int, full: bool) -> str:
         return quoted(text)
     name = quoted(text[:NAME_CHARS + 1])  # the first NAME_CHARS characters of the whole name
     return name if len(text) <= NAME_CHARS and len(name) <= NAME_CHARS else name[:NAME_CHARS - 2] + "…'"
-
-
-def _continues(raw: bytes) -> bool:
-    return bool(raw) and raw[0] & 0xC0 == 0x80
 
 

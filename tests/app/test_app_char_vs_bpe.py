@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import open_page
@@ -61,6 +62,26 @@ def test_a_text_of_many_unseen_characters_names_the_first_and_counts_the_rest():
     assert "and 30 other characters" in warning
     [spans] = [h.proto.body for h in at.get("html") if "not in the alphabet" in h.proto.body]
     assert spans.count('title="not in the alphabet"') == 50
+
+
+def test_a_full_box_draws_its_first_tokens_and_counts_them_all():
+    """20,000 random characters are 70,000 tokens under GPT-2: the box draws the first
+    ``DRAWN_TOKENS`` (to the end of a character), says how many it left out, and the count above it
+    is the whole text's."""
+    from test_page_thread import random_characters
+
+    from ui.plumbing.render import DRAWN_TOKENS
+
+    if shared_file("gpt2", "vocab.bpe") is None:
+        pytest.skip("GPT-2's files are not in ../shared/gpt2")
+    test = random_characters(20_000)
+    at = page(test)
+    total = len(BPETokenizer.from_pretrained("gpt2").encode(test, allowed_special="none"))
+    assert metrics(at)["GPT-2 tokens (test text)"] == f"{total:,}"
+    [panel] = [h.proto.body for h in at.get("html") if 'class="bpe-char"' in h.proto.body]
+    drawn = panel.count("data-id=")
+    assert DRAWN_TOKENS <= drawn <= DRAWN_TOKENS + 3
+    assert f"… and {total - drawn:,} more tokens, not drawn here" in html.unescape(panel)
 
 
 def test_unseen_words_decompose_with_tokenize():

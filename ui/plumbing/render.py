@@ -24,7 +24,7 @@ import html
 import streamlit as st
 
 from core import BPETokenizer, Token
-from core.bpe.display import hex_bytes, quoted, split_characters
+from core.bpe.display import continues_character, hex_bytes, quoted, split_characters
 from core.digest import text_digest
 from core.bpe.markup import MUTED, esc, gap_html, legend_text, marker_html, visible_html
 
@@ -63,6 +63,11 @@ TOKEN_RULES = {
     '.bpe-text[data-view]:not([data-view=""]) .tok': "cursor:pointer;",  # a click picks the token
 }
 TEXT_LABEL = "The text split into tokens"
+# A text box draws at most this many tokens, its counts covering them all: a full test box of random
+# Unicode is 70,000 tokens under a real model, megabytes of markup for every rerun to send and a
+# browser to lay out, far more than anyone reads in a box of a few lines; English fills a box of
+# 20,000 characters with about 5,000.
+DRAWN_TOKENS = 5_000
 GROUP_LEGEND = ("A purple outline joins byte tokens that spell one character (shown above them); "
                 "hover it for the bytes.")
 
@@ -109,7 +114,8 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids
     variant) is shown plain.  ``view`` names the text for clicks (``ui.views.token_view``);
     ``label`` names the box for a screen reader; ``styles``: a style of its own for some tokens, by
     index (the Chat page's template tokens)."""
-    runs = _character_runs(tok, tokens)
+    drawn = drawn_count(tok, tokens)
+    runs = _character_runs(tok, tokens[:drawn])
     faces = TokenFaces(tok, text, show_ids)
     out, pos = [], 0
     for first, stop in runs:
@@ -129,11 +135,29 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids
         if group:
             out.append("</span></span>")
         pos = max(pos, tokens[stop - 1].end)
-    if pos < len(text):
-        out.append(gap_html(text[pos:]))
+    out.append(rest_html(text, pos, drawn, len(tokens)))
     return (f'<div class="bpe-text" data-view="{esc(view or "")}" {box_attrs(label)} '
             f'style="{CONTAINER.format(h=height)}">{"".join(out)}</div>'
-            f'{_legend(text, len(runs) < len(tokens))}')
+            f'{_legend(text, len(runs) < drawn)}')
+
+
+def drawn_count(tok: BPETokenizer | None, tokens: list) -> int:
+    """How many of ``tokens`` a text box draws: all, up to ``DRAWN_TOKENS``, then up to the end of
+    the character the last one drawn is part of (a byte tokenizer's)."""
+    drawn = min(len(tokens), DRAWN_TOKENS)
+    if tok is not None and not tok.variant_rules.has_alphabet:
+        while drawn < len(tokens) and continues_character(tok.token_bytes(tokens[drawn].id)):
+            drawn += 1
+    return drawn
+
+
+def rest_html(text: str, pos: int, drawn: int, total: int) -> str:
+    """The end of a text box: the text after the last token, or, where tokens were left undrawn,
+    how many (the counts beside the box include them)."""
+    if drawn < total:
+        return (f'<div class="bpe-rest" style="{LEGEND_STYLE};font-family:sans-serif;word-break:normal">'
+                f'… and {total - drawn:,} more tokens, not drawn here; the counts include them.</div>')
+    return gap_html(text[pos:]) if pos < len(text) else ""
 
 
 class TokenFaces:
@@ -249,14 +273,15 @@ def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300,
                        label: str = TEXT_LABEL) -> str:
     """Token strings without offsets (``tok.tokenize``), unseen characters in red."""
     out = []
-    for n, p in enumerate(pieces):
+    for n, p in enumerate(pieces[:DRAWN_TOKENS]):
         bad = p in unseen
         colour = "background:#fecaca;border:2px solid #b91c1c;" if bad else f"background:{PALETTE[n % 2]};"
         style = BOX + colour
         title = "not in the alphabet" if bad else p
         out.append(f'<span class="tok" title="{esc(title)}" style="{style}">{visible_html(p)}</span>')
+    rest = rest_html("", 0, len(out), len(pieces))
     return (f'<div class="bpe-text" {box_attrs(label)} style="{CONTAINER.format(h=height)}">'
-            f'{" ".join(out)}</div>{_legend("".join(pieces), False)}')
+            f'{" ".join(out)}{rest}</div>{_legend("".join(pieces), False)}')
 
 
 def tokenizer_scope(tok: BPETokenizer) -> str:

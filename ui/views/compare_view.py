@@ -40,6 +40,8 @@ from ui.plumbing.render import (
     CONTAINER,
     TokenFaces,
     box_attrs,
+    drawn_count,
+    rest_html,
     show_error,
     string_tokens_html,
     token_classes,
@@ -202,8 +204,9 @@ def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: in
     text = result.text
     marked = set(marked)
     faces = TokenFaces(result.tok, text)
+    drawn = drawn_count(result.tok, result.tokens)
     out, pos = [], 0
-    for n, t in enumerate(result.tokens):
+    for n, t in enumerate(result.tokens[:drawn]):
         if t.start > pos:
             out.append(gap_html(text[pos:t.start]))
         title, shown, partial, line_end = faces(t)
@@ -215,8 +218,7 @@ def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: in
         if line_end:
             out.append("<br>")
         pos = max(pos, t.end)
-    if pos < len(text):
-        out.append(gap_html(text[pos:]))
+    out.append(rest_html(text, pos, drawn, len(result.tokens)))
     return (f'<div class="bpe-text bpe-compare" data-view="{VIEW}" data-tokenizer="{esc(result.key)}" '
             f'{box_attrs(result.label + ": the text split into tokens")} '
             f'style="{CONTAINER.format(h=height)}">{"".join(out)}</div>')
