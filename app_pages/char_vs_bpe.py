@@ -86,8 +86,9 @@ def once(t, what: str, make):
     return _test_work().made_for(t, (what, test_digest), make)
 
 
-def count_tokens(t, s: str) -> int:
-    return once(t, "count", lambda: len(t.tokenize(s))) if s else 0
+def tokens_in_test(t) -> int:
+    """How many tokens ``t`` cuts the test text into."""
+    return once(t, "count", lambda: len(t.tokenize(test))) if test else 0
 
 
 def chars_per_token(chars: int, tokens: int) -> float | None:
@@ -103,8 +104,8 @@ def show_counts() -> None:
     corpus_chars = len(text)
     char_corpus = char_tok.initial_length
     bpe_corpus = tok.trace[-1].length_after if n else tok.initial_length
-    char_test = count_tokens(char_tok, test)
-    bpe_test = count_tokens(tok, test)
+    char_test = tokens_in_test(char_tok)
+    bpe_test = tokens_in_test(tok)
     m = [*st.columns(2), *st.columns(2)]  # two by two: four tiles in a row cut their labels when narrow
     m[0].metric("Char tokens (test text)", f"{char_test:,}")
     m[1].metric(f"BPE tokens (test text, {n} merges)", f"{bpe_test:,}",

@@ -11,8 +11,8 @@ from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
 from ui.plumbing import state
 from ui.plumbing.cache import TRAINING_ERRORS, server_settings, session_tokenizer
 from ui.plumbing.charts import vega_spec
-from ui.plumbing.render import md_safe, show_error, tokenizer_scope
-from ui.views.chat_view import (MAX_CHARS, SHOWN_TOKENS, history_frame, message_chart, message_frame,
+from ui.plumbing.render import draw_html, md_safe, show_error, tokenizer_scope
+from ui.views.chat_view import (MAX_CHARS, history_frame, message_chart, message_frame,
                                 model_counts, own_count, rendering_html, sentences, total_chart, turn_chart)
 
 IDS, NEXT, TOOLS, USE_TOOLS = "chat_ids", "chat_next", "chat_tools", "chat_use_tools"
@@ -145,9 +145,7 @@ for name, count in counts.items():
     exact = "exact" if count.exact else "an estimate"
     st.markdown(f"**{md_safe(count.label)}**: {count.total:,} tokens, {count.template_tokens:,} of them the "
                 f"template's ({exact})")
-    st.html(rendering_html(count, chat_tokenizer(name)))
-    if count.total > SHOWN_TOKENS:
-        st.caption(f"The first {SHOWN_TOKENS:,} of its {count.total:,} tokens.")
+    draw_html(rendering_html(count, chat_tokenizer(name)))
     moved = [f"{k + 1} {m.role}" for k, m in enumerate(count.messages) if m.boundary]
     if moved:
         st.caption(f"The template's neighbours change how these messages' text is cut (against the "
@@ -156,7 +154,7 @@ if isinstance(yours, str):
     st.caption(f"Your tokenizer is not shown: {md_safe(yours)}")
 else:
     st.markdown(f"**Your tokenizer** (ChatML, trained on the sidebar's corpus): {yours.total:,} tokens")
-    st.html(rendering_html(yours, own_chat_tokenizer(mine)))
+    draw_html(rendering_html(yours, own_chat_tokenizer(mine)))
 
 st.subheader("A growing history")
 history = history_frame(counts, turns)

@@ -39,6 +39,14 @@ def test_byte_tokens_of_one_character_sit_under_it_in_one_purple_outline():
     assert len(small) == 4 and all("font-size:10px" in styled(tag) for tag in small)  # 👋's 4 bytes
 
 
+def test_pieces_of_a_text_a_tokenizer_cannot_encode_look_like_tokens_and_the_unseen_ones_are_red():
+    html = render.string_tokens_html(["ab", "c", "☃", "d"], {"☃"})
+    spans = [styled(tag) for tag in re.findall(r'<span class="tok[^"]*"[^>]*>', html)]
+    assert len(spans) == 4 and all(f"color:{render.INK}" in style for style in spans)  # a token's box
+    assert [("#b91c1c" in style) for style in spans] == [False, False, True, False]
+    assert f"background:{render.PALETTE[0]}" in spans[0] and f"background:{render.PALETTE[1]}" in spans[1]
+
+
 def classes(tag: str) -> list[str]:
     return re.search(r'class="([^"]*)"', tag).group(1).split()
 

@@ -3,6 +3,7 @@ equal to ``core.chat``'s; the editor adds, removes, reorders, changes a role and
 sidebar's corpus; the charts carry every model; a message's text stays text; an oversize conversation
 is refused with a message."""
 
+import html
 import json
 
 import pyarrow as pa
@@ -13,7 +14,7 @@ from app_helpers import open_page, paste_box, poll_until_done, progress_texts
 from core.chat import CHAT_MODELS, Message, chat_tokenizer, count_chat
 from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
 from ui.plumbing import heavy_jobs
-from ui.plumbing.render import md_safe
+from ui.plumbing.render import DRAWN_TOKENS, md_safe
 from ui.views.chat_view import MAX_CHARS
 
 
@@ -105,6 +106,11 @@ def test_a_long_conversation_is_counted_off_the_page_then_shown():
     typed = [SAMPLE_MESSAGES[0], Message("user", long), *SAMPLE_MESSAGES[2:]]
     count = count_chat(CHAT_MODELS["o200k_harmony"], chat_tokenizer("o200k_harmony"), typed, SAMPLE_TOOLS)
     assert headline(count) in shown(at) and not at.exception
+    # its rendering draws the first tokens and says how many more the count holds
+    [box] = [h for h in map(html.unescape, (h.proto.body for h in at.get("html")))
+             if f"The conversation as {count.label} reads it" in h]
+    drawn = box.count("data-id=")
+    assert DRAWN_TOKENS <= drawn < count.total and f"… and {count.total - drawn:,} more tokens" in box
 
 
 def test_a_conversation_past_the_corpus_bound_is_refused(monkeypatch):

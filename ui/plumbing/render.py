@@ -47,6 +47,7 @@ HIT_PAIR = "display:inline-block;border-radius:4px;outline:3px solid #78350f;out
 GLYPH = "line-height:1.35;padding:0 2px"
 IN_GROUP = "font-size:10px;line-height:1.3;color:#6b21a8;"
 PARTIAL = "color:#9a3412;font-style:italic;"
+UNSEEN = "background:#fecaca;border:2px solid #b91c1c;"  # a character a tokenizer's alphabet lacks
 LEGEND_STYLE = "font-size:12px;margin-top:4px;opacity:.8"
 # A text box's token spans take their look from these rules in the app's stylesheet
 # (``ui.plumbing.theme``), by class: written into each span, the same two hundred characters made a
@@ -108,12 +109,13 @@ def token_title(tok: BPETokenizer, token_id: int) -> str:
 
 def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids: bool = False,
                      height: int = 420, view: str | None = None, label: str = TEXT_LABEL,
-                     styles: dict[int, str] | None = None) -> str:
+                     styles: dict[int, str] | None = None, total: int | None = None) -> str:
     """The text as outlined, coloured token spans.  Byte tokens that split a character are drawn
     under that character, inside one purple outline.  Text between tokens (spaces in the word
     variant) is shown plain.  ``view`` names the text for clicks (``ui.views.token_view``);
     ``label`` names the box for a screen reader; ``styles``: a style of its own for some tokens, by
-    index (the Chat page's template tokens)."""
+    index (the Chat page's template tokens); ``total``: the whole text's tokens, where ``tokens`` are
+    only the first of them (``DRAWN_TOKENS`` and the rest of a character)."""
     drawn = drawn_count(tok, tokens)
     runs = _character_runs(tok, tokens[:drawn])
     faces = TokenFaces(tok, text, show_ids)
@@ -135,17 +137,17 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids
         if group:
             out.append("</span></span>")
         pos = max(pos, tokens[stop - 1].end)
-    out.append(rest_html(text, pos, drawn, len(tokens)))
+    out.append(rest_html(text, pos, drawn, total or len(tokens)))
     return (f'<div class="bpe-text" data-view="{esc(view or "")}" {box_attrs(label)} '
             f'style="{CONTAINER.format(h=height)}">{"".join(out)}</div>'
             f'{_legend(text, len(runs) < drawn)}')
 
 
-def drawn_count(tok: BPETokenizer | None, tokens: list) -> int:
+def drawn_count(tok: BPETokenizer, tokens: list[Token]) -> int:
     """How many of ``tokens`` a text box draws: all, up to ``DRAWN_TOKENS``, then up to the end of
     the character the last one drawn is part of (a byte tokenizer's)."""
     drawn = min(len(tokens), DRAWN_TOKENS)
-    if tok is not None and not tok.variant_rules.has_alphabet:
+    if not tok.variant_rules.has_alphabet:
         while drawn < len(tokens) and continues_character(tok.token_bytes(tokens[drawn].id)):
             drawn += 1
     return drawn
@@ -274,11 +276,11 @@ def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300,
     """Token strings without offsets (``tok.tokenize``), unseen characters in red."""
     out = []
     for n, p in enumerate(pieces[:DRAWN_TOKENS]):
-        bad = p in unseen
-        colour = "background:#fecaca;border:2px solid #b91c1c;" if bad else f"background:{PALETTE[n % 2]};"
-        style = BOX + colour
-        title = "not in the alphabet" if bad else p
-        out.append(f'<span class="tok" title="{esc(title)}" style="{style}">{visible_html(p)}</span>')
+        if p in unseen:  # the box's look is the stylesheet's (``TOKEN_RULES``), the red its own
+            attrs = f'class="tok" title="not in the alphabet" style="{UNSEEN}"'
+        else:
+            attrs = f'class="{token_classes(n, False)}" title="{esc(p)}"'
+        out.append(f'<span {attrs}>{visible_html(p)}</span>')
     rest = rest_html("", 0, len(out), len(pieces))
     return (f'<div class="bpe-text" {box_attrs(label)} style="{CONTAINER.format(h=height)}">'
             f'{" ".join(out)}{rest}</div>{_legend("".join(pieces), False)}')

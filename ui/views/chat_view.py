@@ -20,13 +20,12 @@ from core.chat.history import Growth
 from ui.plumbing import heavy_jobs
 from ui.plumbing.cache import server_settings
 from ui.plumbing.charts import FIT_WIDTH
-from ui.plumbing.render import md_safe, token_spans_html
+from ui.plumbing.render import DRAWN_TOKENS, md_safe, token_spans_html
 from ui.serving.bounded_cache import BoundedCache
 
 # What the page counts on its own thread (the five formats take about a second per 100,000
 # characters); a longer conversation is counted by the room's job engine, as other heavy work is.
 MAX_CHARS = 20_000
-SHOWN_TOKENS = 3_000  # a rendering's tokens drawn as spans (a megabyte is a quarter million)
 TEMPLATE_STYLE = "background:#e5e7eb;border-style:dashed;"  # the template's own text
 SPECIAL_STYLE = "background:#1e3a8a;color:#ffffff;font-weight:600;"  # a special token it placed
 PARTS = ("content", "template")
@@ -61,14 +60,14 @@ def own_count(scope: str, _tokenizer, messages: tuple, tools: tuple) -> ChatCoun
 
 
 def rendering_html(count: ChatCount, tokenizer, height: int = 260) -> str:
-    """The conversation as the model reads it (its first :data:`SHOWN_TOKENS` tokens): message text
-    in the usual boxes, the template's text dashed and grey, its special tokens dark blue."""
-    shown = count.tokens[:SHOWN_TOKENS]
+    """The conversation as the model reads it (its first ``render.DRAWN_TOKENS`` tokens): message
+    text in the usual boxes, the template's text dashed and grey, its special tokens dark blue."""
+    shown = count.tokens[:DRAWN_TOKENS + 3]  # and the rest of a character
     tokens = [Token(t.id, t.start, t.end, 0) for t in shown]
     styles = {n: SPECIAL_STYLE if t.part == "special" else TEMPLATE_STYLE
               for n, t in enumerate(shown) if t.part != "content"}
     text = count.text[:shown[-1].end] if shown else ""
-    return token_spans_html(tokenizer, text, tokens, height=height, styles=styles,
+    return token_spans_html(tokenizer, text, tokens, height=height, styles=styles, total=count.total,
                             label=f"The conversation as {count.label} reads it")
 
 
