@@ -161,19 +161,26 @@ def marked_tokens(result: Encoded, reference: Encoded | None) -> tuple[int, ...]
     compared again at every click on the page otherwise."""
     if reference is None or result is reference:
         return ()
-    key = (id(result), id(reference))
-    entry = _marks().get(key)
-    if entry is None or entry[0]() is not result or entry[1]() is not reference:  # an address reused
-        entry = (weakref.ref(result), weakref.ref(reference),
-                 tuple(differing(result.tokens, spans(reference.tokens))))
-        _marks().put(key, entry)
-    return entry[2]
+    return _made_for_encodings(_marks(), (result, reference),
+                              lambda: tuple(differing(result.tokens, spans(reference.tokens))))
 
 
 @st.cache_resource(show_spinner=False)
 def _marks() -> BoundedCache:
-    """Tokens cut unlike a reference's, by the two encodings (held weakly)."""
-    return BoundedCache(64, 16 * 2**20, cost=lambda entry: 100 + 8 * len(entry[2]))
+    """Tokens cut unlike a reference's, by the two encodings."""
+    return BoundedCache(64, 16 * 2**20, cost=lambda entry: 100 + 8 * len(entry[1]))
+
+
+def _made_for_encodings(cache: BoundedCache, results, make):
+    """``make()`` once for these encodings, kept in ``cache`` by their identities and holding them
+    weakly (``BoundedCache.made_for`` holds one owner; an address a freed encoding leaves may be
+    another's)."""
+    key = tuple(id(r) for r in results)
+    entry = cache.get(key)
+    if entry is None or any(ref() is not r for ref, r in zip(entry[0], results)):
+        entry = (tuple(weakref.ref(r) for r in results), make())
+        cache.put(key, entry)
+    return entry[1]
 
 
 VIEW = "tokenizers"  # the page's token texts, for clicks (``ui.views.token_view``)
@@ -290,15 +297,13 @@ def costs(results: list[Encoded], text: str) -> tuple[dict | None, dict[str, flo
     """The cost per script chart's Vega-Lite spec (``None`` when no tokenizer could encode the
     text) and each tokenizer's costliest script against its cheapest: made once for
     these encodings (each cached, so the same objects come back while nothing changed)."""
-    key = tuple(id(r) for r in results)
-    entry = _costs().get(key)
-    if entry is None or any(ref() is not r for ref, r in zip(entry[0], results)):
+    def make():
         frame = cost_frame(results, text)
-        made = ((None, {}) if frame.empty
-                else (cost_chart(frame).to_dict(), costliest_vs_cheapest(results, text)))
-        entry = (tuple(weakref.ref(r) for r in results), made)
-        _costs().put(key, entry)
-    return entry[1]
+        if frame.empty:
+            return None, {}
+        return cost_chart(frame).to_dict(), costliest_vs_cheapest(results, text)
+
+    return _made_for_encodings(_costs(), results, make)
 
 
 def token_options(result: Encoded) -> list[int]:
