@@ -59,9 +59,21 @@ def own_count(scope: str, _tokenizer, messages: tuple, tools: tuple) -> ChatCoun
         return str(exc)
 
 
+@st.cache_resource(show_spinner=False)
+def _renderings() -> BoundedCache:
+    """Each count's rendering (a count is its model's, so its tokenizer is known by it): the page
+    drew five of them at every rerun, whatever was clicked."""
+    return BoundedCache(32, 32 * 2**20, cost=lambda made: len(made.value))
+
+
 def rendering_html(count: ChatCount, tokenizer, height: int = 260) -> str:
     """The conversation as the model reads it (its first ``render.DRAWN_TOKENS`` tokens): message
-    text in the usual boxes, the template's text dashed and grey, its special tokens dark blue."""
+    text in the usual boxes, the template's text dashed and grey, its special tokens dark blue;
+    made once per count."""
+    return _renderings().made_for(count, height, lambda: _rendering_html(count, tokenizer, height))
+
+
+def _rendering_html(count: ChatCount, tokenizer, height: int) -> str:
     shown = count.tokens[:DRAWN_TOKENS + 3]  # and the rest of a character
     tokens = [Token(t.id, t.start, t.end, 0) for t in shown]
     styles = {n: SPECIAL_STYLE if t.part == "special" else TEMPLATE_STYLE
