@@ -11,13 +11,14 @@ What a caller needs is exported here; read bottom-up:
 - ``queries``     reading runs: ``run_info``, ``list_runs``, metrics, samples, the queue's state;
 - ``runs``        launch / stop / resume / share / sample / delete;
 - ``turns``       runs taking turns, fair between owners;
-- ``scheduler``   the engine's turn-giver; ``gpt_workers``, ``dask_workers``, the processes that
-  train turns: on this machine, or Dask workers of a cluster;
+- ``scheduler``   the engine's turn-giver, which submits turns to the engine's one queue (``jobs``);
+  ``gpt_workers``, how the processes that train turns are set up;
 - ``turn_runner`` a run's turn inside a GPT worker (torch);
-- ``jobs``        the room's heavy work (training a tokenizer on a large corpus, counting it, a
-  page's data) in job workers: fair between owners, shared, cancelled, bounded in time and memory,
-  with progress; ``tokenizer_jobs``, the BPE work a job worker runs; ``dask_jobs``, the jobs on a
-  Dask cluster, for a room on several machines;
+- ``jobs``        the one queue: the room's heavy work (training a tokenizer on a large corpus,
+  counting it, a page's data) in job workers, fair between owners, shared, cancelled, bounded in
+  time and memory, with progress, and the GPT turns in GPT workers; ``tokenizer_jobs``, the BPE
+  work a job worker runs; ``dask_jobs``, jobs and turns on a Dask cluster, for a room on several
+  machines;
 - ``engine``      the one process per runs folder that owns every worker process (job workers and
   GPT workers), started on demand (``spawn``), exiting when idle; ``engine_link``, how the app
   processes reach it; ``cpu_policy``, the order its workers yield the CPU in;
@@ -26,7 +27,7 @@ What a caller needs is exported here; read bottom-up:
 - ``limits``, ``probe``  the device's bounds, runs at once, a turn's length; timing and sampling in
   a capped child process (torch, in the child).
 
-From Launch to a training step: ``runs.launch_run`` -> ``engine`` -> ``scheduler`` -> ``gpt_workers`` ->
+From Launch to a training step: ``runs.launch_run`` -> ``engine`` -> ``scheduler`` -> ``jobs`` ->
 ``turn_runner.run_turn`` -> ``core.gpt.loop.Training.advance`` -> ``core.gpt.optimizer_step``.
 """
 

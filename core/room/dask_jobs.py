@@ -1,7 +1,14 @@
-"""The room's heavy jobs on a Dask cluster (the ``dist`` extra), for a room served from several
-machines: where ``BPE_EXPLORER_DASK_SCHEDULER`` names a cluster, every app process of every host
-sends its tokenizer jobs there, as the runs folder's scheduler sends GPT turns
-(``core.room.dask_workers``), instead of to the runs folder's engine (``core.room.engine``).
+"""The room's heavy jobs and GPT turns on a Dask cluster (the ``dist`` extra: ``pip install -e
+.[dist]``), for a room served from several machines: where ``BPE_EXPLORER_DASK_SCHEDULER`` names a
+cluster, every app process of every host sends its tokenizer jobs there, and the runs folder's
+engine its GPT turns (``core.room.scheduler``), through the same interface as the engine's own
+queue (``core.room.jobs.Jobs``):
+
+    dask scheduler --host 10.0.0.1                     # anywhere
+    DASK_DISTRIBUTED__WORKER__DAEMON=False \\
+        dask worker tcp://10.0.0.1:8786 --nthreads 1 --memory-limit 3GB --resources GPU=1  # per GPU
+    BPE_EXPLORER_DASK_SCHEDULER=tcp://10.0.0.1:8786 BPE_EXPLORER_DASK_RESOURCES=GPU=1 \\
+        streamlit run streamlit_app.py
 
 What Dask gives, and what is left to it:
 
@@ -18,9 +25,21 @@ What Dask gives, and what is left to it:
 - **cancelled**: the last session of this process to let go releases its future; when no client
   of any host wants it, a queued task goes and a running one is killed (Dask marks it cancelled);
 - **progress**: the job's :func:`~core.room.worker_process.report_progress` goes out as a Dask event
-  (``Worker.log_event``), one topic per job, read back here.
+  (``Worker.log_event``), one topic per job, read back here;
+- **GPT turns** run in the Dask worker's own thread (so that it keeps the runs it trained in memory,
+  as a GPT worker does), one per unit of ``resources`` (``GPU=1``) or per thread.  The runs folder
+  must be on storage every Dask worker mounts at the same path (NFS): a turn reads and writes it.
+  A Dask worker that dies during a turn loses nothing: Dask runs the turn again on another, which
+  carries on from the run's last checkpoint (its metrics past it dropped first), so no step is lost
+  and none logged twice; if Dask gives up on it (``KilledWorker``) the turn is given again later.
+  A Dask worker runs under its nanny, which restarts it past its ``--memory-limit``
+  (``tests/room/test_dask_workers.py`` starts its Dask workers without one, so that a killed one
+  stays dead, as a machine that went away).
 
-Dask is imported here only, when a cluster is configured.
+Why Dask: the project already counts BPE pairs on it (``core.bpe.dask_counting``); it restarts a
+lost task elsewhere, spreads tasks over Dask workers' declared resources, and a job or a turn is one
+plain function call, which needs nothing more (Ray's actors or a Celery queue would add a second
+engine and keep the same functions).  Dask is imported here only, when a cluster is configured.
 """
 
 from __future__ import annotations
@@ -32,15 +51,34 @@ from collections import Counter
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 
-from .dask_workers import CONNECT_S
 from .jobs import DEFAULT_LIMIT_S, JobState, JobStopped
 from .worker_process import WorkerLost, call
 
 SCHEDULER_ENV = "BPE_EXPLORER_DASK_SCHEDULER"
+CONNECT_S = 30      # seconds a host waits for the cluster's scheduler before it says it did not answer
 KEY_PREFIX = "bpe-job-"
 KEEP = 32           # finished jobs whose results this process holds on the cluster, the newest
 ABANDON_S = 30.0    # a job nobody here asked about for this long is let go (its attendee left)
 FOLLOW_EVERY_S = 0.2  # a job's progress is asked of the scheduler at most this often (a round trip)
+
+
+def parse_resources(text: str | None) -> dict[str, float] | None:
+    """``"GPU=1"`` or ``"GPU=1,MEM=4e9"`` -> ``{"GPU": 1.0, ...}``: what each GPT turn takes from a
+    Dask worker (None: a Dask worker thread).
+
+    >>> parse_resources("GPU=1")
+    {'GPU': 1.0}
+    """
+    if not text:
+        return None
+    resources = {}
+    for item in text.split(","):
+        name, _, amount = item.partition("=")
+        try:
+            resources[name.strip()] = float(amount)
+        except ValueError:
+            raise ValueError(f"Dask resources look like GPU=1, not {item!r}.") from None
+    return resources
 
 
 def dask_key(key) -> str:
@@ -92,6 +130,7 @@ class DaskJob:
     key: object
     future: object
     engine: DaskJobs
+    gpt_turn: bool = False
     sessions: dict = field(default_factory=dict)     # session -> owner
     submitted: float = field(default_factory=time.monotonic)
     started: bool = False                # a progress report came back: a Dask worker runs it
@@ -118,7 +157,7 @@ class DaskJob:
 
     @property
     def done(self) -> bool:
-        return self.state not in (JobState.QUEUED, JobState.RUNNING)
+        return self.future.done()
 
     def _follow(self) -> None:
         """Read the job's progress, once per ``FOLLOW_EVERY_S`` however often a page reads the job."""
@@ -141,15 +180,16 @@ class DaskJob:
 
 
 class DaskJobs:
-    """Jobs on the Dask cluster at ``address``, used like a :class:`~core.room.jobs.JobEngine`:
-    ``submit``, ``job``, ``cancel``, ``forget``, ``worker_pids``."""
+    """Jobs and GPT turns on the Dask cluster at ``address``, through the one interface
+    (``core.room.jobs.Jobs``); ``resources``: what one GPT turn takes of a Dask worker."""
 
-    def __init__(self, address: str, limit_s: float = DEFAULT_LIMIT_S) -> None:
+    def __init__(self, address: str, limit_s: float = DEFAULT_LIMIT_S,
+                 resources: dict[str, float] | None = None) -> None:
         from distributed import Client, KilledWorker  # the optional extra: fails here, by name
 
         self.client = Client(address, timeout=f"{CONNECT_S}s", set_as_default=False)
         self.killed_error = KilledWorker
-        self.limit_s = limit_s
+        self.limit_s, self.resources = limit_s, resources
         self._jobs: dict[object, DaskJob] = {}
         self._lock = threading.Lock()
 
@@ -157,11 +197,15 @@ class DaskJobs:
     def topic(key) -> str:
         return "progress-" + dask_key(key)
 
-    def submit(self, session, key, fn, args: tuple = (), owner=None) -> DaskJob:
+    def submit(self, session, key, fn, args: tuple = (), owner=None, gpt_turn: bool = False) -> DaskJob:
         owner = session if owner is None else owner
         with self._lock:
             job = self._jobs.get(key)
-            if job is None:
+            if job is None and gpt_turn:
+                future = self.client.submit(fn, *args, key=dask_key(key), pure=False,
+                                            resources=self.resources)
+                job = self._jobs[key] = DaskJob(key, future, self, gpt_turn=True)
+            elif job is None:
                 waiting = Counter(j.owner for j in self._jobs.values() if not j.future.done())
                 future = self.client.submit(run_watched, self.topic(key), self.limit_s, fn, tuple(args),
                                             key=dask_key(key), pure=False, retries=0,
@@ -183,7 +227,8 @@ class DaskJobs:
         """Let go of jobs nobody waits for (``ABANDON_S``) and of finished ones beyond ``KEEP``."""
         now = time.monotonic()
         with self._lock:
-            abandoned = [j for j in self._jobs.values() if not j.future.done() and now - j.seen > ABANDON_S]
+            abandoned = [j for j in self._jobs.values()
+                         if not j.future.done() and now - j.seen > ABANDON_S and not j.gpt_turn]
             finished = [j for j in self._jobs.values() if j.future.done()]
         for job in abandoned + finished[:max(0, len(finished) - KEEP)]:
             self.forget(job.key)
@@ -205,6 +250,16 @@ class DaskJobs:
             job = self._jobs.pop(key, None)
         if job is not None:
             job.future.release()
+
+    def set_gpt_workers(self, count: int, threads: int, gpus: int) -> int:
+        """How many GPT turns the cluster's Dask workers hold at once (the server's caps are this
+        machine's: the cluster's Dask workers say how many fit): a turn per unit of ``resources``,
+        or per Dask worker thread."""
+        workers = self.client.scheduler_info(n_workers=-1)["workers"].values()
+        if self.resources:
+            return sum(min(int(w.get("resources", {}).get(name, 0) // amount)
+                           for name, amount in self.resources.items()) for w in workers)
+        return sum(w.get("nthreads", 1) for w in workers)
 
     def worker_pids(self) -> list[int]:
         return []  # the Dask workers are the cluster's, on other machines

@@ -1,8 +1,8 @@
 """The room's engine: ``python -m core.room.engine RUNS_DIR [--dask ADDRESS]``, one process per runs
-folder, which owns every worker process of the machine: the job workers of the attendees' heavy
-jobs (``core.room.jobs``) and the GPT workers of their runs' turns (``core.room.scheduler``,
-``core.room.gpt_workers``), under one CPU policy (``core.room.cpu_policy``: pages first, then the
-job an attendee waits for, then GPT turns, which pause while a job waits).
+folder, which owns every worker process of the machine: one queue (``core.room.jobs.JobEngine``)
+for the attendees' heavy jobs, on job workers, and their runs' turns (given by
+``core.room.scheduler``), on GPT workers, under one CPU policy (``core.room.cpu_policy``: pages
+first, then the job an attendee waits for, then GPT turns, which pause while a job waits).
 
 - **Started on demand** by whichever app process needs it first (a heavy job, a Launch, a page that
   lists a queued run: ``core.room.spawn.ensure_engine``), ``streamlit run`` alone or any of
@@ -16,8 +16,7 @@ job an attendee waits for, then GPT turns, which pause while a job waits).
   refused as a lost link, which the caller makes again to a new engine), releases the lock, then
   looks at the queue once more: a run queued in that moment gets a new engine.
 - **One per runs folder, on one machine**: its link listens on loopback.  A room on several
-  machines sends jobs and turns to a Dask cluster instead (``core.room.dask_jobs``,
-  ``--dask``: ``core.room.dask_workers``).
+  machines sends jobs and turns to a Dask cluster instead (``--dask``: ``core.room.dask_jobs``).
 
 Torch-free: torch loads in the GPT workers only.
 """
@@ -34,7 +33,6 @@ from pathlib import Path
 from ..runfolder.layout import ENGINE_LOCK, QUEUE_FILE, file_stamp
 from ..runfolder.locks import FileLock
 from .engine_link import SharedEngine, listen, unlisten
-from .gpt_workers import LocalWorkers
 from .scheduler import Scheduler
 from .spawn import ensure_engine
 
@@ -60,7 +58,7 @@ def serve(scheduler: Scheduler, jobs: SharedEngine, idle_s: float = IDLE_S) -> N
             scheduler.tick()
             if scheduler.in_flight:
                 quiet = None
-                scheduler.gpt_workers.wait(list(scheduler.in_flight), TURNS_POLL_S)
+                scheduler.wait(TURNS_POLL_S)
                 continue
             if scheduler.has_work():
                 quiet = None
@@ -74,12 +72,13 @@ def serve(scheduler: Scheduler, jobs: SharedEngine, idle_s: float = IDLE_S) -> N
         time.sleep(QUIET_POLL_S)
 
 
-def _gpt_workers(address: str | None, resources: str | None, jobs_waiting):
+def _turns_queue(jobs: SharedEngine, address: str | None, resources: str | None):
+    """Where turns go: this engine's queue, or a Dask cluster's (``address``)."""
     if not address:
-        return LocalWorkers(jobs_waiting)
-    from .dask_workers import DaskWorkers, parse_resources
+        return jobs.engine
+    from .dask_jobs import DaskJobs, parse_resources
 
-    return DaskWorkers(address, parse_resources(resources))
+    return DaskJobs(address, resources=parse_resources(resources))
 
 
 def main(argv=None) -> int:
@@ -98,14 +97,15 @@ def main(argv=None) -> int:
         return 0  # another engine serves this folder
     jobs_waiting = multiprocessing.get_context("spawn").Event()
     jobs = SharedEngine(jobs_waiting)
-    scheduler = Scheduler(runs_dir, _gpt_workers(args.dask, args.dask_resources, jobs_waiting))
+    scheduler = Scheduler(runs_dir, _turns_queue(jobs, args.dask, args.dask_resources))
     listen(jobs, runs_dir)
     try:
         serve(scheduler, jobs, float(os.environ.get(IDLE_ENV) or IDLE_S))
     finally:
         unlisten(runs_dir)
         jobs.close()
-        scheduler.gpt_workers.close()
+        if scheduler.jobs is not jobs.engine:
+            scheduler.jobs.close()
         lock.release()
     if runs_dir.is_dir() and scheduler.has_work():
         ensure_engine(runs_dir)  # a run queued while this engine was leaving

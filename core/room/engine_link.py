@@ -70,16 +70,15 @@ class JobView:
 
 
 class SharedEngine:
-    """The engine's jobs as the app processes reach them: made by the first ``configure`` (every
-    app process of a machine has the same settings; a later one changes the bounds in place), then
-    plain values in and out.  ``jobs_waiting``: the event its GPT workers give way to
-    (``core.room.cpu_policy``).  Once :meth:`retire` said yes, every call is refused as a lost link,
-    and the caller starts or finds the next engine."""
+    """The engine's queue (:attr:`engine`, whose GPT turns the engine's scheduler gives) as the app
+    processes reach it: each app process ``configure``-s its jobs' bounds as it links (every app
+    process of a machine has the same settings), then plain values in and out.  ``jobs_waiting``:
+    the event its GPT workers give way to (``core.room.cpu_policy``).  Once :meth:`retire` said
+    yes, every call is refused as a lost link, and the caller starts or finds the next engine."""
 
     def __init__(self, jobs_waiting=None) -> None:
-        self._engine: JobEngine | None = None
+        self.engine = JobEngine(preload=(__name__,), jobs_waiting=jobs_waiting)
         self._lock = threading.Lock()
-        self._jobs_waiting = jobs_waiting
         self._last_call = time.monotonic()
         self._retired = False
 
@@ -87,12 +86,7 @@ class SharedEngine:
                   abandon_s: float | None, preload: tuple[str, ...]) -> None:
         with self._lock:
             self._called()
-            if self._engine is None:
-                self._engine = JobEngine(job_workers=job_workers, limit_s=limit_s, max_rss=max_rss,
-                                         abandon_s=abandon_s, preload=(__name__, *preload),
-                                         jobs_waiting=self._jobs_waiting)
-            else:
-                self._engine.resize(job_workers, limit_s, max_rss, abandon_s)
+            self.engine.resize(job_workers, limit_s, max_rss, abandon_s, preload=(__name__, *preload))
 
     def submit(self, session, owner, key, blob: bytes | None) -> tuple[JobView, tuple | None] | None:
         """Join the job for ``key``, or start it from ``blob``: its view, and its outcome if it is
@@ -118,9 +112,7 @@ class SharedEngine:
         self._jobs().forget(key)
 
     def worker_pids(self) -> list[int]:
-        with self._lock:
-            self._called()
-            return [] if self._engine is None else self._engine.worker_pids()
+        return self._jobs().worker_pids()
 
     def retire(self, idle_s: float) -> bool:
         """Whether nobody asked anything for ``idle_s`` seconds and no job is live; if so, every
@@ -130,12 +122,10 @@ class SharedEngine:
             return self._retired
 
     def _quiet(self, idle_s: float) -> bool:
-        live = self._engine is not None and self._engine.busy()
-        return not live and time.monotonic() - self._last_call >= idle_s
+        return not self.engine.busy() and time.monotonic() - self._last_call >= idle_s
 
     def close(self) -> None:
-        if self._engine is not None:
-            self._engine.close()
+        self.engine.close()
 
     def _called(self) -> None:
         if self._retired:  # crosses the link as a lost connection: the caller links anew
@@ -145,9 +135,7 @@ class SharedEngine:
     def _jobs(self) -> JobEngine:
         with self._lock:
             self._called()
-            if self._engine is None:
-                raise RuntimeError("the engine's jobs are not configured yet")
-            return self._engine
+            return self.engine
 
 
 def _view(job) -> JobView:

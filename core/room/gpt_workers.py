@@ -1,29 +1,25 @@
-"""GPT workers on this machine: the engine's ``max_running`` GPT workers, each a long-lived
-process that trains one run's turn at a time (``core.room.turn_runner.run_turn``).
+"""What a GPT worker is: a long-lived process of the engine's (``core.room.jobs.JobEngine``, which
+starts, feeds and replaces it) that trains one run's turn at a time
+(``core.room.turn_runner.run_turn``), set up here before torch loads.
 
 Why long-lived processes: a GPT worker imports torch once and keeps the runs it trained in memory, so
 changing runs between turns costs a checkpoint; a process per turn would cost more in start and
 imports than the turn (``core.room.limits.TURN_S``; why: docs/benchmarks.md, "Training in a room").
-Each GPT worker is a ``core.room.worker_process.WorkerProcess`` (a fresh interpreter: ``spawn``), so
-one that dies (killed, out of memory) loses only its own turn.  GPT workers run at background
-priority, with ``cores / max_running`` torch threads each and, on a machine with GPUs, a GPU of their
-own or shared with ``runs_per_gpu - 1`` others (``gpu_for``): :func:`start_gpt_process`, which the
-probe's step-time estimate runs too, so that it times a step in a process set up as the run's.
+Each is a fresh interpreter (``spawn``), so one that dies (killed, out of memory) loses only its own
+turn.  GPT workers run at background priority, with ``cores / max_running`` torch threads each and,
+on a machine with GPUs, a GPU of their own or shared with ``runs_per_gpu - 1`` others (``gpu_for``):
+:func:`start_gpt_process`, which the probe's step-time estimate runs too, so that it times a step in
+a process set up as the run's.  On a Dask cluster a Dask worker takes their place
+(``core.room.dask_jobs``).
 
-Torch-free itself: torch is imported in the GPT worker processes only.  The Dask counterpart, with the
-same three verbs (``submit``, ``wait``, ``close``), is ``core.room.dask_workers``.
+Torch-free itself: torch is imported in the GPT worker processes only.
 """
 
 from __future__ import annotations
 
-import itertools
-import multiprocessing
 import os
-from concurrent.futures import Future
-from multiprocessing.connection import wait as wait_any
 
-from .cpu_policy import CPU_SHARING_ENV, give_way_to, yield_cpu_to_server
-from .worker_process import WorkerLost, WorkerProcess
+from .cpu_policy import CPU_SHARING_ENV, yield_cpu_to_server
 
 
 def gpu_for(gpt_worker: int, gpus: int) -> int | None:
@@ -65,87 +61,3 @@ def start_gpt_process(threads: int | None, gpu: int | None, background: bool = T
         torch.set_num_threads(threads)
     if trains:
         from . import turn_runner  # noqa: F401  (loaded before the first turn, not during it)
-
-
-class LocalWorkers:
-    """Up to ``count`` GPT worker processes; a turn goes to a free one, and its future is settled
-    by :meth:`wait`, which the scheduler calls while turns are under way."""
-
-    lost_errors = (WorkerLost,)   # the GPT worker died during the turn
-
-    def __init__(self, jobs_waiting=None) -> None:
-        self.jobs_waiting = jobs_waiting   # the engine's event its turns give way to (cpu_policy)
-        self.count = 1
-        self.threads = 1
-        self.gpus = 0
-        self._workers: dict[int, tuple[WorkerProcess, tuple]] = {}   # GPT worker -> (process, setup)
-        self._busy: dict[Future, int] = {}
-        self._seq = itertools.count()
-
-    def _setup(self, worker: int) -> tuple:
-        return ((start_gpt_process, (self.threads, gpu_for(worker, self.gpus))),
-                (give_way_to, (self.jobs_waiting,)))
-
-    def configure(self, count: int, threads: int, gpus: int) -> None:
-        """The server's current caps: idle GPT workers beyond ``count``, or set up for other caps,
-        stop (busy ones once their turn ends)."""
-        self.count = count
-        self.threads = threads
-        self.gpus = gpus
-        busy = set(self._busy.values())
-        for worker, (process, setup) in list(self._workers.items()):
-            if worker not in busy and (worker >= count or setup != self._setup(worker)):
-                del self._workers[worker]
-                process.stop()
-
-    def free(self) -> int:
-        return max(0, self.count - len(self._busy))
-
-    def submit(self, fn, *args) -> Future:
-        worker = next(t for t in range(self.count) if t not in self._busy.values())
-        future = Future()
-        future.set_running_or_notify_cancel()
-        try:
-            self._process(worker).send(next(self._seq), fn, args)
-        except WorkerLost:  # the GPT worker died while idle (killed, out of memory): a new one
-            self._workers.pop(worker)[0].stop()
-            self._process(worker).send(next(self._seq), fn, args)
-        self._busy[future] = worker
-        return future
-
-    def _process(self, worker: int) -> WorkerProcess:
-        if worker not in self._workers or not self._workers[worker][0].process.is_alive():
-            if worker in self._workers:
-                self._workers.pop(worker)[0].stop()
-            context = multiprocessing.get_context("spawn")  # a fresh interpreter: no forked locks
-            process = WorkerProcess(context, self._setup(worker), name=f"gpt-worker-{worker}")
-            self._workers[worker] = (process, self._setup(worker))
-        return self._workers[worker][0]
-
-    def wait(self, futures, timeout: float) -> None:
-        """Until one of ``futures`` is done, or ``timeout`` seconds: reads what the busy GPT workers
-        sent and settles their turns' futures (a GPT worker that died: ``WorkerLost``)."""
-        busy = {self._workers[self._busy[f]][0]: f for f in futures if not f.done()}
-        ready = wait_any([p.conn for p in busy] + [p.sentinel for p in busy], timeout=timeout)
-        for process, future in busy.items():
-            answer = process.answer(ready)
-            if answer is not None:
-                ok, value = answer
-                if ok:
-                    future.set_result(value)
-                else:
-                    future.set_exception(value)
-
-    def done(self, future: Future, lost: bool) -> None:
-        """``future``'s GPT worker is free again (started anew on its next turn when it died)."""
-        worker = self._busy.pop(future)
-        if lost:
-            self._workers.pop(worker)[0].stop()
-
-    def close(self) -> None:
-        """Stop every GPT worker (a turn under way is lost: the run takes it again from its last
-        checkpoint, ``core.room.turns.reclaim_turns``)."""
-        for process, _ in self._workers.values():
-            process.stop()
-        self._workers.clear()
-        self._busy.clear()

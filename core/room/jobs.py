@@ -1,8 +1,10 @@
-"""The room's heavy work, off the web server's threads: a :class:`JobEngine` runs jobs (training a
-tokenizer on a pasted corpus, encoding it, building a page's data) in a few job worker processes,
-fair between the attendees who asked (their owners: one person's tabs count as one), shared when two
-ask for the same thing, and bounded.  It lives in the runs folder's engine process
-(``core.room.engine``), which every app process of the machine reaches (``core.room.engine_link``).
+"""The room's heavy work, off the web server's threads, in one queue: a :class:`JobEngine` runs
+jobs (training a tokenizer on a pasted corpus, encoding it, building a page's data) in a few job
+worker processes, fair between the attendees who asked (their owners: one person's tabs count as
+one), shared when two ask for the same thing, and bounded; and the GPT runs' turns, which the
+runs folder's scheduler submits to the same queue (``core.room.scheduler``), on GPT worker
+processes.  It lives in the runs folder's engine process (``core.room.engine``), which every app
+process of the machine reaches (``core.room.engine_link``).
 
 Why processes: a page's script runs on a thread of the one server process, so a long training
 there holds the GIL and every other attendee's page waits behind it.  A job worker process holds its
@@ -26,7 +28,13 @@ the server only reads results.
 - **Progress**: a job's function calls ``core.room.worker_process.report_progress`` (``done``,
   ``total``), and a collector thread in the engine keeps the last on the job (``Job.progress``).
 - **First in the engine's policy**: while a job waits or runs, ``jobs_waiting`` is set, and the
-  engine's GPT workers pause their turns at their next step (``core.room.cpu_policy``).
+  GPT workers pause their turns at their next step (``core.room.cpu_policy``).
+- **GPT turns** (``submit(..., gpt_turn=True)``) go to the GPT workers only, in the order the
+  scheduler gave them (``core.room.turns`` decides whose turn it is, fairly between owners, before
+  it submits one): no time bound (a turn ends itself after ``core.room.limits.TURN_S``), nobody to
+  abandon or cancel it.  A GPT worker is a fresh interpreter with torch, its threads and its GPU
+  (``core.room.gpt_workers.start_gpt_process``), long-lived, so that it keeps the runs it trained
+  in memory; :meth:`JobEngine.set_gpt_workers` says how many, from the server's caps.
 
 Small work should not come here (:data:`INLINE_BELOW`): a job costs copying its input and its
 result between processes, and a page that polls for it (every half second) before the result
@@ -54,7 +62,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 from typing import Protocol, runtime_checkable
 
-from .cpu_policy import run_only_when_idle
+from .cpu_policy import give_way_to, run_only_when_idle
+from .gpt_workers import gpu_for, start_gpt_process
 from .limits import cpu_cores
 from .worker_process import WorkerLost, WorkerProcess
 
@@ -84,8 +93,9 @@ class JobState(enum.Enum):
 
 
 class JobHandle(Protocol):
-    """What a caller reads of a job, whichever engine runs it (``core.room.engine_link.RemoteJob``,
-    ``core.room.dask_jobs.DaskJob``; :class:`Job` inside the engine)."""
+    """What a caller reads of a job or a GPT turn, whichever engine runs it
+    (``core.room.engine_link.RemoteJob``, ``core.room.dask_jobs.DaskJob``; :class:`Job` inside the
+    engine)."""
 
     key: object
     submitted: float    # time.monotonic() when it was first asked for
@@ -109,9 +119,10 @@ class Jobs(Protocol):
     cluster's (``core.room.dask_jobs.DaskJobs``).  :class:`JobEngine`, inside the engine, offers it
     too."""
 
-    def submit(self, session, key, fn, args: tuple = (), owner=None) -> JobHandle:
+    def submit(self, session, key, fn, args: tuple = (), owner=None, gpt_turn: bool = False) -> JobHandle:
         """The job for ``key``, ``session`` joining it if it is queued, running or kept, else a new
-        one running ``fn(*args)``; ``owner`` is whose share it counts in."""
+        one running ``fn(*args)``; ``owner`` is whose share it counts in.  ``gpt_turn``: a GPT
+        run's turn, which only the engine's scheduler submits (not over the app's link)."""
 
     def job(self, key) -> JobHandle | None: ...
 
@@ -120,6 +131,10 @@ class Jobs(Protocol):
 
     def forget(self, key) -> None:
         """Drop a finished job's result (its caller keeps it in a cache of its own)."""
+
+    def set_gpt_workers(self, count: int, threads: int, gpus: int) -> int:
+        """The server's caps for GPT turns (``count`` at once, ``threads`` torch threads each, over
+        ``gpus`` GPUs); how many turns may run at once (a cluster's own count on Dask)."""
 
     def worker_pids(self) -> list[int]: ...
 
@@ -145,7 +160,8 @@ class Job:
     key: object
     fn: object
     args: tuple
-    limit_s: float
+    limit_s: float | None                        # None: no time bound (a GPT turn)
+    gpt_turn: bool = False                       # run by a GPT worker, not a job worker
     sessions: dict = field(default_factory=dict)   # session -> its owner, in the order they asked
     state: JobState = JobState.QUEUED
     progress: tuple[int, int] = (0, 0)           # (done, total) as the job last reported it
@@ -197,8 +213,9 @@ class Job:
 
 
 class JobEngine:
-    """A pool of up to ``job_workers`` job worker processes (default: :func:`default_job_workers`), started
-    when jobs wait, and the collector thread that hands them jobs and watches them.
+    """A pool of up to ``job_workers`` job worker processes (default: :func:`default_job_workers`), and
+    of GPT worker processes (:meth:`set_gpt_workers`), started when jobs or turns wait, and the
+    collector thread that hands them out and watches them.
 
     ``limit_s``: a job's time unless its submit gives one; ``max_rss``: bytes a job worker's memory
     may reach while it runs a job (``None``: unwatched); ``abandon_s``: cancel a job nobody
@@ -218,34 +235,32 @@ class JobEngine:
         methods = multiprocessing.get_all_start_methods()
         self._context = multiprocessing.get_context(method or ("forkserver" if "forkserver" in methods
                                                                else "spawn"))
-        if self._context.get_start_method() == "forkserver":
-            # the fork server imports these once (the main module too, which multiprocessing
-            # imports in each child otherwise: a script's must be guarded), and each job worker forked
-            # from it starts ready
-            self._context.set_forkserver_preload(["__main__", __name__, *preload])
+        self._preload(preload)
         self._lock = threading.RLock()
         self._queue: list[Job] = []                    # submit order
         self._live: dict[object, Job] = {}             # key -> queued or running job
         self._kept: OrderedDict[object, Job] = OrderedDict()  # key -> finished job, oldest first
         self._served: dict[object, float] = {}         # owner -> when a job of theirs last started
-        self._workers: list[_JobWorker] = []
+        self._workers: list[_Worker] = []
         self._seq = itertools.count()
         self._wake_r, self._wake_w = multiprocessing.Pipe(duplex=False)
         self._thread: threading.Thread | None = None
         self._closed = False
         self._jobs_waiting = jobs_waiting
+        self._gpt = (0, 1, 0)   # GPT workers: how many, torch threads each, GPUs (set_gpt_workers)
 
     # -- what callers use ------------------------------------------------------------------------
     def submit(self, session, key, fn, args: tuple = (), limit_s: float | None = None,
-               owner=None) -> Job:
+               owner=None, gpt_turn: bool = False) -> Job:
         """The job for ``key``: the one queued, running or kept for it (``session`` joins it), or a
-        new one running ``fn(*args)`` within ``limit_s`` seconds.  ``owner``: whose share the
-        session's jobs count in (default: the session's own)."""
+        new one running ``fn(*args)`` within ``limit_s`` seconds (a GPT turn, ``gpt_turn``, within
+        none).  ``owner``: whose share the session's jobs count in (default: the session's own)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("this job engine is closed")
             if (self._live.get(key) or self._kept_job(key)) is None:
-                job = Job(key, fn, tuple(args), limit_s or self.limit_s, seq=next(self._seq))
+                limit_s = None if gpt_turn else limit_s or self.limit_s
+                job = Job(key, fn, tuple(args), limit_s, gpt_turn, seq=next(self._seq))
                 self._live[key] = job
                 self._queue.append(job)
             job = self.join(session, key, owner)
@@ -299,11 +314,32 @@ class JobEngine:
             return bool(self._live)
 
     def resize(self, job_workers: int | None, limit_s: float, max_rss: int | None,
-               abandon_s: float | None) -> None:
-        """New bounds for the jobs from now on (job workers beyond ``job_workers`` stop when idle)."""
+               abandon_s: float | None, preload: tuple[str, ...] = ()) -> None:
+        """New bounds for the jobs from now on (job workers beyond ``job_workers`` stop when idle),
+        and the modules to preload, until the fork server starts."""
         with self._lock:
             self.size = job_workers or default_job_workers()
             self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
+            if preload:
+                self._preload(preload)
+
+    def _preload(self, modules: tuple[str, ...]) -> None:
+        """The fork server imports these once (the main module too, which multiprocessing imports
+        in each child otherwise: a script's must be guarded), and each job worker forked from it
+        starts ready."""
+        if self._context.get_start_method() == "forkserver":
+            self._context.set_forkserver_preload(["__main__", __name__, *modules])
+
+    def set_gpt_workers(self, count: int, threads: int, gpus: int) -> int:
+        """The server's caps for GPT turns, read by the scheduler before it gives turns: ``count``
+        GPT workers, ``threads`` torch threads each, over ``gpus`` GPUs (:func:`gpu_for`).  Idle
+        GPT workers beyond ``count`` or set up for other caps stop (busy ones once their turn
+        ends); ``count`` 0 stops them all, and torch's memory goes with them.  Returns ``count``."""
+        with self._lock:
+            changed, self._gpt = self._gpt != (count, threads, gpus), (count, threads, gpus)
+        if changed and self._thread is not None:
+            self._wake()
+        return count
 
     def close(self) -> None:
         """Cancel every job and stop the job workers (an engine is not used after this)."""
@@ -340,9 +376,8 @@ class JobEngine:
         with self._lock:
             self._replace_dead()
             self._retire_idle()
-            idle = sum(w.job is None for w in self._workers)
-            missing = max(0, min(self.size - len(self._workers), len(self._queue) - idle))
-        started = [_JobWorker(self._context) for _ in range(missing)]  # outside the lock: it may take a while
+            missing = self._missing()
+        started = [self._new_worker(slot) for slot in missing]  # outside the lock: it may take a while
         with self._lock:
             self._workers += started
             handed = self._dispatch()
@@ -359,8 +394,30 @@ class JobEngine:
                 self._read(ready)
         with self._lock:
             self._enforce_bounds()
-            waiting = bool(self._live)
+            waiting = any(not j.gpt_turn for j in self._live.values())
         self._mark(waiting)
+
+    def _missing(self) -> list[int | None]:
+        """The workers to start for what is queued: ``None`` for each job worker, and the numbers
+        of the GPT workers (the lowest not running)."""
+        jobs = [w for w in self._workers if w.slot is None]
+        queued_turns = sum(j.gpt_turn for j in self._queue)
+        idle_jobs = sum(w.job is None for w in jobs)
+        idle_gpt = sum(w.job is None for w in self._workers if w.slot is not None)
+        missing = max(0, min(self.size - len(jobs), len(self._queue) - queued_turns - idle_jobs))
+        running = {w.slot for w in self._workers}
+        slots = [s for s in range(self._gpt[0]) if s not in running]
+        return [None] * missing + slots[:max(0, queued_turns - idle_gpt)]
+
+    def _new_worker(self, slot: int | None) -> _Worker:
+        if slot is None:
+            return _Worker(self._context, ((run_only_when_idle, ()),), "room-job-worker")
+        context = multiprocessing.get_context("spawn")  # a fresh interpreter for torch: no forked locks
+        return _Worker(context, self._gpt_setup(slot), f"gpt-worker-{slot}", slot)
+
+    def _gpt_setup(self, slot: int) -> tuple:
+        _, threads, gpus = self._gpt
+        return ((start_gpt_process, (threads, gpu_for(slot, gpus))), (give_way_to, (self._jobs_waiting,)))
 
     def _mark(self, waiting: bool) -> None:
         """Tell the GPT workers whether an attendee waits for a job."""
@@ -394,15 +451,16 @@ class JobEngine:
                 job._end(JobState.FAILED, error=rest[0])
             self._keep(job)
 
-    def _dispatch(self) -> list[tuple[_JobWorker, Job]]:
-        """Give each idle job worker the fairest queued job (see the module's docstring)."""
+    def _dispatch(self) -> list[tuple[_Worker, Job]]:
+        """Give each idle job worker the fairest queued job (see the module's docstring), and each
+        idle GPT worker the first queued turn."""
         handed = []
         for worker in self._workers:
             if worker.job is not None:
                 continue
-            job = self._next_job()
+            job = self._next_job(gpt=worker.slot is not None)
             if job is None:
-                break
+                continue
             self._queue.remove(job)
             job.state = JobState.RUNNING
             self._served[job.owner] = time.monotonic()
@@ -413,10 +471,14 @@ class JobEngine:
             self._served = {o: t for o, t in self._served.items() if o in owners}
         return handed
 
-    def _next_job(self) -> Job | None:
-        running = Counter(w.job.owner for w in self._workers if w.job is not None and not w.job.done)
+    def _next_job(self, gpt: bool) -> Job | None:
+        queued = [j for j in self._queue if j.gpt_turn == gpt]
+        if gpt:
+            return queued[0] if queued else None
+        running = Counter(w.job.owner for w in self._workers
+                          if w.slot is None and w.job is not None and not w.job.done)
         share = max(1, self.size - 1)
-        waiting = [j for j in self._queue if running[j.owner] < share]
+        waiting = [j for j in queued if running[j.owner] < share]
         if not waiting:
             return None
         return min(waiting, key=lambda j: (running[j.owner], self._served.get(j.owner, float("-inf")),
@@ -428,16 +490,16 @@ class JobEngine:
             job = worker.job
             if job is None or job.done:
                 continue
-            if job.started is not None and now - job.started > job.limit_s:
+            if job.limit_s is not None and job.started is not None and now - job.started > job.limit_s:
                 self._stop(job, JobStopped("time", f"It took longer than this server allows "
                                                    f"({job.limit_s:.0f} s, on the CPU time the room's pages "
                                                    f"leave free), so it was stopped."))
-            elif self.max_rss is not None and worker.rss() > self.max_rss:
+            elif self.max_rss is not None and worker.slot is None and worker.rss() > self.max_rss:
                 allowed = f"{self.max_rss / 2**20:,.0f} MiB"
                 self._stop(job, JobStopped("memory", f"It needed more memory than this server allows "
                                                      f"({allowed}), so it was stopped."))
         if self.abandon_s is not None:
-            for job in [j for j in self._live.values() if now - j.seen > self.abandon_s]:
+            for job in [j for j in self._live.values() if now - j.seen > self.abandon_s and not j.gpt_turn]:
                 self._stop(job, JobStopped("cancelled", "Cancelled: nobody was waiting for it any more."))
 
     def _stop(self, job: Job, error: JobStopped) -> None:
@@ -463,14 +525,18 @@ class JobEngine:
                 self._stop(job, JobStopped("crashed", worker.describe_end()))
 
     def _retire_idle(self) -> None:
-        """Stop the job workers idle for ``idle_s``: what a big job left in a job worker's memory goes
-        with it, and a room that left holds no processes."""
-        now, excess = time.monotonic(), len(self._workers) - self.size  # beyond a new size too
+        """Stop the workers idle for ``idle_s``: what a big job left in a job worker's memory goes
+        with it, and a room that left holds no processes; and at once those beyond a new size, or
+        GPT workers set up for other caps (:meth:`set_gpt_workers`)."""
+        now, excess = time.monotonic(), sum(w.slot is None for w in self._workers) - self.size
         for worker in [w for w in self._workers if w.job is None]:
-            if excess > 0 or now - worker.idle_since > self.idle_s:
+            if worker.slot is None:
+                stale, excess = excess > 0, excess - 1
+            else:
+                stale = worker.slot >= self._gpt[0] or worker.setup != self._gpt_setup(worker.slot)
+            if stale or now - worker.idle_since > self.idle_s:
                 worker.stop()
                 self._workers.remove(worker)
-                excess -= 1
 
     def _keep(self, job: Job) -> None:
         self._kept[job.key] = job
@@ -486,11 +552,13 @@ class JobEngine:
         return job
 
 
-class _JobWorker(WorkerProcess):
-    """A job worker: a worker process at idle priority, and the job it runs now."""
+class _Worker(WorkerProcess):
+    """A worker process of the engine, set up by ``setup``, and the job it runs now: a job worker
+    (at idle priority), or GPT worker number ``slot``."""
 
-    def __init__(self, context) -> None:
-        super().__init__(context, ((run_only_when_idle, ()),), name="room-job-worker")
+    def __init__(self, context, setup: tuple, name: str, slot: int | None = None) -> None:
+        super().__init__(context, setup, name=name)
+        self.setup, self.slot = setup, slot
         self.job: Job | None = None
         self.idle_since = time.monotonic()
 

@@ -1,11 +1,12 @@
 """A run's turn, in a GPT worker process: :func:`run_turn` trains a run launched from the page for a
 few seconds with ``core.gpt.loop.Training`` and checkpoints it, so that its next turn can be in
-any GPT worker.  The scheduler's GPT workers call it (``core.room.gpt_workers`` on this machine,
-``core.room.dask_workers`` on a Dask cluster).
+any GPT worker: the engine's (``core.room.jobs``, set up by ``core.room.gpt_workers``), or a Dask
+worker of a cluster (``core.room.dask_jobs``).
 
 From Launch to a training step: ``app_pages/train_gpt.py`` (the button) ->
-``core.room.runs.launch_run`` (the run folder, queued) -> ``core.room.scheduler`` (a turn on a free
-GPT worker, ``core.room.turns``) -> :func:`run_turn` -> ``core.gpt.loop.Training.advance`` ->
+``core.room.runs.launch_run`` (the run folder, queued) -> ``core.room.scheduler`` (a turn,
+``core.room.turns``, submitted to the engine's queue, ``core.room.jobs``, and run by a free GPT
+worker) -> :func:`run_turn` -> ``core.gpt.loop.Training.advance`` ->
 ``core.gpt.optimizer_step``.
 
 Everything a run needs is in its folder, written at launch: the config (``train_config.json``,

@@ -163,9 +163,8 @@ def test_a_dask_cluster_that_does_not_answer_is_a_message_and_asked_again(monkey
     """A room configured for a Dask cluster that is down: the page that needs a job says so (after
     the connect timeout, shortened here), and the next heavy job asks again: once the cluster
     answers (here: once none is configured), the page works."""
-    from core.room import dask_jobs, dask_workers
+    from core.room import dask_jobs
 
-    monkeypatch.setattr(dask_workers, "CONNECT_S", 1)
     monkeypatch.setattr(dask_jobs, "CONNECT_S", 1)
     monkeypatch.setenv(dask_jobs.SCHEDULER_ENV, "tcp://127.0.0.1:9")  # the discard port: nobody
     at = learn_page()

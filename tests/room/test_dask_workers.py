@@ -1,4 +1,5 @@
-"""core.room.dask_workers: the runs folder's scheduler sends turns to a Dask cluster (a scheduler
+"""GPT turns on Dask workers (core.room.dask_jobs): the runs folder's scheduler sends turns to a
+Dask cluster through the engine's interface (a scheduler
 and two worker processes on loopback here, as on other machines), with the same queue, owners and
 files; a worker killed in the middle of a turn loses no step: Dask runs the turn again on the
 other worker, which carries on from the run's last checkpoint.  Needs the ``dist`` extra (under
@@ -10,7 +11,7 @@ import signal
 import pytest
 
 from conftest import IN_CI
-from core.room.dask_workers import parse_resources
+from core.room.dask_jobs import parse_resources
 from core.runfolder.status import read_status
 from core.room.runs import launch_run, list_runs, read_metrics, run_info
 from core.settings import ServerSettings

@@ -1,11 +1,12 @@
-"""core.room.gpt_workers and the scheduler on a machine with GPUs, run here on a CPU: the same code
-path (GPT workers, each given a GPU of its own or shared by ``runs_per_gpu`` GPT workers),
+"""GPT workers in the engine's one queue (core.room.jobs, set up by core.room.gpt_workers) and the
+scheduler on a machine with GPUs, run here on a CPU: the same code path (GPT workers, each given
+a GPU of its own or shared by ``runs_per_gpu`` GPT workers),
 with the runs themselves training on the CPU.  No GPU was lent to this project's tests; the
 measurement that sets ``runs_per_gpu`` is bench/bench_gpu_turns.py's."""
 
+import multiprocessing
 import os
 import signal
-import time
 
 import pytest
 
@@ -13,11 +14,14 @@ from core.room.cpu_policy import BACKGROUND_NICENESS
 from core.runfolder.layout import queue_settings, write_queue_settings
 from core.runfolder.status import read_status
 from core.room.runs import SERVER, launch_run, list_runs, stop_run
-from core.room.gpt_workers import LocalWorkers, gpu_for, visible_device
+from core.room.gpt_workers import gpu_for, visible_device
+from core.room.jobs import JobEngine, JobState, JobStopped
+from core.room.scheduler import SESSION
 from core.settings import ServerSettings
 from conftest import wait_for
 from test_runs import ALICE, BOB, CAROL, runs_dir  # noqa: F401  (runs_dir: a fixture)
 from training_data import TEXT, tiny_config
+from tests.room import job_functions as jf
 
 
 def where_am_i() -> dict:
@@ -28,21 +32,12 @@ def where_am_i() -> dict:
             "threads": torch.get_num_threads(), "nice": os.getpriority(os.PRIO_PROCESS, 0)}
 
 
-def turn_result(gpt_workers, future, timeout: float = 300):
-    """A turn's result, read as the scheduler reads it (``wait``, then the future), and the GPT
-    worker freed."""
-    deadline = time.monotonic() + timeout
-    while not future.done():
-        assert time.monotonic() < deadline, "the turn did not end"
-        gpt_workers.wait([future], timeout=1)
-    gpt_workers.done(future, lost=False)
-    return future.result()
-
-
-def has_ended(child_pid: int) -> bool:
-    """Whether this process's child ``child_pid`` has ended, every thread of it (left for its
-    parent to collect, which this does not do)."""
-    return os.waitid(os.P_PID, child_pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+@pytest.fixture
+def engine():
+    """The engine's one queue, as the engine makes it (one job worker)."""
+    made = JobEngine(job_workers=1, jobs_waiting=multiprocessing.get_context("spawn").Event())
+    yield made
+    made.close()
 
 
 def test_trainers_spread_over_the_gpus_in_turn():
@@ -52,36 +47,44 @@ def test_trainers_spread_over_the_gpus_in_turn():
 
 
 @pytest.mark.slow
-def test_each_gpt_worker_process_gets_its_gpu_threads_and_background_priority():
-    gpt_workers = LocalWorkers()
-    gpt_workers.configure(4, 1, 2)  # 2 GPUs, 2 runs on each
-    try:
-        futures = [gpt_workers.submit(where_am_i) for _ in range(4)]
-        assert gpt_workers.free() == 0
-        found = [turn_result(gpt_workers, f) for f in futures]
-    finally:
-        gpt_workers.close()
+def test_each_gpt_worker_process_gets_its_gpu_threads_and_background_priority(engine):
+    assert engine.set_gpt_workers(4, 1, 2) == 4  # 2 GPUs, 2 runs on each
+    turns = [engine.submit(SESSION, f"turn {k}", where_am_i, gpt_turn=True) for k in range(4)]
+    found = [turn.result(timeout=300) for turn in turns]
     assert sorted(r["gpu"] for r in found) == ["0", "0", "1", "1"]
     assert len({r["pid"] for r in found}) == 4 and {r["threads"] for r in found} == {1}
     assert min(r["nice"] for r in found) >= os.getpriority(os.PRIO_PROCESS, 0) + BACKGROUND_NICENESS
 
 
 @pytest.mark.slow
-def test_a_gpt_worker_killed_while_idle_is_replaced_at_the_next_turn():
+def test_a_gpt_worker_killed_while_idle_is_replaced_at_the_next_turn(engine):
     """The kernel's out-of-memory killer picks an idle GPT worker: the next turn gets a new one,
-    and the scheduler goes on."""
-    gpt_workers = LocalWorkers()
-    gpt_workers.configure(1, 1, 0)
-    try:
-        pid = turn_result(gpt_workers, gpt_workers.submit(where_am_i))["pid"]
-        os.kill(pid, signal.SIGKILL)
-        deadline = time.monotonic() + 60
-        while not has_ended(pid):  # as the kernel's killer leaves it
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        assert turn_result(gpt_workers, gpt_workers.submit(where_am_i))["pid"] != pid
-    finally:
-        gpt_workers.close()
+    and the queue goes on."""
+    engine.set_gpt_workers(1, 1, 0)
+    pid = engine.submit(SESSION, "first", where_am_i, gpt_turn=True).result(timeout=300)["pid"]
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: pid not in engine.worker_pids(), what="the dead GPT worker noticed")
+    assert engine.submit(SESSION, "second", where_am_i, gpt_turn=True).result(timeout=300)["pid"] != pid
+
+
+@pytest.mark.slow
+def test_turns_and_jobs_share_one_queue_on_workers_of_their_own_kind(engine, tmp_path):
+    """A turn under way neither takes the job worker nor holds up a job, and only a job tells the
+    GPT workers to give way (core.room.cpu_policy); a GPT worker that dies in a turn ends it
+    stopped, which the scheduler records as a lost turn."""
+    engine.set_gpt_workers(1, 1, 0)
+    order, gate = tmp_path / "order", tmp_path / "gate"
+    turn = engine.submit(SESSION, "turn", jf.until_released, (str(order), "turn", str(gate)), gpt_turn=True)
+    wait_for(lambda: turn.state is JobState.RUNNING, timeout=300, what="the turn under way")
+    assert not engine._jobs_waiting.is_set()
+    job = engine.submit("alice", "job", jf.counted, (str(tmp_path / "runs"), 3))
+    assert job.result(timeout=120)[0] == 3  # beside the turn, on the job worker
+    assert engine.set_gpt_workers(1, 1, 0) == 1 and turn.state is JobState.RUNNING
+    gpt_pid = next(p for p in engine.worker_pids() if p != job.result()[1])
+    os.kill(gpt_pid, signal.SIGKILL)
+    with pytest.raises(JobStopped) as stopped:
+        turn.result(timeout=60)
+    assert stopped.value.reason == "crashed"
 
 
 def test_a_server_s_own_gpu_mask_is_kept(monkeypatch):

@@ -452,7 +452,7 @@ def test_training_modules_do_not_load_streamlit_and_the_engine_not_torch():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip() == "False", out.stderr
-    code = "import sys, core.room.engine, core.room.dask_workers; print('torch' in sys.modules)"
+    code = "import sys, core.room.engine, core.room.dask_jobs; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.strip() == "False", out.stderr

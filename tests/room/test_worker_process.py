@@ -44,7 +44,7 @@ def test_a_call_over_its_memory_cap_fails_with_memory_error():
 def test_the_probe_s_bounds_reach_the_page_as_messages(tmp_path):
     """What the Train GPT page shows: a sample that takes too long, and one from a folder with no
     checkpoint, end in ProbeError with a sentence, the child gone."""
-    with pytest.raises(ProbeError, match="longer than 1 s"):
-        sample_checkpoint(tmp_path, "the", 10, timeout=1)
+    with pytest.raises(ProbeError, match="took longer than"):  # no child answers within 10 ms
+        sample_checkpoint(tmp_path, "the", 10, timeout=0.01)
     with pytest.raises(ProbeError, match="checkpoint"):
         sample_checkpoint(tmp_path, "the", 10)
