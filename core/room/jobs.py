@@ -119,10 +119,9 @@ class Jobs(Protocol):
     cluster's (``core.room.dask_jobs.DaskJobs``).  :class:`JobEngine`, inside the engine, offers it
     too."""
 
-    def submit(self, session, key, fn, args: tuple = (), owner=None, gpt_turn: bool = False) -> JobHandle:
+    def submit(self, session, key, fn, args: tuple = (), owner=None) -> JobHandle:
         """The job for ``key``, ``session`` joining it if it is queued, running or kept, else a new
-        one running ``fn(*args)``; ``owner`` is whose share it counts in.  ``gpt_turn``: a GPT
-        run's turn, which only the engine's scheduler submits (not over the app's link)."""
+        one running ``fn(*args)``; ``owner`` is whose share it counts in."""
 
     def job(self, key) -> JobHandle | None: ...
 
@@ -132,13 +131,20 @@ class Jobs(Protocol):
     def forget(self, key) -> None:
         """Drop a finished job's result (its caller keeps it in a cache of its own)."""
 
-    def set_gpt_workers(self, count: int, threads: int, gpus: int) -> int:
-        """The server's caps for GPT turns (``count`` at once, ``threads`` torch threads each, over
-        ``gpus`` GPUs); how many turns may run at once (a cluster's own count on Dask)."""
-
     def worker_pids(self) -> list[int]: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class TurnQueue(Jobs, Protocol):
+    """The same queue as the engine's scheduler uses it for GPT turns, which it submits with
+    ``submit(..., gpt_turn=True)``: :class:`JobEngine` on this machine, and a Dask cluster's
+    (``core.room.dask_jobs.DaskJobs``).  The app processes never submit turns."""
+
+    def set_gpt_workers(self, count: int, threads: int, gpus: int) -> int:
+        """The server's caps for GPT turns (``count`` at once, ``threads`` torch threads each, over
+        ``gpus`` GPUs); how many turns may run at once (a cluster's own count on Dask)."""
 
 
 class JobStopped(RuntimeError):

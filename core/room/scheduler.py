@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 
 from .gpt_workers import train_turn
-from .jobs import Jobs, JobStopped
+from .jobs import JobStopped, TurnQueue
 from .limits import TURN_S, threads_per_run
 from .owners import ROOM_OWNER
 from ..runfolder.locks import locked
@@ -35,7 +35,7 @@ WAIT_POLL_S = 0.05          # how often :meth:`Scheduler.wait` looks at the turn
 class Scheduler:
     """Gives turns of ``runs_dir``'s runs to the GPT workers of ``jobs`` (the engine's one queue)."""
 
-    def __init__(self, runs_dir, jobs: Jobs) -> None:
+    def __init__(self, runs_dir, jobs: TurnQueue) -> None:
         self.runs_dir = Path(runs_dir)
         self.jobs = jobs
         self.in_flight: dict[object, Turn] = {}   # the turn's job -> the turn

@@ -194,17 +194,20 @@ def test_the_gpt_workers_event_is_set_while_jobs_wait_or_run_and_cleared_after(e
 
 def test_every_engine_is_used_through_the_one_interface():
     """The page's plumbing knows only ``Jobs``: the machine's engine and a Dask cluster's each offer
-    all of it (and the job engine inside the machine's)."""
+    all of it (and the job engine inside the machine's); the engine's scheduler knows only
+    ``TurnQueue``, the same queue with GPT turns, which the job engine and a Dask cluster offer."""
     from core.room.dask_jobs import DaskJobs
     from core.room.engine_link import RemoteEngine
-    from core.room.jobs import Jobs
+    from core.room.jobs import Jobs, TurnQueue
 
     for engine in (JobEngine, RemoteEngine, DaskJobs):
         missing = [name for name in ("submit", "job", "cancel", "forget", "worker_pids", "close")
                    if not callable(getattr(engine, name, None))]
         assert not missing, f"{engine.__name__} lacks {missing}"
+    for engine in (JobEngine, DaskJobs):  # the scheduler's GPT turns go into the same queue
+        assert callable(getattr(engine, "set_gpt_workers", None)), engine.__name__
     engine = JobEngine(job_workers=1)
     try:
-        assert isinstance(engine, Jobs)
+        assert isinstance(engine, Jobs) and isinstance(engine, TurnQueue)
     finally:
         engine.close()

@@ -164,17 +164,20 @@ def encoded_payload(tok: BPETokenizer, window: str, text_length: int,
     else here."""
     key = (text_length, text_digest(window))
     with _building.hold((id(tok), key)):
-        return _payloads().made_for(tok, key, lambda: _built(tok, window, text_length, start_tokens))
+        return _payloads().made_for(tok, key, lambda: _built(tok, window, key, start_tokens))
 
 
-def _built(tok: BPETokenizer, window: str, text_length: int, start_tokens: list[Token] | None) -> bytes:
+def _built(tok: BPETokenizer, window: str, key: tuple[int, str],
+           start_tokens: list[Token] | None) -> bytes:
+    """The payload of ``window``; ``key``: its corpus's length and the window's hash, made once."""
+    text_length = key[0]
     scope = tokenizer_scope(tok)  # a hash of str: computed here, as another process hashes otherwise
     args = (tok, window, text_length, start_tokens, scope, _page(tok, text_length))
     if text_length < INLINE_BELOW and len(tok.trace) < INLINE_MERGES:
         return step_data.built_payload(*args)
-    return heavy_jobs.job_result(server_settings(), ("step view", tokenizer_digest(tok), tok.vocab_size,
-                                                     text_length, text_digest(window)),
-                                 step_data.built_payload, args, "Preparing the step view", forget=True,
+    job_key = ("step view", tokenizer_digest(tok), tok.vocab_size, *key)
+    return heavy_jobs.job_result(server_settings(), job_key, step_data.built_payload, args,
+                                 "Preparing the step view", forget=True,
                                  advice="Ask for fewer merges, or show another part of the text.")
 
 
