@@ -224,12 +224,13 @@ class DaskJobs:
         return job
 
     def _tidy(self) -> None:
-        """Let go of jobs nobody waits for (``ABANDON_S``) and of finished ones beyond ``KEEP``."""
+        """Let go of jobs nobody waits for (``ABANDON_S``) and of finished ones beyond ``KEEP``
+        (never of a GPT turn: the scheduler forgets each once it has read how it ended)."""
         now = time.monotonic()
         with self._lock:
-            abandoned = [j for j in self._jobs.values()
-                         if not j.future.done() and now - j.seen > ABANDON_S and not j.gpt_turn]
-            finished = [j for j in self._jobs.values() if j.future.done()]
+            jobs = [j for j in self._jobs.values() if not j.gpt_turn]
+        abandoned = [j for j in jobs if not j.future.done() and now - j.seen > ABANDON_S]
+        finished = [j for j in jobs if j.future.done()]
         for job in abandoned + finished[:max(0, len(finished) - KEEP)]:
             self.forget(job.key)
 
