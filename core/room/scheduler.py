@@ -21,14 +21,15 @@ from pathlib import Path
 from .gpt_workers import train_turn
 from .jobs import JobStopped, TurnQueue
 from .limits import TURN_S, threads_per_run
-from .owners import ROOM_OWNER
 from ..runfolder.locks import locked
 from .queries import launchers
 from ..runfolder.layout import QUEUE_LOCK, queue_settings
 from ..runfolder.status import IN_TURNS, TurnOutcome, read_status
 from .turns import Turn, end_turn, lose_turn, next_turn, reclaim_turns
 
-SESSION = "the scheduler"   # the turns' session in the queue: no page's, so no page cancels them
+# the turns' session in the queue, and their owner there: no page's, so no page cancels them (whose
+# turn it is between the runs' owners is core.room.turns's, before a turn is submitted)
+SESSION = "the scheduler"
 WAIT_POLL_S = 0.05          # how often :meth:`Scheduler.wait` looks at the turns under way
 
 
@@ -70,7 +71,7 @@ class Scheduler:
                 return
             busy.add(turn.run_dir)
             job = self.jobs.submit(SESSION, ("turn", turn.id), train_turn,
-                                   (str(turn.run_dir), turn.id, TURN_S), owner=ROOM_OWNER, gpt_turn=True)
+                                   (str(turn.run_dir), turn.id, TURN_S), gpt_turn=True)
             self.in_flight[job] = turn
 
     def tick(self) -> None:

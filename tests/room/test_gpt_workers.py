@@ -33,9 +33,15 @@ def where_am_i() -> dict:
 
 
 @pytest.fixture
-def engine():
+def jobs_waiting():
+    """The event the GPT workers give way to (core.room.cpu_policy)."""
+    return multiprocessing.get_context("spawn").Event()
+
+
+@pytest.fixture
+def engine(jobs_waiting):
     """The engine's one queue, as the engine makes it (one job worker)."""
-    made = JobEngine(job_workers=1, jobs_waiting=multiprocessing.get_context("spawn").Event())
+    made = JobEngine(job_workers=1, jobs_waiting=jobs_waiting)
     yield made
     made.close()
 
@@ -68,7 +74,7 @@ def test_a_gpt_worker_killed_while_idle_is_replaced_at_the_next_turn(engine):
 
 
 @pytest.mark.slow
-def test_turns_and_jobs_share_one_queue_on_workers_of_their_own_kind(engine, tmp_path):
+def test_turns_and_jobs_share_one_queue_on_workers_of_their_own_kind(engine, jobs_waiting, tmp_path):
     """A turn under way neither takes the job worker nor holds up a job, and only a job tells the
     GPT workers to give way (core.room.cpu_policy); a GPT worker that dies in a turn ends it
     stopped, which the scheduler records as a lost turn."""
@@ -76,7 +82,7 @@ def test_turns_and_jobs_share_one_queue_on_workers_of_their_own_kind(engine, tmp
     order, gate = tmp_path / "order", tmp_path / "gate"
     turn = engine.submit(SESSION, "turn", jf.until_released, (str(order), "turn", str(gate)), gpt_turn=True)
     wait_for(lambda: turn.state is JobState.RUNNING, timeout=300, what="the turn under way")
-    assert not engine._jobs_waiting.is_set()
+    assert not jobs_waiting.is_set()
     job = engine.submit("alice", "job", jf.counted, (str(tmp_path / "runs"), 3))
     assert job.result(timeout=120)[0] == 3  # beside the turn, on the job worker
     assert engine.set_gpt_workers(1, 1, 0) == 1 and turn.state is JobState.RUNNING
