@@ -52,14 +52,12 @@ import math
 import os
 import random
 import signal
-import socket
 import string
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -74,6 +72,7 @@ from streamlit_client import Session  # noqa: E402
 sys.path.insert(0, str(ROOT))
 from core.room.jobs import IDLE_S as WORKER_IDLE_S  # noqa: E402
 from ui.serving.memory import COLLECT_EVERY_S, PERIOD_S  # noqa: E402
+from ui.serving.supervisor import free_port, healthy  # noqa: E402
 
 CALM_CORPUS = "sample:English: Python docs (built in)"
 PAGES = ("learn_bpe", "char_vs_bpe", "compare_tokenizers", "insights", "chat", "train_gpt")  # not the start
@@ -386,12 +385,6 @@ class StepTab:
 
 
 # -- servers and memory -----------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     """A fresh server: ``streamlit run`` (1 process) or ``python -m ui.serve --processes N``; its
     output in ``log``.  Stops what it started, by PID, and says what outlived it."""
@@ -405,7 +398,7 @@ class Server:
                     "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
 
     def __enter__(self) -> Server:
-        port = free_port()
+        self.port = port = free_port()
         if self.processes == 1:
             command = [sys.executable, "-m", "streamlit", "run", "streamlit_app.py", "--server.headless",
                        "true", "--server.address", "127.0.0.1", "--server.port", str(port)]
@@ -422,12 +415,8 @@ class Server:
     def _wait_ready(self, bound: float = 300.0) -> None:
         deadline = time.monotonic() + bound
         while time.monotonic() < deadline and self.proc.poll() is None:
-            try:
-                if self.processes == 1 or self.status.exists():
-                    with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2):
-                        return
-            except OSError:
-                pass
+            if (self.processes == 1 or self.status.exists()) and healthy(self.port):
+                return
             time.sleep(0.5)
         self.__exit__()
         raise SystemExit("the server did not start: " + self.log.read_text(errors="replace")[-2000:])

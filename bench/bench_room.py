@@ -37,7 +37,6 @@ import json
 import os
 import random
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -54,7 +53,7 @@ from bench_server import TTL_S, Sampler, machine, rss_mb, settle, start_server, 
 from streamlit_client import Session  # noqa: E402
 from test_browser import ARGS, CHROMIUM  # noqa: E402
 from core.samples import PYTHON_DOCS, python_docs_corpus  # noqa: E402
-from ui.serving.supervisor import COOKIE  # noqa: E402
+from ui.serving.supervisor import COOKIE, free_port  # noqa: E402
 
 ACTION_TIMEOUT_S = 120.0
 SHOWN = re.compile(r"\*\*(?:Merge (\d+):|All (\d+) merges done)")
@@ -263,9 +262,7 @@ class Server:
         if not self.proxied:
             self.proc, self.url = start_server(runs, {})
             return self
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()
         env = {**os.environ, "BPE_EXPLORER_RUNS_DIR": str(runs),
                "STREAMLIT_SERVER_DISCONNECTED_SESSION_TTL": str(TTL_S)}  # as start_server's flag
         command = [sys.executable, "-m", "ui.serve", "--processes", str(self.processes), "--port", str(port),

@@ -26,14 +26,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +41,7 @@ from streamlit_client import Session
 from core.room.runs import list_runs
 from core.samples import python_docs_corpus
 from ui.serving.memory import COLLECT_EVERY_S, PERIOD_S
+from ui.serving.supervisor import free_port, healthy
 
 PASTE_LABEL = "Or paste your own text"
 TTL_S = 10            # server.disconnectedSessionTTL: how long a session that left is kept
@@ -97,9 +96,7 @@ def uptime() -> str:
 
 def start_server(runs_dir: Path, env: dict, script: str = "streamlit_app.py") -> tuple[subprocess.Popen, str]:
     """``streamlit run script`` from the checkout (so with the app's ``.streamlit/config.toml``)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true",
          "--server.address", "127.0.0.1", "--server.port", str(port),
@@ -110,11 +107,9 @@ def start_server(runs_dir: Path, env: dict, script: str = "streamlit_app.py") ->
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2):
-                return proc, url
-        except OSError:
-            time.sleep(0.3)
+        if healthy(port):
+            return proc, url
+        time.sleep(0.3)
     proc.kill()
     raise SystemExit("the server did not start")
 

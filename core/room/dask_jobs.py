@@ -55,6 +55,7 @@ from .jobs import DEFAULT_LIMIT_S, JobState, JobStopped
 from .worker_process import WorkerLost, call
 
 SCHEDULER_ENV = "BPE_EXPLORER_DASK_SCHEDULER"
+RESOURCES_ENV = "BPE_EXPLORER_DASK_RESOURCES"  # what one GPT turn takes from a Dask worker (parse_resources)
 CONNECT_S = 30      # seconds a host waits for the cluster's scheduler before it says it did not answer
 KEY_PREFIX = "bpe-job-"
 KEEP = 32           # finished jobs whose results this process holds on the cluster, the newest

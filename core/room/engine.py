@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ..runfolder.layout import ENGINE_LOCK, QUEUE_FILE, file_stamp
 from ..runfolder.locks import FileLock
+from .dask_jobs import RESOURCES_ENV, SCHEDULER_ENV, DaskJobs, parse_resources
 from .engine_link import SharedEngine, listen, unlisten
 from .scheduler import Scheduler
 from .spawn import ensure_engine
@@ -76,8 +77,6 @@ def _turns_queue(jobs: SharedEngine, address: str | None, resources: str | None)
     """Where turns go: this engine's queue, or a Dask cluster's (``address``)."""
     if not address:
         return jobs.engine
-    from .dask_jobs import DaskJobs, parse_resources
-
     return DaskJobs(address, resources=parse_resources(resources))
 
 
@@ -85,10 +84,10 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m core.room.engine",
                                 description="Serve RUNS_DIR's heavy jobs and give its runs turns.")
     p.add_argument("runs_dir")
-    p.add_argument("--dask", default=os.environ.get("BPE_EXPLORER_DASK_SCHEDULER"),
-                   help="a Dask scheduler's address: train on its Dask workers (default: "
-                        "$BPE_EXPLORER_DASK_SCHEDULER; none: GPT workers here)")
-    p.add_argument("--dask-resources", default=os.environ.get("BPE_EXPLORER_DASK_RESOURCES"),
+    p.add_argument("--dask", default=os.environ.get(SCHEDULER_ENV),
+                   help=f"a Dask scheduler's address: train on its Dask workers (default: "
+                        f"${SCHEDULER_ENV}; none: GPT workers here)")
+    p.add_argument("--dask-resources", default=os.environ.get(RESOURCES_ENV),
                    help="what one turn takes from a Dask worker, e.g. GPU=1")
     args = p.parse_args(argv)
     runs_dir = Path(args.runs_dir).resolve()

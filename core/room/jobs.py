@@ -70,7 +70,7 @@ from .worker_process import WorkerLost, WorkerProcess
 # characters: a corpus below this is trained on the page's thread; the built-in samples (the
 # Python docs sample is 200,000 characters, the default a room opens on) stay below it
 INLINE_BELOW = 256_000
-DEFAULT_LIMIT_S = 120.0        # a job's time, unless its submit says otherwise
+DEFAULT_LIMIT_S = 120.0        # a job's time, unless the engine is given another (the server's job_time_s)
 TICK_S = 0.1                   # how often the collector checks the bounds while a job is live
 IDLE_S = 60.0                  # a job worker idle this long is stopped
 SERVED_KEPT = 1000             # owners whose last service is remembered, beyond those with live jobs
@@ -223,7 +223,7 @@ class JobEngine:
     of GPT worker processes (:meth:`set_gpt_workers`), started when jobs or turns wait, and the
     collector thread that hands them out and watches them.
 
-    ``limit_s``: a job's time unless its submit gives one; ``max_rss``: bytes a job worker's memory
+    ``limit_s``: a job's time; ``max_rss``: bytes a job worker's memory
     may reach while it runs a job (``None``: unwatched); ``abandon_s``: cancel a job nobody
     touched for that long (``None``: never); ``idle_s``: stop a job worker idle that long (started
     again when a job comes); ``preload``: modules the fork server imports once,
@@ -233,14 +233,13 @@ class JobEngine:
 
     def __init__(self, job_workers: int | None = None, limit_s: float = DEFAULT_LIMIT_S,
                  max_rss: int | None = None, abandon_s: float | None = None, keep: int = 32,
-                 keep_s: float = 600.0, idle_s: float = IDLE_S, method: str | None = None,
-                 preload: tuple[str, ...] = (), jobs_waiting=None) -> None:
+                 keep_s: float = 600.0, idle_s: float = IDLE_S, preload: tuple[str, ...] = (),
+                 jobs_waiting=None) -> None:
         self.size = job_workers or default_job_workers()
         self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
         self.keep, self.keep_s, self.idle_s = keep, keep_s, idle_s
         methods = multiprocessing.get_all_start_methods()
-        self._context = multiprocessing.get_context(method or ("forkserver" if "forkserver" in methods
-                                                               else "spawn"))
+        self._context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         self._preload(preload)
         self._lock = threading.RLock()
         self._queue: list[Job] = []                    # submit order
@@ -256,8 +255,7 @@ class JobEngine:
         self._gpt = (0, 1, 0)   # GPT workers: how many, torch threads each, GPUs (set_gpt_workers)
 
     # -- what callers use ------------------------------------------------------------------------
-    def submit(self, session, key, fn, args: tuple = (), limit_s: float | None = None,
-               owner=None, gpt_turn: bool = False) -> Job:
+    def submit(self, session, key, fn, args: tuple = (), owner=None, gpt_turn: bool = False) -> Job:
         """The job for ``key``: the one queued, running or kept for it (``session`` joins it), or a
         new one running ``fn(*args)`` within ``limit_s`` seconds (a GPT turn, ``gpt_turn``, within
         none).  ``owner``: whose share the session's jobs count in (default: the session's own)."""
@@ -265,7 +263,7 @@ class JobEngine:
             if self._closed:
                 raise RuntimeError("this job engine is closed")
             if (self._live.get(key) or self._kept_job(key)) is None:
-                limit_s = None if gpt_turn else limit_s or self.limit_s
+                limit_s = None if gpt_turn else self.limit_s
                 job = Job(key, fn, tuple(args), limit_s, gpt_turn, seq=next(self._seq))
                 self._live[key] = job
                 self._queue.append(job)
@@ -320,14 +318,13 @@ class JobEngine:
             return bool(self._live)
 
     def resize(self, job_workers: int | None, limit_s: float, max_rss: int | None,
-               abandon_s: float | None, preload: tuple[str, ...] = ()) -> None:
+               abandon_s: float | None, preload: tuple[str, ...]) -> None:
         """New bounds for the jobs from now on (job workers beyond ``job_workers`` stop when idle),
         and the modules to preload, until the fork server starts."""
         with self._lock:
             self.size = job_workers or default_job_workers()
             self.limit_s, self.max_rss, self.abandon_s = limit_s, max_rss, abandon_s
-            if preload:
-                self._preload(preload)
+            self._preload(preload)
 
     def _preload(self, modules: tuple[str, ...]) -> None:
         """The fork server imports these once (the main module too, which multiprocessing imports

@@ -35,7 +35,7 @@ from ..gpt.checkpoint import checkpoint_path, load_checkpoint
 from ..gpt.config import TrainConfig
 from ..gpt.data import get_batch
 from ..gpt.device import detect_device, should_compile
-from ..gpt.evaluate import estimate_loss, eval_windows, sample_text
+from ..gpt.evaluate import estimate_loss, sample_text
 from ..gpt.model import GPT
 from ..gpt.optimizer_step import get_lr, make_optimizer, make_optimizer_step
 from .gpt_workers import start_gpt_process
@@ -63,12 +63,10 @@ def _run(fn, args: tuple, timeout: float, memory: int | None, threads: int | Non
     except TimeoutError:
         raise ProbeError(f"This took longer than {timeout:.0f} s and was stopped; try a smaller "
                          f"model or fewer tokens.") from None
-    except (ValueError, OSError) as exc:  # bad input: the message is for the visitor
+    except (ValueError, OSError, WorkerLost) as exc:  # bad input, or the child died: the message says
         raise ProbeError(str(exc)) from None
     except MemoryError:
         raise ProbeError(MEMORY_MESSAGE) from None
-    except WorkerLost as exc:
-        raise ProbeError(str(exc)) from None
     except Exception as exc:  # torch's allocator raises RuntimeError
         if isinstance(exc, RuntimeError) and "allocate" in str(exc):
             raise ProbeError(MEMORY_MESSAGE) from None
@@ -88,21 +86,19 @@ class StepEstimate:
     token_s: float = 0.0        # one token of a sample
     start_s: float = 0.0        # a GPT worker's start: a process, torch and the training code loaded
 
-    def run_seconds(self, config: TrainConfig, val_tokens: int | None = None) -> float:
+    def run_seconds(self, config: TrainConfig) -> float:
         """A whole run of ``config`` alone, from Launch: a GPT worker's start, its steps, then at
-        each evaluation two splits' batches (``eval_windows`` of ``val_tokens``; ``eval_iters``
-        batches when unknown) and a sample, and a sample every ``sample_interval`` steps
-        (``core.gpt.loop``).  The evaluations weigh in a preset that evaluates many batches, and
-        the start in a short run (why: docs/benchmarks.md, "Time-per-step estimate")."""
+        each evaluation two splits' ``eval_iters`` batches (at most: a small corpus's split may hold
+        fewer windows, ``core.gpt.evaluate.eval_windows``) and a sample, and a sample every
+        ``sample_interval`` steps (``core.gpt.loop``).  The evaluations weigh in a preset that
+        evaluates many batches, and the start in a short run (why: docs/benchmarks.md,
+        "Time-per-step estimate")."""
         evaluations = {*range(config.eval_interval, config.max_steps + 1, config.eval_interval),
                        config.max_steps}
         samples = evaluations | set(range(config.sample_interval, config.max_steps + 1,
                                           config.sample_interval))
-        windows = (config.eval_iters * config.batch_size if val_tokens is None
-                   else eval_windows(config, val_tokens))
-        batches = math.ceil(windows / config.batch_size)
         return (self.start_s + self.seconds * config.max_steps
-                + len(evaluations) * 2 * batches * self.eval_batch_s
+                + len(evaluations) * 2 * config.eval_iters * self.eval_batch_s
                 + (len(samples) * config.sample_tokens * self.token_s if config.sample_tokens else 0.0))
 
 

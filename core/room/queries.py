@@ -60,11 +60,6 @@ class RunInfo:
         return self.status in ACTIVE
 
     @property
-    def training(self) -> bool:
-        """Started and not ended: it takes turns on the GPT workers (``stepping`` while it has one)."""
-        return self.status in TRAINING
-
-    @property
     def has_checkpoint(self) -> bool:
         return (self.path / CHECKPOINT_FILE).is_file()
 
@@ -211,6 +206,11 @@ def run_folders(runs_dir: Path, owner: str | None = None) -> list[Path]:
             for run in folder.iterdir() if is_run(run)]
 
 
+def joins_of(runs_dir: Path, run_dir: Path, owner: str | None = None) -> list[Path]:
+    """The joins of ``run_dir`` (only ``owner``'s when given: one at most)."""
+    return [j for j in run_folders(runs_dir, owner) if is_join(j) and joined_run(j) == run_dir]
+
+
 def list_runs(runs_dir=None, viewer: Viewer | None = None) -> list[RunInfo]:
     """The runs ``viewer`` may see (every run and join when ``viewer`` is None), newest first:
     their own, their joins, the runs others shared (one entry per run: a run they joined shows as
@@ -253,12 +253,9 @@ def get_run(run_dir, viewer: Viewer) -> RunInfo:
     info = run_info(run_dir)
     if is_run(run_dir) and viewer.can_manage(info):
         return info
-    join = None
-    if is_run(run_dir) and not is_join(run_dir):
-        join = next((j for j in run_folders(run_dir.parent.parent, viewer.owner)
-                     if is_join(j) and joined_run(j) == run_dir), None)
-    if join is not None:
-        return run_info(join)
+    joins = joins_of(run_dir.parent.parent, run_dir, viewer.owner) if is_run(run_dir) else []
+    if joins:
+        return run_info(joins[0])
     if is_run(run_dir) and viewer.can_view(info):
         return info
     raise RunAccessError(f"There is no run {info.name!r} you can see.")

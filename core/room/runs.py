@@ -36,14 +36,14 @@ from typing import TYPE_CHECKING
 
 from ..bpe import CharTokenizer
 from ..settings import ServerSettings
-from .identical import is_join, joined_run, run_identity, write_identity, write_join
+from .identical import is_join, run_identity, write_identity, write_join
 from .limits import check_config, default_max_running, runs_per_gpu, threads_per_run
 from ..runfolder.locks import locked
 from .owners import (LOCAL_OWNER, ROOM_OWNER, SERVER, RunAccessError, Viewer, sanitize_run_name,
                      unique_run_name, validate_owner)
-from .queries import (RunInfo, find_identical, get_run, is_run, launchers, list_runs,
-                       owner_load, pid_alive, process_alive, read_metrics, read_samples, run_folders,
-                       run_info, seconds_per_step, turn_alive)
+from .queries import (RunInfo, find_identical, get_run, is_run, joins_of, launchers, list_runs,
+                       owner_load, pid_alive, process_alive, read_metrics, read_samples, run_info,
+                       seconds_per_step, turn_alive)
 from ..atomic import write_json
 from ..runfolder.layout import (CORPUS_FILE, QUEUE_LOCK, SHARE_FILE, STOP_FILE, TOKENIZER_FILE,
                                 TRAIN_CONFIG_FILE, default_runs_dir, now, read_json, write_queue_settings,
@@ -54,7 +54,7 @@ from .spawn import ensure_engine
 if TYPE_CHECKING:
     from ..gpt.config import TrainConfig
 
-__all__ = [  # the actions here, then what a caller of them needs from the registry and owners
+__all__ = [  # the actions here, then what a caller of them needs from the queries and owners
     "RunLimitError", "delete_run", "launch_run", "resume_run", "sample_run", "set_shared", "stop_run",
     "LOCAL_OWNER", "ROOM_OWNER", "SERVER", "RunAccessError", "RunInfo", "Viewer", "default_runs_dir",
     "get_run", "list_runs", "pid_alive", "read_metrics", "read_samples", "run_info",
@@ -80,7 +80,7 @@ def _managed(run_dir, viewer: Viewer, verb: str) -> RunInfo:
 
 def _check_owner_cap(runs_dir: Path, owner: str, settings: ServerSettings, share: float) -> None:
     """Refuse a launch that would give ``owner`` more than the server's runs' worth (a run that
-    n attendees launched counts ``1 / n`` for each: ``registry.owner_load``)."""
+    n attendees launched counts ``1 / n`` for each: ``queries.owner_load``)."""
     cap = settings.max_runs_per_owner
     load = owner_load(runs_dir, owner)
     if load + share <= cap + 1e-9:
@@ -172,7 +172,7 @@ def _launched_by(runs_dir: Path, run_dir: Path, owner: str) -> Path | None:
     """``owner``'s own folder for ``run_dir``: the run itself, or their join of it."""
     if run_dir.parent.name == owner:
         return run_dir
-    return next((j for j in run_folders(runs_dir, owner) if is_join(j) and joined_run(j) == run_dir), None)
+    return next(iter(joins_of(runs_dir, run_dir, owner)), None)
 
 
 def _write_run(run_dir: Path, text: str, tokenizer, config: TrainConfig, identity: str, caps: dict) -> None:
@@ -262,7 +262,7 @@ def delete_run(run_dir, viewer: Viewer) -> None:
         info = _managed(run_dir, viewer, "delete")
         if info.active:
             raise ValueError(f"Run {info.name!r} is still {info.status}; stop it before deleting it.")
-        joins = [j for j in run_folders(runs_dir) if is_join(j) and joined_run(j) == run_dir]
+        joins = joins_of(runs_dir, run_dir)
         if not joins:
             shutil.rmtree(run_dir)
             return

@@ -23,16 +23,11 @@ ROOT = Path(__file__).resolve().parents[2]   # the repository: the folder that h
 ENGINE = "core.room.engine"
 
 
-def module_command(module: str, *args: str) -> list[str]:
-    return [sys.executable, "-m", module, *args]
-
-
-def child_env(extra: dict | None = None) -> dict:
+def child_env() -> dict:
     """This environment, with the repository first on ``PYTHONPATH``, output unbuffered and CPU
     threads that wait without spinning (``core.room.cpu_policy.CPU_SHARING_ENV``)."""
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    return {**CPU_SHARING_ENV, **os.environ, "PYTHONPATH": path, "PYTHONUNBUFFERED": "1",
-            **(extra or {})}
+    return {**CPU_SHARING_ENV, **os.environ, "PYTHONPATH": path, "PYTHONUNBUFFERED": "1"}
 
 
 def ensure_engine(runs_dir) -> None:
@@ -44,7 +39,7 @@ def ensure_engine(runs_dir) -> None:
     if is_locked(runs_dir / ENGINE_LOCK):
         return
     with open(runs_dir / ENGINE_LOG, "ab") as log:
-        proc = subprocess.Popen(module_command(ENGINE, str(runs_dir)), cwd=ROOT, stdout=log,
+        proc = subprocess.Popen([sys.executable, "-m", ENGINE, str(runs_dir)], cwd=ROOT, stdout=log,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True, env=child_env())
     threading.Thread(target=proc.wait, name=f"reap-engine-{proc.pid}", daemon=True).start()

@@ -4,11 +4,11 @@ process imports them by name) that report their progress (merges done / asked) w
 
 - :func:`train`: a tokenizer trained on a corpus with the page's settings;
 - :func:`extend`: a real tokenizer (GPT-2, GPT-4, ...) with the merges it would add for a corpus;
-- :func:`statistics`: a corpus's statistics (``core.corpus.corpus_stats``);
 - :func:`named`: a tokenizer a job is given by name where it is a real model's (loading one is
   cheaper than sending it).
 
-The Tokenizer questions page's jobs are ``core.insights.question_jobs``.
+A corpus's statistics are counted by ``core.corpus.corpus_stats`` itself; the Tokenizer questions
+page's jobs are ``core.insights.question_jobs``.
 
 The same work runs inline for small corpora (``core.room.jobs.INLINE_BELOW``); these functions
 are what a job worker runs, and nothing here knows about pages.
@@ -18,19 +18,15 @@ from __future__ import annotations
 
 import functools
 
-from ..bpe import BPETokenizer, BPETrainer, extension_trainer
-from ..corpus import CorpusStats, corpus_stats
+from ..bpe import BPETokenizer, extension_trainer
 from .worker_process import report_progress
 
 
 def train(text: str, variant: str, num_merges: int, options: dict) -> BPETokenizer:
-    """``num_merges`` merges of ``variant`` BPE on ``text`` (``options``: ``BPETrainer``'s other
+    """``num_merges`` merges of ``variant`` BPE on ``text`` (``options``: ``from_text``'s other
     keyword arguments); raises what ``BPETrainer`` raises (``CorpusTooLargeError`` over its
     ``max_memory``, a bad or too slow ``pattern``)."""
-    trainer = BPETrainer(text, variant=variant, **options)
-    for _ in trainer.run(num_merges, progress=report_progress):
-        pass
-    return BPETokenizer.from_trainer(trainer)
+    return BPETokenizer.from_text(text, num_merges, variant, progress=report_progress, **options)
 
 
 def extend(start: str, text: str, num_merges: int, max_memory: int) -> BPETokenizer:
@@ -52,7 +48,3 @@ def named(ref: str | BPETokenizer) -> BPETokenizer:
     """A tokenizer, or a real model's by its name (``core.bpe.pretrained``), loaded once per job
     worker."""
     return _pretrained(ref) if isinstance(ref, str) else ref
-
-
-def statistics(text: str) -> CorpusStats:
-    return corpus_stats(text)

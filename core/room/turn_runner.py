@@ -3,12 +3,6 @@ few seconds with ``core.gpt.loop.Training`` and checkpoints it, so that its next
 any GPT worker: the engine's (``core.room.jobs``, set up by ``core.room.gpt_workers``), or a Dask
 worker of a cluster (``core.room.dask_jobs``).
 
-From Launch to a training step: ``app_pages/train_gpt.py`` (the button) ->
-``core.room.runs.launch_run`` (the run folder, queued) -> ``core.room.scheduler`` (a turn,
-``core.room.turns``, submitted to the engine's queue, ``core.room.jobs``, and run by a free GPT
-worker) -> :func:`run_turn` -> ``core.gpt.loop.Training.advance`` ->
-``core.gpt.optimizer_step``.
-
 Everything a run needs is in its folder, written at launch: the config (``train_config.json``,
 read straight into a ``TrainConfig``), the corpus and the tokenizer; so a run depends neither on
 the session that launched it nor on the process that trained its last turn.  A GPT worker keeps the

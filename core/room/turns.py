@@ -69,10 +69,10 @@ def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | N
             if statuses[run].get("turn"):  # GPT workers go to other owners
                 payers = who or [ROOM_OWNER]
                 for owner in payers:
-                    charged[owner] = max(charged.get(owner, floor), floor) + TURN_S / len(payers)
+                    charged[owner] = charged.get(owner, floor) + TURN_S / len(payers)
 
         def priority(run: Path) -> tuple:
-            least = min(max(charged.get(owner, floor), floor) for owner in waiting[run] or [ROOM_OWNER])
+            least = min(charged.get(owner, floor) for owner in waiting[run] or [ROOM_OWNER])
             status = statuses[run]
             return (least, bool(status.get("turns")), status.get("last_turn") or 0.0,
                     status.get("queued_at") or 0.0, str(run))
@@ -109,7 +109,7 @@ def _charge(runs_dir: Path, run_dir: Path, seconds: float) -> None:
     floor = min(charged.values(), default=0.0)
     payers = found.get(run_dir) or [ROOM_OWNER]
     for owner in payers:
-        charged[owner] = max(charged.get(owner, floor), floor) + seconds / len(payers)
+        charged[owner] = charged.get(owner, floor) + seconds / len(payers)
     write_json(runs_dir / TURNS_FILE, {"charged": charged})
 
 

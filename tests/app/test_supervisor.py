@@ -7,11 +7,14 @@ command restarts the dead process and, stopped, leaves no process behind.  Waits
 app or the command reports; the only processes killed are those this test started.
 """
 
+import csv
+import io
 import json
 import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -22,8 +25,8 @@ import pytest
 
 from conftest import IN_CI
 from test_browser import CHROMIUM, NAVIGATION_MS, choose_settings, chromium_context, idle
-from ui.serving.supervisor import (COOKIE, Child, find_haproxy, free_port, haproxy_config, healthy,
-                                   proxy_sessions)
+from ui.serving.supervisor import (BACKEND, COOKIE, Child, find_haproxy, free_port, haproxy_config,
+                                   healthy)
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "serve-test-instructor-key"
@@ -157,6 +160,19 @@ class Tab:
         self.page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
         expect(in_use(self.page, path.name)).to_be_visible(timeout=60_000)
         idle(self.page)
+
+
+def proxy_sessions(stats_socket) -> dict[str, int]:
+    """Connections open now on each app process, from HAProxy's stats socket: a tab holds one
+    websocket, and its browser keeps a few more open between requests."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(5)
+        s.connect(str(stats_socket))
+        s.sendall(b"show stat\n")
+        data = b"".join(iter(lambda: s.recv(65536), b""))
+    rows = csv.DictReader(io.StringIO(data.decode().lstrip("# ")))
+    return {r["svname"]: int(r["scur"]) for r in rows
+            if r["pxname"] == BACKEND and r["svname"] not in ("BACKEND", "FRONTEND")}
 
 
 def in_use(page, name: str):

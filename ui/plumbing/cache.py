@@ -36,7 +36,7 @@ from core.bpe.checks import EmptyCorpusError
 from core.digest import text_digest
 from core.bpe.explain import unseen_words
 from core.bpe.pretokenize import set_regex_timeout
-from core.corpus import CorpusStats
+from core.corpus import CorpusStats, corpus_stats
 from core.room import tokenizer_jobs
 from core.room.jobs import INLINE_BELOW
 from core.settings import PREFIX, SETTING_NAMES, ServerSettings
@@ -182,7 +182,7 @@ def train_tokenizer(text: str, variant: str, num_merges: int, end_of_word: str |
         if len(text) >= INLINE_BELOW:
             tok = heavy_jobs.job_result(limits, ("train", key, num_merges), tokenizer_jobs.train,
                                         (text, variant, num_merges, options), doing, " merges",
-                                        forget=True, advice=heavy_jobs.training_advice(variant))
+                                        advice=heavy_jobs.training_advice(variant))
         else:
             trainer = _trained(lambda: BPETrainer(text, variant=variant, **options), num_merges, progress,
                                doing, " merges")
@@ -239,7 +239,7 @@ def corpus_statistics(digest: str, text: str) -> CorpusStats | None:
     asked): every page of a large corpus counted it again then, and the count's end reran the whole
     page, dropping what a click had just drawn."""
     return heavy_jobs.computed(server_settings(), _counted(), ("statistics", digest),
-                               tokenizer_jobs.statistics, (text,), len(text), "Counting the corpus")
+                               corpus_stats, (text,), len(text), "Counting the corpus")
 
 
 @st.cache_resource(show_spinner=False)
@@ -318,7 +318,7 @@ def extended_tokenizer(text: str, start: str, num_merges: int, progress: bool = 
         if len(text) >= INLINE_BELOW:
             tok = heavy_jobs.job_result(limits, ("extend", key, num_merges), tokenizer_jobs.extend,
                                         (start, text, num_merges, limits.max_train_memory), doing,
-                                        forget=True, advice="Ask for fewer merges, or use a smaller text.")
+                                        advice="Ask for fewer merges, or use a smaller text.")
         else:
             trainer = _trained(lambda: extension_trainer(base, text, max_memory=limits.max_train_memory),
                                num_merges, progress, doing)

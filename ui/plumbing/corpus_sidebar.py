@@ -60,7 +60,7 @@ def _sync_paste_box() -> None:
 
     A new box, not a new value in the old one: the browser applies a value the server sets only
     when it draws the page, and a fragment polling a job (the corpus being counted) can send the
-    page's widgets before that (``state.echoed``).  A large paste was then sent back once more, and
+    page's widgets before that (``state.fragment_run``).  A large paste was then sent back once more, and
     then the box as the server had emptied it, which read as a second paste of nothing and emptied
     the corpus.  A message about the old box names a widget this session no longer has."""
     _, text = state.corpus()
@@ -90,13 +90,13 @@ def _failed(message: str) -> None:
 
 def _on_sample() -> None:
     name = state.get(CORPUS_SAMPLE)
-    if name is not None and not state.echoed():
+    if name is not None and not state.fragment_run():
         _load_sample(name)
 
 
 def _on_paste() -> None:
     text = state.get(_paste_key())
-    if not text or text == state.corpus()[1] or state.echoed():  # an emptied box is no corpus
+    if not text or text == state.corpus()[1] or state.fragment_run():  # an emptied box is no corpus
         return
     raw = text.encode("utf-8", "surrogatepass")  # once: it holds the GIL, a moment per megabyte
     try:
@@ -192,7 +192,7 @@ def start_trainable() -> None:
 def _on_server_path() -> None:
     folder = settings().corpus_dir
     raw = state.get(CORPUS_PATH, "").strip()
-    if folder is None or not raw or state.echoed():
+    if folder is None or not raw or state.fragment_run():
         return
     try:
         name, text = read_corpus_under(folder, raw, settings().max_corpus_bytes)

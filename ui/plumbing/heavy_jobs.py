@@ -80,10 +80,10 @@ def engine(settings: ServerSettings) -> Jobs:
 
 
 def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit: str = "",
-               block: bool = True, forget: bool = False, advice: str = "Use a smaller text."):
+               block: bool = True, advice: str = "Use a smaller text."):
     """``fn(*args)`` from a job worker, or, while it runs, a progress bar reading "``doing``: done /
-    total``unit``" and then ``st.stop()`` (``block``) or ``None``.  ``forget``: the caller keeps the
-    result in a cache of its own, so the engine need not.  Raises what ``fn`` raised, or
+    total``unit``" and then ``st.stop()`` (``block``) or ``None``.  Every caller keeps the result in
+    a cache of its own, so the engine forgets it once read.  Raises what ``fn`` raised, or
     :class:`TooHeavyError` ("``doing`` was stopped: why. ``advice``")."""
     jobs = engine(settings)
     try:
@@ -100,8 +100,7 @@ def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit:
         value = job.result()
     except JobStopped as exc:
         raise TooHeavyError(f"{doing} was stopped: {exc} {advice}") from None
-    if forget:
-        jobs.forget(key)
+    jobs.forget(key)
     return value
 
 
@@ -122,7 +121,7 @@ def computed(settings: ServerSettings, cache: BoundedCache, key: tuple, fn, args
         found = fn(*args)
     else:
         found = job_result(settings, key, fn, args if sent is None else sent, doing, unit, block=False,
-                           forget=True, advice=advice)
+                           advice=advice)
         if found is None:
             return None
     cache.put(key, found)
@@ -148,8 +147,11 @@ def _progress(key, doing: str, unit: str) -> None:
         job = _engine[0].job(key) if _engine else None
     except JobStopped:  # the engine restarting: the page asks again
         job = None
-    if (job is None or job.done) and _polling():
-        st.rerun()  # never in the page's own run: a job done since it asked is shown at the next poll
+    # a rerun only from the bar's own timer: in the page's run that drew it, a rerun would end that run
+    # before the bar was drawn, and a page that asks the engine over a socket often finds its job done
+    # a moment after it asked (it is shown at the next poll)
+    if (job is None or job.done) and state.fragment_run():
+        st.rerun()
     if job is None or job.done:
         st.progress(1.0, text=f"{doing}: finishing…")
         return
@@ -161,14 +163,6 @@ def _progress(key, doing: str, unit: str) -> None:
         st.progress(min(done / total, 1.0), text=f"{doing}: {done:,} / {total:,}{unit}{waited}")
     else:
         st.progress(0.0, text=f"{doing}: starting…{waited}")
-
-
-def _polling() -> bool:
-    """Whether this is the progress bar's own rerun (its timer), not the page's run that drew it:
-    there a rerun would end the page's run before the bar was drawn, and a page that asks the
-    engine over a socket often finds its job done a moment after it asked."""
-    ctx = get_script_run_ctx()
-    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def _session() -> str:

@@ -135,12 +135,12 @@ def init_state() -> None:
     ss[STATE_READY] = True
 
 
-def echoed() -> bool:
-    """Whether a change a callback sees is an echo: this run reruns fragments only, and no widget
-    drawn outside a fragment changes in such a run by a person's hand (a change there asks for a
-    whole run).  The browser sends every widget with a fragment's rerun, as it holds it then, which
-    can be a value from before the server last set it (a sample box the server emptied when a paste
-    was loaded): a callback of such a widget ignores the change."""
+def fragment_run() -> bool:
+    """Whether this run reruns fragments only (a progress bar's timer, a fragment's button), not the
+    page.  A change a callback sees in such a run is an echo: no widget drawn outside a fragment
+    changes by a person's hand then (a change there asks for a whole run), but the browser sends
+    every widget with a fragment's rerun, as it holds it, which can be a value from before the
+    server last set it (a sample box the server emptied when a paste was loaded)."""
     ctx = get_script_run_ctx()
     return bool(ctx is not None and ctx.fragment_ids_this_run)
 
@@ -222,12 +222,12 @@ def keep(name: str, on_change=None, max_chars: int | None = None) -> dict:
     """Keyword arguments for a widget whose value survives page switches: its key is
     ``w_<name>``, filled from ``kept_<name>``, which each change copies back (cut to
     ``max_chars``) before ``on_change`` runs.  Such a widget is drawn outside fragments: a change
-    in a fragment's run is an echo (:func:`echoed`)."""
+    in a fragment's run is an echo (:func:`fragment_run`)."""
     value = kept(name)
     st.session_state["w_" + name] = value[:max_chars] if max_chars else value
 
     def copy() -> None:
-        if echoed():  # the box as the browser held it before the server set it: keep the server's
+        if fragment_run():  # the box as the browser held it before the server set it: keep the server's
             st.session_state["w_" + name] = kept(name)
             return
         value = st.session_state["w_" + name]

@@ -1,9 +1,6 @@
-"""The least-recently-used cache every shared cache of the app is (``ui.plumbing.cache``,
-``ui.plumbing.charts``):
-bounded by entries and by estimated bytes, so memory stays flat however many visitors come and go,
-and emptied of what nobody used for ``CACHE_IDLE_S`` seconds by ``ui.serving.memory``'s housekeeper, so a
-room's leftovers (its tokenizers, its charts) leave after the room rather than at the next room.
-"""
+"""What every shared cache of the app is (the plumbing's, the views', the pages'): a
+least-recently-used dict with bounds (:class:`BoundedCache`), and one lock per key, so that what a
+room asks for at once is made once (:class:`KeyLocks`)."""
 
 from __future__ import annotations
 
@@ -31,7 +28,8 @@ class BoundedCache:
     """A least-recently-used dict shared by every session, bounded by entries and by an estimated
     size in bytes (``cost(value)``), so memory stays flat however many visitors come and go; an
     entry unused for ``idle_s`` seconds goes at the next :meth:`drop_idle` (``ui.serving.memory``'s
-    housekeeper calls it for every cache), so a room's leftovers leave after the room."""
+    housekeeper calls it for every cache), so a room's leftovers (its tokenizers, its charts) leave
+    after the room rather than at the next room."""
 
     _all: weakref.WeakSet = weakref.WeakSet()
 

@@ -40,18 +40,16 @@ they fail with "400 session invalid").  What this module owns, and why each choi
   child also gets SIGTERM if this command is killed outright).  The engine and the runs it trains
   outlive the server by design (``core.room.engine``), as under ``streamlit run``.
 
-``--status-file`` writes the URL, every PID and the stats socket as JSON (for tests and
-``bench/bench_room.py``); :func:`proxy_sessions` reads the open connections per process.  Leaves
-out TLS: put a TLS-terminating proxy in front, or serve the room on a trusted network.
+``--status-file`` writes the URL, every PID and HAProxy's stats socket (``show stat``: the
+connections open on each process) as JSON, for tests and ``bench/bench_room.py``.  Leaves out
+TLS: put a TLS-terminating proxy in front, or serve the room on a trusted network.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import ctypes
 import functools
-import io
 import json
 import os
 import secrets
@@ -324,19 +322,6 @@ def wait_listening(proxy: Child, host: str, port: int, bound: float = 30.0) -> N
         time.sleep(0.2)
 
 
-def proxy_sessions(stats_socket) -> dict[str, int]:
-    """Connections open now on each app process, from HAProxy's stats socket: a tab holds one
-    websocket, and its browser keeps a few more open between requests."""
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(5)
-        s.connect(str(stats_socket))
-        s.sendall(b"show stat\n")
-        data = b"".join(iter(lambda: s.recv(65536), b""))
-    rows = csv.DictReader(io.StringIO(data.decode().lstrip("# ")))
-    return {r["svname"]: int(r["scur"]) for r in rows
-            if r["pxname"] == BACKEND and r["svname"] not in ("BACKEND", "FRONTEND")}
-
-
 # -- the command ----------------------------------------------------------------------------------------
 def local_host(address: str) -> str:
     """Where this machine reaches the proxy (a wildcard address is reached on loopback)."""
@@ -373,12 +358,12 @@ def supervise(children: list[Child], on_restart) -> None:
 
 def serve(args: argparse.Namespace, haproxy: str, folder: Path) -> None:
     env = app_env()
-    apps = [Child(f"p{i + 1}", [], env, free_port()) for i in range(args.processes)]
+    ports = [free_port() for _ in range(args.processes)]
+    apps = [Child(f"p{i + 1}", app_command(f"p{i + 1}", port), env, port) for i, port in enumerate(ports)]
     stats_socket, config = folder / "haproxy.sock", folder / "haproxy.cfg"
     proxy = Child("proxy", [haproxy, "-db", "-f", str(config)])
     try:
         for app in apps:
-            app.command = app_command(app.name, app.port)
             app.start()
         wait_ready(apps)
         config.write_text(haproxy_config(args.address, args.port, apps, stats_socket), encoding="utf-8")

@@ -177,7 +177,7 @@ def _built(tok: BPETokenizer, window: str, key: tuple[int, str],
         return step_data.built_payload(*args)
     job_key = ("step view", tokenizer_digest(tok), tok.vocab_size, *key)
     return heavy_jobs.job_result(server_settings(), job_key, step_data.built_payload, args,
-                                 "Preparing the step view", forget=True,
+                                 "Preparing the step view",
                                  advice="Ask for fewer merges, or show another part of the text.")
 
 
