@@ -8,7 +8,7 @@ each preset on this machine.
 
 For each preset: the estimate (``core.room.probe.estimate_step``, a child process, with the torch
 threads a run launched from the page gets), then a real run of the same settings in a child
-process started as the page's trainer is (``core.room.spawn.child_env``, ``core.gpt.loop``), then the
+process with the engine's environment (``core.room.spawn.child_env``, ``core.gpt.loop``), then the
 estimate again.  The run's figure is the median of its logged blocks of steps, settle steps left out
 (``core.room.probe.run_step_seconds``).  ``--busy N`` keeps N other processes busy meanwhile (a
 loaded machine); ``--spin`` gives the children OpenMP's spinning wait, as before

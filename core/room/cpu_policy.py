@@ -25,7 +25,8 @@ import time
 # engine (core.room.spawn) get this environment, unless the server's own sets it.
 CPU_SHARING_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 
-# GPT workers and probes run below the web server's CPU priority, so a server kept busy by a whole
+# GPT workers and the step-time probe run below the web server's CPU priority (a sample, which
+# somebody waits for, runs at the server's), so a server kept busy by a whole
 # room serves its pages before training steps; a run gives way only while the server works (on
 # idle cores niceness changes nothing).  With two runs on 2 cores pages opened as fast niced or
 # not, the kernel already favouring a server that sleeps between requests: insurance, not a

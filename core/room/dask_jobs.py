@@ -13,7 +13,7 @@ queue (``core.room.jobs.Jobs``):
 What Dask gives, and what is left to it:
 
 - **one result**: a job's Dask key is a digest of its key (:func:`dask_key`), so the same job asked
-  from two hosts is one task on the scheduler, computed once, its result shared;
+  from two hosts is one task on Dask's scheduler, computed once, its result shared;
 - **bounds**: a job runs in a worker process of its Dask worker (:func:`run_watched`: a Dask
   worker cannot stop a task's thread, but can kill a process), killed past the job's time or its
   Dask worker's ``--memory-limit`` (which its nanny keeps for the Dask worker itself); so Dask
@@ -60,7 +60,7 @@ CONNECT_S = 30      # seconds a host waits for the cluster's scheduler before it
 KEY_PREFIX = "bpe-job-"
 KEEP = 32           # finished jobs whose results this process holds on the cluster, the newest
 ABANDON_S = 30.0    # a job nobody here asked about for this long is let go (its attendee left)
-FOLLOW_EVERY_S = 0.2  # a job's progress is asked of the scheduler at most this often (a round trip)
+FOLLOW_EVERY_S = 0.2  # a job's progress is asked of Dask's scheduler at most this often (a round trip)
 
 
 def parse_resources(text: str | None) -> dict[str, float] | None:

@@ -1,5 +1,5 @@
 """The room's engine: ``python -m core.room.engine RUNS_DIR [--dask ADDRESS]``, one process per runs
-folder, which owns every worker process of the machine: one queue (``core.room.jobs.JobEngine``)
+folder, which owns every job worker and GPT worker of the machine: one queue (``core.room.jobs.JobEngine``)
 for the attendees' heavy jobs, on job workers, and their runs' turns (given by
 ``core.room.scheduler``), on GPT workers, under one CPU policy (``core.room.cpu_policy``: pages
 first, then the job an attendee waits for, then GPT turns, which pause while a job waits).
@@ -16,7 +16,9 @@ first, then the job an attendee waits for, then GPT turns, which pause while a j
   refused as a lost link, which the caller makes again to a new engine), releases the lock, then
   looks at the queue once more: a run queued in that moment gets a new engine.
 - **One per runs folder, on one machine**: its link listens on loopback.  A room on several
-  machines sends jobs and turns to a Dask cluster instead (``--dask``: ``core.room.dask_jobs``).
+  machines sends its turns to a Dask cluster instead (``--dask``, default
+  ``$BPE_EXPLORER_DASK_SCHEDULER``), and its app processes send their jobs there
+  (``core.room.dask_jobs``).
 
 Torch-free: torch loads in the GPT workers only.
 """

@@ -257,8 +257,9 @@ class JobEngine:
     # -- what callers use ------------------------------------------------------------------------
     def submit(self, session, key, fn, args: tuple = (), owner=None, gpt_turn: bool = False) -> Job:
         """The job for ``key``: the one queued, running or kept for it (``session`` joins it), or a
-        new one running ``fn(*args)`` within ``limit_s`` seconds (a GPT turn, ``gpt_turn``, within
-        none).  ``owner``: whose share the session's jobs count in (default: the session's own)."""
+        new one running ``fn(*args)`` within the engine's ``limit_s`` seconds (a GPT turn,
+        ``gpt_turn``, within none).  ``owner``: whose share the session's jobs count in (default:
+        the session's own)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError("this job engine is closed")

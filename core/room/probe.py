@@ -140,7 +140,7 @@ def sample_checkpoint(run_dir, prompt: str, max_new_tokens: int, temperature: fl
 
 
 # -- in the child ---------------------------------------------------------------------------------
-def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float, int]:
+def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float, int, GPT]:
     """(median seconds per step, steps timed, the model): ``config`` trained on random tokens by the
     training loop's own iteration (``core.gpt.loop``), in blocks of steps that each end by reading
     the loss, as the loop's logging does, so the device has really finished them."""

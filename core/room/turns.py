@@ -2,10 +2,10 @@
 given, finished or lost does to the run's status.
 
 Every run launched from the page trains in turns of ``TURN_S`` seconds (``core.room.limits``) on
-one of the scheduler's GPT workers (``core.room.scheduler``), and is checkpointed at the end of each
-(``core.room.turn_runner``), so its next turn can be anywhere: the same GPT worker, which still holds it
-in memory, another GPT worker process, another machine.  A room of 30 therefore sees every curve
-move within seconds, instead of a queue of whole runs.
+one of the engine's GPT workers, given by its scheduler (``core.room.scheduler``), and is
+checkpointed at the end of each (``core.room.turn_runner``), so its next turn can be anywhere: the
+same GPT worker, which still holds it in memory, another GPT worker process, another machine.  A
+room of 30 therefore sees every curve move within seconds, instead of a queue of whole runs.
 
 Fair between owners: each owner is charged the seconds their runs trained (``.turns.json`` in
 the runs folder); a turn of t seconds on a run that n attendees launched (identical runs train

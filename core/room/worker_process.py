@@ -1,15 +1,16 @@
 """The room's one way to run work off the page: a worker process that its parent starts, feeds,
-watches, bounds and kills.  The engine's job workers and GPT workers (``core.room.jobs``) and the
-probe's one-call children (``core.room.probe``) are all this.
+watches, bounds and kills.  The engine's job workers and GPT workers (``core.room.jobs``), the
+probe's one-call children (``core.room.probe``) and a job's process on a Dask worker
+(``core.room.dask_jobs.run_watched``) are all this.
 
 A worker is a ``multiprocessing`` process and a pipe: the parent sends ``(seq, fn, args)``; the
 worker answers ``("started", seq)``, any number of ``("progress", seq, done, total)`` (what ``fn``
 reports with :func:`report_progress`), then ``("done", seq, value)`` or ``("error", seq, exc)``.
-What differs between the three users is only the *setup* a worker runs once, before any call
+What differs between its users is only the *setup* a worker runs once, before any call
 (its CPU priority, a memory cap, torch's threads and GPU: ``(function, args)`` pairs of module-level
 functions), and how the parent waits: the engine's collector waits on many workers at once
-(:attr:`WorkerProcess.conn`, :attr:`WorkerProcess.sentinel`), the probe on one :func:`call` with a
-time limit.
+(:attr:`WorkerProcess.conn`, :attr:`WorkerProcess.sentinel`), the probe and a Dask worker's job on
+one :func:`call` with a time limit (the latter watching its Dask worker's bounds too: ``watch``).
 
 Why not ``concurrent.futures.ProcessPoolExecutor``: a job must be killable alone (its attendee left,
 or it went over a bound) without breaking the calls of other workers, and must send progress while

@@ -166,7 +166,7 @@ def _progress(key, doing: str, unit: str) -> None:
 
 
 def _session() -> str:
-    """This attendee's tab, the job engine's session: whose share a job counts in, and whose jobs a
-    change cancels."""
+    """This attendee's tab, the job engine's session: whose jobs a change cancels (the share a job
+    counts in is its owner's)."""
     ctx = get_script_run_ctx()
     return ctx.session_id if ctx is not None else "no session"

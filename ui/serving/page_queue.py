@@ -123,7 +123,7 @@ class PageQueue:
     def make_way(self) -> None:
         """For a long run, between two pieces of its work: while runs wait in line, it goes back
         into line as a run whose session's last run was long (behind calm runs, up to
-        ``patience_s``), and carries on when its turn comes; nothing for any other run.  A long run
+        ``patience_s``), and carries on when its place comes; nothing for any other run.  A long run
         going on beside the front shares the GIL with it, so every calm run in line took twice its
         time while a heavy attendee's page was long (the module's docstring)."""
         me = threading.get_ident()
@@ -136,13 +136,13 @@ class PageQueue:
 
     def _enter(self, spent: Place) -> None:
         with self._lock:
-            turn = threading.Condition(self._lock)  # woken alone: the others sleep on, GIL-free
-            self._line.insert(self._where(spent), (turn, spent))
+            call_up = threading.Condition(self._lock)  # woken alone: the others sleep on, GIL-free
+            self._line.insert(self._where(spent), (call_up, spent))
             try:
-                while self._line[0][0] is not turn or (left := self._front_in()) > 0:
-                    turn.wait(None if self._line[0][0] is not turn else left)  # or a long run ends
+                while self._line[0][0] is not call_up or (left := self._front_in()) > 0:
+                    call_up.wait(None if self._line[0][0] is not call_up else left)  # or a long run ends
             finally:
-                self._line.remove((turn, spent))  # the first, but for a run interrupted while it waited
+                self._line.remove((call_up, spent))  # the first, but for a run interrupted while it waited
                 self._wake()  # the next in line times the new holder
             if self._holder is not None:
                 self._long.add(self._holder)

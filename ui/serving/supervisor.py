@@ -30,7 +30,7 @@ they fail with "400 session invalid").  What this module owns, and why each choi
   ``JOB_WORKERS`` bounds the machine, not each process, and a job asked from two processes runs once.
 - **Every process runs the same app the same way**: the repository as working directory (its
   ``.streamlit/config.toml`` and ``secrets.toml``), the same environment (the instructor key and
-  the caps, ``BPE_EXPLORER_*``; one runs folder, so one queue under ``core.gpt``'s file locks), one
+  the caps, ``BPE_EXPLORER_*``; one runs folder, so one queue under ``core.runfolder.locks``' file locks), one
   ``server.cookieSecret`` (Streamlit signs its own cookies with it; its XSRF cookie is checked
   against the header, so an upload still passes after a failover), no file watcher (an edit made
   while a room runs must not reload some processes and not others).  The processes listen on
