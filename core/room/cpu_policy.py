@@ -26,11 +26,11 @@ import time
 CPU_SHARING_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
 
 # GPT workers and the step-time probe run below the web server's CPU priority (a sample, which
-# somebody waits for, runs at the server's), so a server kept busy by a whole
-# room serves its pages before training steps; a run gives way only while the server works (on
-# idle cores niceness changes nothing).  With two runs on 2 cores pages opened as fast niced or
-# not, the kernel already favouring a server that sleeps between requests: insurance, not a
-# measured gain (why: docs/benchmarks.md, "Pages while runs fill the cores").
+# somebody waits for, runs at the server's), so a server kept busy by a whole room serves its pages
+# before training steps; a run gives way only while the server works (on idle cores niceness
+# changes nothing).  With two runs on 2 cores pages opened as fast niced or not, the kernel already
+# favouring a server that sleeps between requests: insurance, not a measured gain (why:
+# docs/benchmarks.md, "Pages while runs fill the cores").
 BACKGROUND_NICENESS = 10
 GIVE_WAY_POLL_S = 0.05   # how often a turn that gives way looks again
 

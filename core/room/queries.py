@@ -253,7 +253,8 @@ def get_run(run_dir, viewer: Viewer) -> RunInfo:
     info = run_info(run_dir)
     if is_run(run_dir) and viewer.can_manage(info):
         return info
-    joins = joins_of(run_dir.parent.parent, run_dir, viewer.owner) if is_run(run_dir) else []
+    mine = is_run(run_dir) and not is_join(run_dir)
+    joins = joins_of(run_dir.parent.parent, run_dir, viewer.owner) if mine else []
     if joins:
         return run_info(joins[0])
     if is_run(run_dir) and viewer.can_view(info):
