@@ -22,12 +22,9 @@ from ui.plumbing.identity import owner_id
 
 def run_app() -> None:
     """Run the page the URL names in its frame, in its place in this process's line of page runs
-    (``ui.serving.page_queue``): behind calm sessions' runs when this session's last one was long."""
-    with page_queue.place_in_line(bool(state.get(state.LAST_RUN_LONG))) as place:
-        try:
-            _run_page()
-        finally:
-            state.put(state.LAST_RUN_LONG, place.long)
+    (``ui.serving.page_queue``)."""
+    with page_queue.place_in_line():
+        _run_page()
 
 
 def _run_page() -> None:

@@ -28,7 +28,6 @@ from core.bpe.display import continues_character, hex_bytes, quoted, split_chara
 from core.digest import text_digest
 from core.bpe.markup import MUTED, esc, gap_html, legend_text, marker_html, visible_html
 
-from ui.serving import page_queue
 from ui.serving.bounded_cache import BoundedCache
 
 PALETTE = ("#dbeafe", "#fce7f3", "#dcfce7", "#fef3c7", "#ede9fe", "#ffedd5")
@@ -243,9 +242,7 @@ class _Html(str):
 def draw_html(markup: str) -> None:
     """``st.html`` for the app's own markup (no indentation to remove): a page of token spans is
     megabytes of it, and the dedent was a quarter of Compare tokenizers' run on 20,000 characters
-    of random Unicode (``tests/app/test_page_thread.py`` measures a run's CPU).  Sending it is
-    long work: a long run makes way first (``ui.serving.page_queue.make_way``)."""
-    page_queue.make_way()
+    of random Unicode (``tests/app/test_page_thread.py`` measures a run's CPU)."""
     st.html(_Html(markup))
 
 

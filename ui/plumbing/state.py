@@ -53,7 +53,6 @@ LEARN_STEP = "learn_step"  # the step the page opens at (the browser steps from 
 LEARN_RESETS = "learn_resets"  # how many times the step was reset (a new corpus or new settings)
 JOBS_RESETS = "jobs_resets"  # learn_resets when this session's jobs were asked (ui.plumbing.heavy_jobs)
 LEARN_RUN_MS = "learn_run_ms"  # the server's time for the page's last run, read by bench/bench_app.py
-LAST_RUN_LONG = "last_run_long"  # the session's last page run held its line long (ui.serving.page_queue)
 # Tokenizer questions
 QUESTIONS_BOXES_OF = "questions_boxes_of"  # the corpus (its hash) the sections' boxes were filled from
 # Char vs BPE

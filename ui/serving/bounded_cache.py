@@ -45,7 +45,6 @@ class BoundedCache:
         BoundedCache._all.add(self)
 
     def get(self, key):
-        page_queue.make_way()  # a page's work comes in pieces between lookups: a long run pauses here
         with self._lock:
             entry = self._items.get(key)
             if entry is None:
@@ -126,9 +125,9 @@ class KeyLocks:
     attendees opening the same sample train its tokenizer once, not thirty times).  A key's lock
     exists only while someone holds it or waits for it.  A run waits for it out of its process's
     page line (``ui.serving.page_queue.step_aside``): it does nothing until the holder is done, and
-    in line it held the one place a long run has, so three attendees waiting for a large text's
-    tokenizer kept every calm run waiting twice ``LONG_S`` at a time (why: docs/benchmarks.md, "A
-    room that does not behave")."""
+    in line it held the front, so three attendees waiting for a large text's tokenizer kept every
+    calm run waiting ``LONG_S`` at a time (why: docs/benchmarks.md, "A room that does not
+    behave")."""
 
     def __init__(self) -> None:
         self._locks: dict = {}  # key -> (lock, how many hold it or wait for it)
