@@ -76,11 +76,11 @@ def give_way_to_jobs(until: float) -> None:
         time.sleep(GIVE_WAY_POLL_S)
 
 
-def die_with_parent() -> None:
-    """Be killed when the process that started this one ends (Linux's ``PR_SET_PDEATHSIG``; a
+def die_with_parent(signum: int = signal.SIGKILL) -> None:
+    """Get ``signum`` when the process that started this one ends (Linux's ``PR_SET_PDEATHSIG``; a
     no-op elsewhere): a worker then never outlives the engine, even one killed outright (a job
-    worker's parent, the fork server, ends with the engine)."""
+    worker's parent, the fork server, ends with the engine), nor an app process its ``ui.serve``."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, signum)  # 1: PR_SET_PDEATHSIG
     except (AttributeError, OSError, TypeError):
         pass

@@ -51,7 +51,7 @@ from collections import Counter
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 
-from .jobs import DEFAULT_LIMIT_S, JobState, JobStopped
+from .jobs import DEFAULT_LIMIT_S, JobState, JobStopped, take_off
 from .worker_process import WorkerLost, call
 
 SCHEDULER_ENV = "BPE_EXPLORER_DASK_SCHEDULER"
@@ -237,10 +237,7 @@ class DaskJobs:
 
     def cancel(self, session, key=None) -> int:
         with self._lock:
-            jobs = [j for j in self._jobs.values() if session in j.sessions and (key is None or j.key == key)]
-            for job in jobs:
-                del job.sessions[session]
-            ended = [j for j in jobs if not j.sessions and not j.future.done()]
+            ended = [j for j in take_off(self._jobs.values(), session, key) if not j.future.done()]
             for job in ended:  # here, under the lock: a session joining it now gets a new one
                 del self._jobs[job.key]
         for job in ended:
@@ -268,10 +265,3 @@ class DaskJobs:
 
     def close(self) -> None:
         self.client.close()
-
-
-def dask_engine(environ, **config) -> DaskJobs | None:
-    """The cluster's jobs when ``environ`` names a Dask scheduler, else ``None`` (the jobs run on
-    other machines: this one's GPT turns need not give way to them)."""
-    address = environ.get(SCHEDULER_ENV)
-    return DaskJobs(address, limit_s=config.get("limit_s", DEFAULT_LIMIT_S)) if address else None

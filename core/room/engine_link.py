@@ -61,12 +61,38 @@ def run_blob(blob: bytes) -> tuple[bool, bytes]:
 
 @dataclass(frozen=True)
 class JobView:
-    """What an app process sees of a job: plain values, read at one moment."""
+    """A job of the engine as an app process sees it, read at one moment: what ``heavy_jobs`` reads
+    of a :class:`~core.room.jobs.Job`, and its outcome once it is done, read with it (another
+    process may have it forgotten a moment later)."""
 
     key: object
     state: JobState
     progress: tuple[int, int]
-    waited_s: float          # since it was first submitted
+    submitted: float               # time.monotonic(): one clock for every process of the machine
+    outcome: tuple | None = None   # (ok, pickled value or exception), a bound's JobStopped as itself
+
+    @classmethod
+    def of(cls, job) -> JobView:
+        outcome = None
+        if job.done:
+            outcome = (False, job.error) if job.error is not None else job.result_value
+        return cls(job.key, job.state, job.progress, job.submitted, outcome)
+
+    @property
+    def done(self) -> bool:
+        return self.outcome is not None
+
+    def result(self):
+        """The function's value; raises what it raised, or :class:`JobStopped`."""
+        if self.outcome is None:
+            raise TimeoutError(f"job {self.key!r} is still {self.state.name.lower()}")
+        ok, value = self.outcome
+        if isinstance(value, BaseException):
+            raise value
+        value = pickle.loads(value)
+        if not ok:
+            raise value
+        return value
 
 
 class SharedEngine:
@@ -88,22 +114,18 @@ class SharedEngine:
             self._called()
             self.engine.resize(job_workers, limit_s, max_rss, abandon_s, preload=(__name__, *preload))
 
-    def submit(self, session, owner, key, blob: bytes | None) -> tuple[JobView, tuple | None] | None:
-        """Join the job for ``key``, or start it from ``blob``: its view, and its outcome if it is
-        done (read with it: another process may have it forgotten a moment later); ``None`` when
-        there is no such job and no ``blob`` (the caller sends it then: a corpus crosses only when
-        it is needed)."""
+    def submit(self, session, owner, key, blob: bytes | None) -> JobView | None:
+        """Join the job for ``key``, or start it from ``blob``; ``None`` when there is no such job
+        and no ``blob`` (the caller sends it then: a corpus crosses only when it is needed)."""
         if blob is None:
             job = self._jobs().join(session, key, owner)
         else:
             job = self._jobs().submit(session, key, run_blob, (blob,), owner=owner)
-        return None if job is None else (_view(job), _outcome(job))
+        return None if job is None else JobView.of(job)
 
-    def view(self, key) -> tuple[JobView, tuple | None] | None:
-        """The job kept for ``key``: its view, and its outcome once it is done (one answer, as
-        :meth:`submit`'s: asked apart, the second call found it forgotten now and then)."""
+    def view(self, key) -> JobView | None:
         job = self._jobs().job(key)
-        return None if job is None else (_view(job), _outcome(job))
+        return None if job is None else JobView.of(job)
 
     def cancel(self, session, key=None) -> int:
         return self._jobs().cancel(session, key)
@@ -136,20 +158,6 @@ class SharedEngine:
         with self._lock:
             self._called()
             return self.engine
-
-
-def _view(job) -> JobView:
-    return JobView(job.key, job.state, job.progress, time.monotonic() - job.submitted)
-
-
-def _outcome(job) -> tuple[bool, object] | None:
-    """A finished job's ``(ok, pickled result or exception)``, ``(False, JobStopped)`` for a bound;
-    ``None`` while it is not finished."""
-    if not job.done:
-        return None
-    if job.error is not None:
-        return False, job.error
-    return job.result_value
 
 
 CALLS = frozenset({"configure", "submit", "view", "cancel", "forget", "worker_pids"})
@@ -254,32 +262,6 @@ def ask(conn, method: str, args: tuple):
     return value
 
 
-class RemoteJob:
-    """A job of the engine as one app process sees it: what ``heavy_jobs`` reads of a
-    :class:`~core.room.jobs.Job` (``done``, ``state``, ``progress``, ``submitted``, ``result``)."""
-
-    def __init__(self, view: JobView, outcome: tuple | None) -> None:
-        self.key, self.state, self.progress = view.key, view.state, view.progress
-        self.submitted = time.monotonic() - view.waited_s
-        self._outcome = outcome
-
-    @property
-    def done(self) -> bool:
-        return self.state not in (JobState.QUEUED, JobState.RUNNING)
-
-    def result(self):
-        """The function's value; raises what it raised, or :class:`JobStopped`."""
-        if self._outcome is None:
-            raise TimeoutError(f"job {self.key!r} is still {self.state.name.lower()}")
-        ok, value = self._outcome
-        if isinstance(value, BaseException):
-            raise value
-        value = pickle.loads(value)
-        if not ok:
-            raise value
-        return value
-
-
 class RemoteEngine:
     """The runs folder's engine, used by an app process through the one interface
     (``core.room.jobs.Jobs``).  A lost link (the engine left, or died) is made again once per
@@ -322,16 +304,15 @@ class RemoteEngine:
         with self._lock:
             self._idle.append(conn)
 
-    def submit(self, session, key, fn, args: tuple = (), owner=None) -> RemoteJob:
+    def submit(self, session, key, fn, args: tuple = (), owner=None) -> JobView:
         found = self.call("submit", session, owner, key, None)
         if found is None:
             blob = pickle.dumps((fn, tuple(args)), protocol=pickle.HIGHEST_PROTOCOL)
             found = self.call("submit", session, owner, key, blob)
-        return RemoteJob(*found)
+        return found
 
-    def job(self, key) -> RemoteJob | None:
-        found = self.call("view", key)
-        return None if found is None else RemoteJob(*found)
+    def job(self, key) -> JobView | None:
+        return self.call("view", key)
 
     def cancel(self, session, key=None) -> int:
         return self.call("cancel", session, key)

@@ -94,7 +94,7 @@ class JobState(enum.Enum):
 
 class JobHandle(Protocol):
     """What a caller reads of a job or a GPT turn, whichever engine runs it
-    (``core.room.engine_link.RemoteJob``, ``core.room.dask_jobs.DaskJob``; :class:`Job` inside the
+    (``core.room.engine_link.JobView``, ``core.room.dask_jobs.DaskJob``; :class:`Job` inside the
     engine)."""
 
     key: object
@@ -157,6 +157,15 @@ class JobStopped(RuntimeError):
 
     def __reduce__(self):  # it crosses processes (``core.room.engine_link``) with both its arguments
         return type(self), (self.reason, str(self))
+
+
+def take_off(jobs, session, key=None) -> list:
+    """Take ``session`` off its job for ``key`` among ``jobs`` (``None``: off all its jobs); the
+    jobs it left without a session, which nobody asks for any more."""
+    taken = [j for j in jobs if session in j.sessions and (key is None or j.key == key)]
+    for job in taken:
+        del job.sessions[session]
+    return [j for j in taken if not j.sessions]
 
 
 @dataclass(eq=False)
@@ -295,10 +304,7 @@ class JobEngine:
         """Take ``session`` off its job for ``key`` (``None``: off all its jobs); a job left without
         sessions is cancelled.  Returns how many jobs were cancelled."""
         with self._lock:
-            jobs = [j for j in self._live.values() if session in j.sessions and (key is None or j.key == key)]
-            for job in jobs:
-                del job.sessions[session]
-            ended = [j for j in jobs if not j.sessions]
+            ended = take_off(self._live.values(), session, key)
             for job in ended:
                 self._stop(job, JobStopped("cancelled", "Cancelled: nobody asks for it any more."))
         self._wake()

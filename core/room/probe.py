@@ -39,6 +39,7 @@ from ..gpt.evaluate import estimate_loss, sample_text
 from ..gpt.model import GPT
 from ..gpt.optimizer_step import get_lr, make_optimizer, make_optimizer_step
 from .gpt_workers import start_gpt_process
+from .queries import process_start
 from .worker_process import WorkerLost, call, cap_address_space
 
 DEFAULT_MEMORY = 4 * 2**30   # bytes of address space; importing torch alone maps a good part of it
@@ -200,11 +201,10 @@ def time_reading(model: GPT, config: TrainConfig, vocab_size: int, device: str) 
 def process_age() -> float:
     """Seconds since this process started (Linux's ``/proc``; 0 where it does not say)."""
     try:
-        with open("/proc/self/stat", "rb") as f:
-            started = int(f.read().rsplit(b")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
         with open("/proc/uptime", "rb") as f:
-            return max(0.0, float(f.read().split()[0]) - started)
-    except (OSError, ValueError, IndexError):
+            uptime = float(f.read().split()[0])
+        return max(0.0, uptime - process_start(os.getpid()) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, TypeError):  # no /proc: no start either
         return 0.0
 
 

@@ -151,19 +151,18 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
             return run_info(mine)
         if run_dir.exists():
             raise ValueError(f"A run named {run_dir.name!r} already exists; pick another name.")
-        if existing is None and not room:
+        if existing is None:
             _check_owner_cap(runs_dir, owner, settings, 1.0)
-            _write_run(run_dir, text, tokenizer, config, identity, caps)
-            info = run_info(run_dir)
-        else:
-            if existing is None:
-                _check_owner_cap(runs_dir, owner, settings, 1.0)
+            existing = run_dir
+            if room:  # the room's own run, which the launcher joins
                 existing = runs_dir / ROOM_OWNER / unique_run_name(name, runs_dir, ROOM_OWNER)
-                existing.parent.mkdir(exist_ok=True, mode=0o700)
-                _write_run(existing, text, tokenizer, config, identity, caps)
+            existing.parent.mkdir(exist_ok=True, mode=0o700)
+            _write_run(existing, text, tokenizer, config, identity, caps)
+            if room:
                 write_json(existing / SHARE_FILE, {"shared": True})
+        if existing != run_dir:
             _join(runs_dir, run_dir, existing, owner, settings)
-            info = run_info(run_dir)
+        info = run_info(run_dir)
     ensure_engine(runs_dir)
     return info
 

@@ -24,8 +24,8 @@ from .limits import TURN_S, threads_per_run
 from ..runfolder.locks import locked
 from .queries import launchers
 from ..runfolder.layout import QUEUE_LOCK, queue_settings
-from ..runfolder.status import IN_TURNS, TurnOutcome, read_status
-from .turns import Turn, end_turn, lose_turn, next_turn, reclaim_turns
+from ..runfolder.status import TurnOutcome, read_status
+from .turns import Turn, end_turn, lose_turn, next_turn, reclaim_turns, takes_turns
 
 # the turns' session in the queue, and their owner there: no page's, so no page cancels them (whose
 # turn it is between the runs' owners is core.room.turns's, before a turn is submitted)
@@ -96,9 +96,4 @@ class Scheduler:
         if self.in_flight:
             return True
         with locked(self.runs_dir / QUEUE_LOCK):
-            return any(_in_turns(run) for run in launchers(self.runs_dir))
-
-
-def _in_turns(run: Path) -> bool:
-    status = read_status(run)
-    return bool(status.get("in_turns")) and status.get("status") in IN_TURNS
+            return any(takes_turns(read_status(run)) for run in launchers(self.runs_dir))

@@ -67,9 +67,7 @@ def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | N
         floor = min(charged.values(), default=0.0)
         for run, who in found.items():  # a turn under way counts as charged already, so that free
             if statuses[run].get("turn"):  # GPT workers go to other owners
-                payers = who or [ROOM_OWNER]
-                for owner in payers:
-                    charged[owner] = charged.get(owner, floor) + TURN_S / len(payers)
+                _add_charge(charged, floor, who, TURN_S)
 
         def priority(run: Path) -> tuple:
             least = min(charged.get(owner, floor) for owner in waiting[run] or [ROOM_OWNER])
@@ -85,9 +83,13 @@ def next_turn(runs_dir, scheduler: int, busy: Collection[Path] = ()) -> Turn | N
         return turn
 
 
+def takes_turns(status: dict) -> bool:
+    """Whether a run of this status takes turns and has not ended."""
+    return bool(status.get("in_turns")) and status.get("status") in IN_TURNS
+
+
 def _waits(status: dict, run: Path, busy: Collection[Path]) -> bool:
-    return (bool(status.get("in_turns")) and status.get("status") in IN_TURNS
-            and not status.get("turn") and run not in busy)
+    return takes_turns(status) and not status.get("turn") and run not in busy
 
 
 def _charges(runs_dir: Path, found: dict[Path, list[str]],
@@ -106,11 +108,17 @@ def _charge(runs_dir: Path, run_dir: Path, seconds: float) -> None:
     with nothing taking turns are dropped: they start level again when they come back)."""
     found = launchers(runs_dir)
     charged = _charges(runs_dir, found)
-    floor = min(charged.values(), default=0.0)
-    payers = found.get(run_dir) or [ROOM_OWNER]
+    _add_charge(charged, min(charged.values(), default=0.0), found.get(run_dir), seconds)
+    write_json(runs_dir / TURNS_FILE, {"charged": charged})
+
+
+def _add_charge(charged: dict[str, float], floor: float, launched_by: list[str] | None,
+                seconds: float) -> None:
+    """Charge ``seconds`` to a run's launchers (the room's run: the room), shared equally; an owner
+    not charged yet starts at ``floor``."""
+    payers = launched_by or [ROOM_OWNER]
     for owner in payers:
         charged[owner] = charged.get(owner, floor) + seconds / len(payers)
-    write_json(runs_dir / TURNS_FILE, {"charged": charged})
 
 
 def claim_turn(run_dir, turn_id: str, pid: int, host: str, gpu: str | None = None) -> dict | None:

@@ -26,7 +26,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core.room import default_runs_dir
-from core.room.dask_jobs import dask_engine
+from core.room.dask_jobs import SCHEDULER_ENV, DaskJobs
 from core.room.engine_link import RemoteEngine
 from core.room.jobs import INLINE_BELOW, Jobs, JobState, JobStopped
 from core.settings import ServerSettings
@@ -67,15 +67,16 @@ def engine(settings: ServerSettings) -> Jobs:
     folder's engine, which every app process of the machine shares (started on demand)."""
     with _making:
         if not _engine:
-            config = dict(job_workers=settings.job_workers, limit_s=settings.job_time_s,
-                          max_rss=settings.max_train_memory + WORKER_BASE_BYTES, abandon_s=ABANDON_S,
-                          preload=PRELOAD)
+            address = os.environ.get(SCHEDULER_ENV)
             try:
-                made = dask_engine(os.environ, **config)
+                made = DaskJobs(address, limit_s=settings.job_time_s) if address else None
             except (OSError, TimeoutError) as exc:  # asked again at the next heavy job
                 raise TooHeavyError(f"The room's Dask cluster did not answer ({exc}); ask the person "
                                     "running the server.") from None
-            _engine.append(made or RemoteEngine(default_runs_dir(), **config, waiting=page_queue.step_aside))
+            _engine.append(made or RemoteEngine(
+                default_runs_dir(), job_workers=settings.job_workers, limit_s=settings.job_time_s,
+                max_rss=settings.max_train_memory + WORKER_BASE_BYTES, abandon_s=ABANDON_S, preload=PRELOAD,
+                waiting=page_queue.step_aside))
         return _engine[0]
 
 

@@ -48,7 +48,6 @@ TLS: put a TLS-terminating proxy in front, or serve the room on a trusted networ
 from __future__ import annotations
 
 import argparse
-import ctypes
 import functools
 import json
 import os
@@ -66,6 +65,8 @@ from pathlib import Path
 import streamlit as st
 
 from core.atomic import atomic_write
+from core.room.cpu_policy import die_with_parent
+from core.room.limits import cpu_cores
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository: streamlit_app.py, .streamlit/
 COOKIE = "bpe_explorer_process"
@@ -83,7 +84,6 @@ STABLE_S = 60.0        # a process up this long that dies is restarted at once
 MAX_PAUSE_S = 30.0     # the longest pause before restarting a process that keeps dying
 HEALTH_EVERY_S = 10.0  # how often a running app process's health is asked here
 HUNG_S = 60.0          # an app process silent this long (after READY_S from its start) is hung
-PR_SET_PDEATHSIG = 1
 RECONNECT_TIMER = "1h"  # the timer that makes a reconnected tab run again (see rerun_on_reconnect)
 
 
@@ -112,11 +112,11 @@ def _dies_with_parent():
     """A ``preexec_fn`` for Linux: the child gets SIGTERM when this command dies, even by SIGKILL."""
     if not sys.platform.startswith("linux"):
         return None
-    prctl, parent = ctypes.CDLL(None, use_errno=True).prctl, os.getpid()
+    parent = os.getpid()
 
     def preexec() -> None:
-        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() != parent:  # the parent died before prctl
+        die_with_parent(signal.SIGTERM)
+        if os.getppid() != parent:  # the parent died before that
             os._exit(1)
     return preexec
 
@@ -383,15 +383,11 @@ def serve(args: argparse.Namespace, haproxy: str, folder: Path) -> None:
             args.status_file.unlink(missing_ok=True)
 
 
-def usable_cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m ui.serve", description=__doc__.splitlines()[0],
                                      epilog="Set the instructor key and the caps as for `streamlit run` "
                                             "(README, 'Serve a workshop'): every process gets them.")
-    parser.add_argument("--processes", type=int, default=usable_cores(),
+    parser.add_argument("--processes", type=int, default=cpu_cores(),
                         help="app processes, about one per core (default: this machine's %(default)s)")
     parser.add_argument("--port", type=int, default=8501, help="the room's port (default %(default)s)")
     parser.add_argument("--address", default="127.0.0.1",
