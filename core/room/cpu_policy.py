@@ -79,7 +79,8 @@ def give_way_to_jobs(until: float) -> None:
 def die_with_parent(signum: int = signal.SIGKILL) -> None:
     """Get ``signum`` when the process that started this one ends (Linux's ``PR_SET_PDEATHSIG``; a
     no-op elsewhere): a worker then never outlives the engine, even one killed outright (a job
-    worker's parent, the fork server, ends with the engine), nor an app process its ``ui.serve``."""
+    worker's parent, the fork server, ends with the engine), nor an app process its ``ui.serve``
+    command."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signum)  # 1: PR_SET_PDEATHSIG
     except (AttributeError, OSError, TypeError):
