@@ -253,8 +253,8 @@ def get_run(run_dir, viewer: Viewer) -> RunInfo:
     info = run_info(run_dir)
     if is_run(run_dir) and viewer.can_manage(info):
         return info
-    mine = is_run(run_dir) and not is_join(run_dir)
-    joins = joins_of(run_dir.parent.parent, run_dir, viewer.owner) if mine else []
+    joinable = is_run(run_dir) and not is_join(run_dir)  # a run, not a join: the viewer may have joined it
+    joins = joins_of(run_dir.parent.parent, run_dir, viewer.owner) if joinable else []
     if joins:
         return run_info(joins[0])
     if is_run(run_dir) and viewer.can_view(info):

@@ -156,7 +156,7 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
             existing = run_dir
             if room:  # the room's own run, which the launcher joins
                 existing = runs_dir / ROOM_OWNER / unique_run_name(name, runs_dir, ROOM_OWNER)
-            existing.parent.mkdir(exist_ok=True, mode=0o700)
+                existing.parent.mkdir(exist_ok=True, mode=0o700)
             _write_run(existing, text, tokenizer, config, identity, caps)
             if room:
                 write_json(existing / SHARE_FILE, {"shared": True})
