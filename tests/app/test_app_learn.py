@@ -25,6 +25,8 @@ def app() -> AppTest:
 def sidebar_stats(at: AppTest) -> dict[str, str]:
     """The corpus statistics table in the sidebar, as {label: shown value}."""
     [table] = [m.value for m in at.sidebar.markdown if "| Characters |" in m.value]
+    header = [cell.strip() for cell in table.splitlines()[0].strip("|").split("|")]
+    assert all(header), header  # columns with names: an empty header row draws as a blank row
     rows = [line.strip("|").split("|") for line in table.splitlines()[2:]]
     return {label.strip(): value.strip() for label, value in rows}
 

@@ -346,8 +346,9 @@ def _corpus_summary() -> None:
         return
     if s is None:
         return
-    # a table, not metric tiles: the sidebar is too narrow for "1,115,394" in a tile
-    st.markdown("| | |\n|:--|--:|\n" + "".join(
+    # a table, not metric tiles: the sidebar is too narrow for "1,115,394" in a tile; a header that
+    # names its columns, where an empty one drew a blank row (and screen readers read nothing)
+    st.markdown("| In this corpus | Count |\n|:--|--:|\n" + "".join(
         f"| {label} | {value:,} |\n" for label, value in (
             ("Characters", s.characters), ("Bytes (UTF-8)", s.bytes), ("Words", s.words),
             ("Unique characters", s.unique_characters))))

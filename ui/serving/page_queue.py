@@ -5,9 +5,10 @@ Python at a time: twenty runs begun together all finish late, sharing the interp
 of ``sys.getswitchinterval()``, where one after another the first would finish at once.  The event
 loop thread, which sends every run's messages (about 35 for Learn BPE), also waits for the GIL up
 to a slice each time a run's thread holds it, so the more runs run at once, the longer each
-finished run's messages take to leave.  In ``bench/bench_room.py``'s room of 300 on one process,
-a place in line and rarer full collections (``ui.serving.memory.collect_less_often``) together
-brought the page runs' p95 to its target; neither alone did (why: docs/benchmarks.md, "A room on Learn BPE").
+finished run's messages take to leave.  The workshop room, calm attendees beside heavy ones,
+needs the line: without it the calm page runs' p95 went past its target there, while a room of
+calm attendees alone met its own with or without it (why: docs/benchmarks.md, "A room that does
+not behave" and "A room on Learn BPE").
 
 A run that holds the front of the line longer than ``LONG_S`` (a first view of a full text box, a
 small corpus's first training) is a long one: the runs waiting stop waiting for it and go on beside
