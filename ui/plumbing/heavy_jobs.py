@@ -67,17 +67,21 @@ def engine(settings: ServerSettings) -> Jobs:
     folder's engine, which every app process of the machine shares (started on demand)."""
     with _making:
         if not _engine:
-            address = os.environ.get(SCHEDULER_ENV)
-            try:
-                made = DaskJobs(address, limit_s=settings.job_time_s) if address else None
-            except (OSError, TimeoutError) as exc:  # asked again at the next heavy job
-                raise TooHeavyError(f"The room's Dask cluster did not answer ({exc}); ask the person "
-                                    "running the server.") from None
-            _engine.append(made or RemoteEngine(
-                default_runs_dir(), job_workers=settings.job_workers, limit_s=settings.job_time_s,
-                max_rss=settings.max_train_memory + WORKER_BASE_BYTES, abandon_s=ABANDON_S, preload=PRELOAD,
-                waiting=page_queue.step_aside))
+            _engine.append(_made(settings))
         return _engine[0]
+
+
+def _made(settings: ServerSettings) -> Jobs:
+    address = os.environ.get(SCHEDULER_ENV)
+    if not address:
+        return RemoteEngine(default_runs_dir(), job_workers=settings.job_workers, limit_s=settings.job_time_s,
+                            max_rss=settings.max_train_memory + WORKER_BASE_BYTES, abandon_s=ABANDON_S,
+                            preload=PRELOAD, waiting=page_queue.step_aside)
+    try:
+        return DaskJobs(address, limit_s=settings.job_time_s)
+    except (OSError, TimeoutError) as exc:  # asked again at the next heavy job
+        raise TooHeavyError(f"The room's Dask cluster did not answer ({exc}); ask the person "
+                            "running the server.") from None
 
 
 def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit: str = "",
