@@ -217,10 +217,13 @@ def trained_here() -> None:
     names = {r.name: r for r in runs}
     name = st.selectbox("Run", list(names), key="insights_embedding_run")
     try:
-        frame, step = embedding_frame(names[name].path)
+        found = embedding_frame(names[name].path)
     except (OSError, ValueError) as exc:  # a checkpoint being replaced, or unreadable
         show_error(exc, "This run's checkpoint cannot be read: ")
         return
+    if found is None:  # a job worker reads it: a progress bar meanwhile
+        return
+    frame, step = found
     st.vega_lite_chart(vega_spec("embeddings", frame, embedding_chart), width="stretch")
     rare = frame[frame["seen"] < RARE].sort_values("seen")
     st.caption(f"At step {step:,}: {len(rare):,} of {len(frame):,} tokens were seen fewer than {RARE} "

@@ -1,5 +1,6 @@
 """A training run's settings: :class:`TrainConfig` (hyper-parameters and where to run them, saved as
-JSON), the presets, and :func:`make_config`.
+JSON), the model's shape (:class:`GPTConfig`), the presets, and :func:`make_config`.  Torch-free:
+a page checks settings without loading torch (``core.gpt.machine`` says why).
 
 Leaves out what a run trains on: the corpus and the tokenizer are arguments of
 ``core.gpt.loop.train``, chosen by its caller (the command line, or the page through the files it
@@ -9,8 +10,6 @@ saves in a run folder), so no setting here can be silently overridden by another
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-
-from .model import GPTConfig
 
 # quick: what a room trains on a CPU, the page's default there: well under a minute alone on one
 # core of a 2-core machine, and far apart in bits per character with characters and with BPE
@@ -92,6 +91,31 @@ def preset_help(name: str) -> str:
 # Keys run folders launched before the corpus and tokenizer left the config still hold; the files
 # they named are the run folder's own corpus and tokenizer, which the GPT worker reads.
 SUPERSEDED = ("corpus", "tokenizer", "merges", "tokenizer_file")
+
+
+@dataclass
+class GPTConfig:
+    vocab_size: int
+    block_size: int = 64   # the longest context, in tokens
+    n_layer: int = 4
+    n_head: int = 4
+    n_embd: int = 128
+    dropout: float = 0.0
+    bias: bool = True      # biases in Linear and LayerNorm layers (False: a bit faster, as good)
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive whole number, not {value!r}.")
+        if self.n_embd % self.n_head:
+            raise ValueError(f"n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head}): "
+                             f"each head gets n_embd / n_head channels.")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), not {self.dropout!r}.")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
 @dataclass

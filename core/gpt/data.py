@@ -4,8 +4,9 @@ batches of random windows, and bits per character.
 Comparing tokenizers fairly: loss per token is not comparable between a character tokenizer and
 a BPE one (a BPE token carries more text), so every evaluation also reports validation **bits per
 character** and **bits per byte**: ``val_loss * val_tokens / val_chars / ln 2`` (and ``/ val_bytes``).
-The text is split 90/10 *by characters* before tokenizing, so every tokenizer is scored on the very
-same validation text.  Leaves out the model and the loop (``core.gpt.evaluate``, ``core.gpt.loop``).
+The text is split 90/10 *by characters* (``core.gpt.split``) before tokenizing, so every tokenizer
+is scored on the very same validation text.  Leaves out the model and the loop (``core.gpt.evaluate``,
+``core.gpt.loop``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import math
 from dataclasses import dataclass
 
 import torch
+
+from .split import check_window, split_text
 
 
 @dataclass
@@ -40,48 +43,13 @@ class Data:
                 "context_chars": self.chars_per_token * block_size}
 
 
-class DataTooShortError(ValueError):
-    """A part of the corpus holds fewer tokens than one window of ``block_size + 1``."""
-
-
-def split_text(text: str, val_fraction: float = 0.1) -> tuple[str, str]:
-    """The training and validation text: the corpus cut 90/10 by characters."""
-    if not text:
-        raise ValueError("The corpus is empty: there is nothing to train on.")
-    cut = int(len(text) * (1 - val_fraction))
-    return text[:cut], text[cut:]
-
-
-def _check_window(name: str, tokens: int, block_size: int) -> None:
-    if tokens < block_size + 1:
-        raise DataTooShortError(
-            f"The {name} part of the corpus is only {tokens} tokens long; block_size "
-            f"{block_size} needs at least {block_size + 1}. Use a longer corpus or a smaller "
-            f"block size.")
-
-
-def part_tokens(text: str, tokenizer, val_fraction: float = 0.1) -> dict[str, int]:
-    """How many tokens each part of the corpus holds under ``tokenizer``, the validation part
-    first: what one window of a run must fit in."""
-    train_text, val_text = split_text(text, val_fraction)
-    return {"validation": len(tokenizer.encode(val_text)), "training": len(tokenizer.encode(train_text))}
-
-
-def check_length(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> None:
-    """Refuse a corpus too short for ``block_size`` with this tokenizer before a run is launched:
-    :class:`DataTooShortError` when the validation (or training) part holds fewer than
-    ``block_size + 1`` tokens, the rule :func:`prepare_data` applies."""
-    for name, tokens in part_tokens(text, tokenizer, val_fraction).items():
-        _check_window(name, tokens, block_size)
-
-
 def prepare_data(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> Data:
     """Split the text 90/10 by characters, then tokenize each part."""
     train_text, val_text = split_text(text, val_fraction)
     train_ids = torch.tensor(tokenizer.encode(train_text), dtype=torch.long)
     val_ids = torch.tensor(tokenizer.encode(val_text), dtype=torch.long)
     for name, ids in (("training", train_ids), ("validation", val_ids)):
-        _check_window(name, len(ids), block_size)
+        check_window(name, len(ids), block_size)
     return Data(train_ids, val_ids, len(val_text), len(val_text.encode("utf-8")))
 
 

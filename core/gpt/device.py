@@ -1,4 +1,5 @@
-"""Where a model runs: picking CUDA -> MPS -> CPU, and the speed-ups only CUDA gets.
+"""Where a model runs: the device a run asked for, checked against this machine as torch sees it
+(``core.gpt.machine``), and the speed-ups only CUDA gets.
 
 bf16 autocast, CUDA graphs and (when asked for) ``torch.compile`` are used on CUDA only; on MPS
 and CPU the model runs in plain float32 and eager mode (they are slower or unsupported there).
@@ -11,45 +12,21 @@ import contextlib
 
 import torch
 
-DEVICES = ("auto", "cpu", "cuda", "mps")
-
-
-def mps_available() -> bool:
-    backend = getattr(torch.backends, "mps", None)
-    return bool(backend is not None and backend.is_available())
+from .machine import read_machine
 
 
 def detect_device(requested: str = "auto") -> str:
-    """``"auto"`` picks CUDA, then MPS, then CPU; an explicit choice is checked, never ignored.
+    """This machine's device for ``requested`` (``core.gpt.machine.Machine.pick``).
 
     >>> detect_device("cpu")
     'cpu'
     """
-    requested = (requested or "auto").lower()
-    kind = requested.split(":")[0]
-    if kind not in DEVICES:
-        raise ValueError(f"Unknown device {requested!r}: choose one of {', '.join(DEVICES)}.")
-    if kind == "auto":
-        if torch.cuda.is_available():
-            return "cuda"
-        return "mps" if mps_available() else "cpu"
-    if kind == "cuda" and not torch.cuda.is_available():
-        raise ValueError("Device 'cuda' was asked for, but this PyTorch sees no CUDA GPU. "
-                         "Use --device auto or cpu.")
-    if kind == "mps" and not mps_available():
-        raise ValueError("Device 'mps' was asked for, but Apple's MPS backend is not available here. "
-                         "Use --device auto or cpu.")
-    return requested
+    return read_machine().pick(requested)
 
 
 def describe_device(device: str) -> str:
-    """A one-line human description, e.g. ``"cuda (NVIDIA H100)"`` or ``"cpu (2 threads)"``."""
-    if device.startswith("cuda"):
-        return f"{device} ({torch.cuda.get_device_name(torch.device(device))})"
-    if device == "cpu":
-        threads = torch.get_num_threads()
-        return f"cpu ({threads} thread{'s' if threads != 1 else ''})"
-    return device
+    """``device`` in words, a CPU with this process's torch threads: ``"cpu (2 threads)"``."""
+    return read_machine().describe(device, torch.get_num_threads())
 
 
 def use_bf16(device: str) -> bool:

@@ -1,5 +1,6 @@
 """A small decoder-only GPT, read bottom-up the way nanoGPT's ``model.py`` reads:
-attention -> MLP -> block -> :class:`GPTConfig` -> :class:`GPT`.
+attention -> MLP -> block -> :class:`GPT`, shaped by ``core.gpt.config.GPTConfig`` (torch-free, so a
+page checks a model's settings without loading torch).
 
 Owns the network only: no data, no optimizer schedule, no files (see ``core.gpt.loop`` and
 ``core.gpt.checkpoint``).  Shapes are in comments: B batch, T time (tokens), C channels (``n_embd``).
@@ -14,11 +15,12 @@ Owns the network only: no data, no optimizer schedule, no files (see ``core.gpt.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn as nn
 from torch.nn import functional as F
+
+from .config import GPTConfig
 
 
 class CausalSelfAttention(nn.Module):
@@ -71,31 +73,6 @@ class Block(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x + self.attn(self.ln_1(x))
         return x + self.mlp(self.ln_2(x))
-
-
-@dataclass
-class GPTConfig:
-    vocab_size: int
-    block_size: int = 64   # the longest context, in tokens
-    n_layer: int = 4
-    n_head: int = 4
-    n_embd: int = 128
-    dropout: float = 0.0
-    bias: bool = True      # biases in Linear and LayerNorm layers (False: a bit faster, as good)
-
-    def __post_init__(self) -> None:
-        for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive whole number, not {value!r}.")
-        if self.n_embd % self.n_head:
-            raise ValueError(f"n_embd ({self.n_embd}) must be divisible by n_head ({self.n_head}): "
-                             f"each head gets n_embd / n_head channels.")
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), not {self.dropout!r}.")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class GPT(nn.Module):

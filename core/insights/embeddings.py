@@ -6,7 +6,7 @@ the input is still pushed down as an output), and weight decay shrinks every row
 seen token's norm need not stay near its random start.
 
 Reads a run folder of the room (``core.runfolder.layout``: its corpus and latest checkpoint); the
-training part is the one ``core.gpt.data.split_text`` gives the run.  Torch: loads the checkpoint.
+training part is the one ``core.gpt.split.split_text`` gives the run.  Torch: loads the checkpoint.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class EmbeddingUse:
 def embedding_use(run_dir) -> EmbeddingUse:
     """What the run's latest checkpoint and training text say about each token."""
     from ..gpt.checkpoint import checkpoint_path, load_checkpoint  # torch
-    from ..gpt.data import split_text
+    from ..gpt.split import split_text
 
     run_dir = Path(run_dir)
     checkpoint = load_checkpoint(checkpoint_path(run_dir))

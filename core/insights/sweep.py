@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..bpe import BPETokenizer
 from ..bpe.checks import ArgumentError
+from ..gpt.split import part_tokens
 from ..room.queries import RunInfo, is_run, read_metrics, run_info
 from ..settings import ServerSettings
 from .vocab_curve import split_held_out
@@ -80,9 +81,7 @@ def surely_too_short(text: str, preset: str = "quick") -> bool:
 
 def _shortfall(text: str, tokenizers: dict[int, BPETokenizer], window: int) -> dict[int, int]:
     """The sizes at which a part of ``text`` holds fewer than ``window`` tokens, with that count:
-    a run's own rule (``core.gpt.data.check_length``), asked of every size before any is launched."""
-    from ..gpt.data import part_tokens  # torch: only when launching
-
+    a run's own rule (``core.gpt.split.check_length``), asked of every size before any is launched."""
     short = {}
     for size, tok in tokenizers.items():
         fewest = min(part_tokens(text, tok).values())

@@ -5,7 +5,7 @@ text held out from it (where the two curves part, merges stop generalising).
     >>> [row["vocab_size"] for row in curve.rows([20, 30])]
     [20, 30]
 
-The corpus is cut as ``core.gpt.data.split_text`` cuts it for a GPT: the first 90% of its
+The corpus is cut as ``core.gpt.split.split_text`` cuts it for a GPT: the first 90% of its
 characters (``held_out=0.1``) train the tokenizer, the last 10% are held out.  A merge list is
 ordered, so every smaller vocabulary is a prefix of it (``BPETokenizer.truncated``); no size is
 trained or encoded on its own:
@@ -32,7 +32,7 @@ from ..bpe import BPETokenizer, BPETrainer
 from ..bpe.alphabet import UNSEEN
 from ..bpe.checks import ArgumentError
 
-HELD_OUT = 0.1  # the share of the corpus a GPT run validates on (core.gpt.data.split_text)
+HELD_OUT = 0.1  # the share of the corpus a GPT run validates on (core.gpt.split.split_text)
 # What Tokenizer questions' curve opens with; the Start here check asks a station's corpus to reach it.
 CURVE_VARIANT, CURVE_TOP = "byte", 1024
 

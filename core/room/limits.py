@@ -1,5 +1,6 @@
-"""How big a model, and how many steps, this machine's device may be asked to train, how many
-runs train at the same moment, and how long each one's turn lasts.
+"""What this machine trains on (:func:`this_machine`), how big a model, and how many steps, its
+device may be asked to train, how many runs train at the same moment, and how long each one's turn
+lasts.
 
 Widgets' maxima are a convenience; :func:`check_config` is the rule, applied by
 ``core.room.runs.launch_run`` whatever the caller sent.  On a 2-core CPU, one torch thread
@@ -13,8 +14,38 @@ estimate" and "GPT training to a target loss".
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import sys
+import threading
 from dataclasses import dataclass
+
+from ..gpt.machine import Machine, read_machine
+from .worker_process import WorkerLost, call
+
+MACHINE_TIMEOUT_S = 120.0  # for a child to load torch and read the GPUs, on a busy machine
+_asked: list[Machine] = []  # this process's machine, once a child said
+_asking = threading.Lock()
+
+
+def this_machine() -> Machine:
+    """What this machine trains on: read here where torch is loaded (a GPT worker, a script) or no
+    child may be started (a daemonic process), else asked of a one-call child once per process, so
+    that a web server never loads torch (why: ``core.gpt.machine``)."""
+    if "torch" in sys.modules or multiprocessing.current_process().daemon:
+        return read_machine()
+    with _asking:
+        if not _asked:
+            try:
+                _asked.append(call(read_machine, timeout=MACHINE_TIMEOUT_S))
+            except (TimeoutError, WorkerLost) as exc:  # asked again next time
+                raise RuntimeError(f"PyTorch did not say what this machine trains on: {exc}") from None
+        return _asked[0]
+
+
+def detect_device(requested: str) -> str:
+    """The device a run asking for ``requested`` trains on here (``core.gpt.machine.Machine.pick``)."""
+    return this_machine().pick(requested)
 
 
 class LimitError(ValueError):

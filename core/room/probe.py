@@ -13,40 +13,27 @@ anywhere from its time to many times it from one second to the next (torch threa
 they wait: ``core.room.cpu_policy.CPU_SHARING_ENV``; why: docs/benchmarks.md, "Time-per-step estimate"),
 so no single moment, nor a figure cached from one, may decide.  The child starts like a GPT
 worker (same environment, threads, priority and device), runs the loop's own iteration
-(``get_batch``, ``get_lr``, ``make_optimizer_step``) past its untimed settle steps
-(``settle_steps``: allocation, kernel loading), and reports the median of several blocks of steps,
-each ended by reading the loss as the loop does when it logs: the figure the run's metrics will show
-(``tokens_per_s``), measured now, never cached.
+(``core.gpt.step_timing``: ``get_batch``, ``get_lr``, ``make_optimizer_step``) past its untimed
+settle steps (``settle_steps``: allocation, kernel loading), and reports the median of several
+blocks of steps, each ended by reading the loss as the loop does when it logs: the figure the run's
+metrics will show (``tokens_per_s``), measured now, never cached.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import statistics
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import torch
-
 from ..bpe import UnknownCharacterError
-from ..gpt.checkpoint import checkpoint_path, load_checkpoint
 from ..gpt.config import TrainConfig
-from ..gpt.data import get_batch
-from ..gpt.device import detect_device, should_compile
-from ..gpt.evaluate import estimate_loss, sample_text
-from ..gpt.model import GPT
-from ..gpt.optimizer_step import get_lr, make_optimizer, make_optimizer_step
 from .gpt_workers import start_gpt_process
+from .limits import detect_device
 from .queries import process_start
 from .worker_process import WorkerLost, call, cap_address_space
 
 DEFAULT_MEMORY = 4 * 2**30   # bytes of address space; importing torch alone maps a good part of it
-BLOCK_S = 0.25               # a timed block of steps lasts at least this long
-BLOCKS = 9                   # the estimate is the median of this many blocks,
-BUDGET_S = 8.0               # or of fewer (3 at least) where their steps would take longer
-SAMPLE_TIMED = 32            # tokens sampled to time one (a sample is ``sample_tokens`` of them)
 MEMORY_MESSAGE = "This needs more memory than the server allows for it; try a smaller model or fewer tokens."
 
 
@@ -140,64 +127,7 @@ def sample_checkpoint(run_dir, prompt: str, max_new_tokens: int, temperature: fl
                           float(temperature), int(top_k or 0) or None), timeout, memory, 1, background=False)
 
 
-# -- in the child ---------------------------------------------------------------------------------
-def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float, int, GPT]:
-    """(median seconds per step, steps timed, the model): ``config`` trained on random tokens by the
-    training loop's own iteration (``core.gpt.loop``), in blocks of steps that each end by reading
-    the loss, as the loop's logging does, so the device has really finished them."""
-    model = GPT(config.model_config(vocab_size)).to(device)
-    optimizer = make_optimizer(model, config, device)
-    compiled = torch.compile(model) if should_compile(device, config.compile) else model
-    run_step = make_optimizer_step(compiled, optimizer, config, device)
-    ids = torch.randint(vocab_size, (8 * config.block_size + 1,), device=device)
-    batch_gen = torch.Generator(device=device)
-    step = 0
-    model.train()
-
-    def block(n: int) -> float:
-        nonlocal step
-        t0 = time.perf_counter()
-        for _ in range(n):
-            batch_gen.manual_seed(config.seed * 1_000_003 + step)
-            x, y = get_batch(ids, config.batch_size, config.block_size, batch_gen)
-            loss = run_step(x, y, get_lr(step, config))
-            step += 1
-        loss.item()
-        return (time.perf_counter() - t0) / n
-
-    block(run_step.settle_steps)  # allocation, kernel loading, a CUDA graph's recording
-    first = block(1)
-    n = max(1, math.ceil(BLOCK_S / first))
-    blocks = max(3, min(BLOCKS, int(BUDGET_S / (n * first))))
-    return statistics.median(block(n) for _ in range(blocks)), n * blocks, model
-
-
-def time_reading(model: GPT, config: TrainConfig, vocab_size: int, device: str) -> tuple[float, float]:
-    """(seconds for one evaluation batch, seconds for one sampled token): the loop's own
-    ``estimate_loss`` and ``sample_text`` on random tokens, each the median of three."""
-    ids = torch.randint(vocab_size, (4 * config.batch_size * config.block_size + 1,), device=device)
-    windows = min(config.batch_size, (len(ids) - 1) // config.block_size)
-
-    def evaluation() -> float:
-        t0 = time.perf_counter()
-        estimate_loss(model, ids, config, device, windows)
-        return time.perf_counter() - t0
-
-    tokens = min(SAMPLE_TIMED, config.sample_tokens or SAMPLE_TIMED)
-    prompt = torch.zeros((1, 1), dtype=torch.long, device=device)
-
-    def sample() -> float:
-        t0 = time.perf_counter()
-        with torch.no_grad():
-            model.generate(prompt, tokens, temperature=1.0)
-        return (time.perf_counter() - t0) / tokens
-
-    model.eval()
-    timed = (statistics.median(evaluation() for _ in range(3)), statistics.median(sample() for _ in range(3)))
-    model.train()
-    return timed
-
-
+# -- in the child (torch is imported here, never in the server that asks) ------------------------
 def process_age() -> float:
     """Seconds since this process started (Linux's ``/proc``; 0 where it does not say)."""
     try:
@@ -209,6 +139,10 @@ def process_age() -> float:
 
 
 def _estimate(config: TrainConfig, vocab_size: int) -> StepEstimate:
+    import torch
+
+    from ..gpt.step_timing import time_reading, time_steps
+
     start_s = process_age()  # this child was started as a GPT worker is: what a run's start costs
     seconds, steps, model = time_steps(config, vocab_size, config.device)
     eval_batch_s, token_s = time_reading(model, config, vocab_size, config.device)
@@ -217,6 +151,9 @@ def _estimate(config: TrainConfig, vocab_size: int) -> StepEstimate:
 
 
 def _sample(run_dir: str, prompt: str, tokens: int, temperature: float, top_k: int | None) -> str:
+    from ..gpt.checkpoint import checkpoint_path, load_checkpoint
+    from ..gpt.evaluate import sample_text
+
     ckpt = load_checkpoint(checkpoint_path(run_dir))
     try:
         return sample_text(ckpt.model, ckpt.tokenizer, "cpu", tokens, prompt=prompt,

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING
 from ..bpe import CharTokenizer
 from ..settings import ServerSettings
 from .identical import is_join, run_identity, write_identity, write_join
-from .limits import check_config, default_max_running, runs_per_gpu, threads_per_run
+from .limits import (check_config, default_max_running, detect_device, runs_per_gpu, this_machine,
+                     threads_per_run)
 from ..runfolder.locks import locked
 from .owners import (LOCAL_OWNER, ROOM_OWNER, SERVER, RunAccessError, Viewer, sanitize_run_name,
                      unique_run_name, validate_owner)
@@ -94,24 +95,15 @@ def _check_owner_cap(runs_dir: Path, owner: str, settings: ServerSettings, share
 def _scheduler_settings(settings: ServerSettings, device: str) -> dict:
     """``max_running`` (the server's setting, else from the device), the GPUs to spread over and
     how many runs each GPU trains at once (``core.room.limits.runs_per_gpu``)."""
-    import torch  # here, not at the top: importing core.room loads no torch
-
-    gpus = torch.cuda.device_count() if device.startswith("cuda") else 0
-    per_gpu = runs_per_gpu(torch.cuda.get_device_name(0)) if gpus else 1
-    return {"max_running": settings.max_running or default_max_running(device, gpus, per_gpu),
-            "gpus": gpus, "runs_per_gpu": per_gpu}
+    gpus = this_machine().gpus if device.startswith("cuda") else ()
+    per_gpu = runs_per_gpu(gpus[0]) if gpus else 1
+    return {"max_running": settings.max_running or default_max_running(device, len(gpus), per_gpu),
+            "gpus": len(gpus), "runs_per_gpu": per_gpu}
 
 
 def _enqueue(run_dir: Path, **fields) -> None:
     write_status(run_dir, RunStatus.QUEUED, in_turns=True, queued_at=time.time(), turn=None, pid=None,
                  host=None, ended=None, error=None, lost_turns=0, last_turn_id=None, **fields)
-
-
-def detect_device(requested: str) -> str:
-    """``core.gpt.device.detect_device``, imported when a run is launched or resumed (torch)."""
-    from ..gpt.device import detect_device as detect
-
-    return detect(requested)
 
 
 def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LOCAL_OWNER,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import open_page
+from app_helpers import open_page, poll_until_done
 from core import BPETokenizer
 from core.insights import UDHR_DIR, read_parallel, token_count, unreachable_tokens, vocabulary_curve
 
@@ -107,6 +107,7 @@ def test_a_gpt_trained_here_shows_its_rare_tokens(tmp_path):
     page.switch_page("app_pages/insights.py").run()
     assert not page.exception, [e.message for e in page.exception]
     assert page.selectbox(key="insights_embedding_run").value == "tiny-run"
+    poll_until_done(page)  # a job worker reads the checkpoint (torch: never the server's)
     encoding, rows = chart(page, "norm")
     assert encoding["x"]["field"] == "seen + 1"
     assert len(rows) == tok.vocab_size

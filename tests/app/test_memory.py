@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import subprocess
+import sys
 import threading
 import time
 import weakref
@@ -19,7 +22,7 @@ from streamlit.runtime.memory_session_storage import MemorySessionStorage
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 
-from app_helpers import open_page
+from app_helpers import ROOT, open_page
 from ui.serving import memory
 from ui.serving.bounded_cache import BoundedCache
 
@@ -183,3 +186,42 @@ def test_what_was_made_for_a_corpus_nobody_has_goes(runtime, monkeypatch):
 def test_an_app_process_collects_young_objects_less_often_than_python_s_default():
     open_page("start_here")  # any page run starts the process's housekeeping
     assert gc.get_threshold()[0] == memory.YOUNG_COLLECTION_EVERY > 700
+
+
+FIRST_RUN = """
+import gc, sys, weakref
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file(sys.argv[1], default_timeout=120)
+if sys.argv[2] == "comes back":  # a tab of a restarted process, back with its paste
+    at.session_state["corpus_name"] = "Pasted text"
+    at.session_state["corpus_text"] = "a pasted text " * 100_000
+at.run()
+assert not at.exception, at.exception
+from ui.views import chat_view, run_view
+tracked = {id(o) for o in gc.get_objects()}
+class Cycle:
+    pass
+made = Cycle()
+made.me = made  # what a session makes after the freeze is still collected
+gone = weakref.ref(made)
+del made
+gc.collect()
+print(gc.get_freeze_count() > 0, id(vars(run_view)) in tracked or id(vars(chat_view)) in tracked,
+      gone() is None)
+"""
+
+
+@pytest.mark.parametrize("tab", ["fresh", "comes back"])
+def test_a_full_collection_leaves_out_the_app_s_modules_but_nothing_of_an_attendee_s(tab, tmp_path):
+    """A full collection holds the GIL while it walks what it tracks.  A process whose first run is
+    a fresh tab's freezes the app's modules out of the walk (every page's view, those of pages
+    nobody opened yet included); one whose first tab comes back with a paste (a restarted process)
+    does not, or that session's cycles would never be collected.  In a process of its own: the
+    first run of this test process may be any test's."""
+    env = {**os.environ, "BPE_EXPLORER_RUNS_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", FIRST_RUN, str(ROOT / "streamlit_app.py"), tab], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    frozen, modules_walked, cycle_collected = done.stdout.split()
+    assert (frozen, modules_walked) == (("True", "False") if tab == "fresh" else ("False", "True"))
+    assert cycle_collected == "True"

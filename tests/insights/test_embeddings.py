@@ -32,7 +32,7 @@ def checkpointed_run(folder, text: str = TEXT, vocab_merges: int = 20):
 
 @pytest.mark.slow  # imports torch
 def test_counts_are_the_training_part_s_and_norms_the_embedding_rows(tmp_path):
-    from core.gpt.data import split_text
+    from core.gpt.split import split_text
     from core.insights.embeddings import embedding_use
 
     tok, model = checkpointed_run(tmp_path / "run")

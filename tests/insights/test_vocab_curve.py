@@ -35,11 +35,11 @@ def test_every_size_equals_a_training_of_that_size(variant, sample):
         assert row["held_out_chars_per_token"] == len(held) / _length(alone, held)
 
 
-@pytest.mark.slow  # imports torch
 def test_the_held_out_part_is_the_one_a_gpt_run_validates_on():
-    data = pytest.importorskip("core.gpt.data")
+    from core.gpt.split import split_text
+
     text = SAMPLES["sennrich"].read_text(encoding="utf-8")
-    assert split_held_out(text) == data.split_text(text)
+    assert split_held_out(text) == split_text(text)
 
 
 def test_rows_come_in_the_order_asked_and_sizes_outside_are_refused():

@@ -29,7 +29,7 @@ def run_app() -> None:
 
 def _run_page() -> None:
     """Set up the page, the navigation and the corpus sidebar, then run the page the URL names."""
-    memory.start()  # once per process: the malloc arena cap, the housekeeper (``ui.serving.memory``)
+    memory.start("ui.views")  # once per process: the arena cap, the views frozen, the housekeeper
     sockets.start()  # once per process: a run's messages leave at once (``ui.serving.sockets``)
     st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")
     theme.apply()  # contrast where Streamlit's theme falls short (``ui.plumbing.theme``)

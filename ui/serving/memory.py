@@ -19,7 +19,8 @@ server"), three things kept a room's memory after it had gone:
   keeps them elsewhere it does nothing (``tests/app/test_memory.py`` notices).
 
 :func:`start`, called by every script run, sets the arena cap, makes Python's young collections
-rarer (:func:`collect_less_often`: a full collection pauses the whole room) and starts one
+rarer (:func:`collect_less_often`: a full collection pauses the whole room), keeps the app's modules
+out of every full collection (:func:`freeze_modules`) and starts one
 housekeeper thread per process, which every ``PERIOD_S`` seconds closes expired sessions, drops
 shared-cache entries idle for ``ui.serving.bounded_cache.CACHE_IDLE_S`` or made for a corpus no session
 has any more, and, when sessions ended or entries went, collects garbage (a session's objects
@@ -34,11 +35,14 @@ import concurrent.futures
 import ctypes
 import functools
 import gc
+import importlib
 import logging
 import os
+import pkgutil
 import threading
 import time
 
+import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.serving.bounded_cache import BoundedCache
@@ -216,12 +220,40 @@ def _housekeep() -> None:
             sessions = None
 
 
-def start() -> None:
-    """Cap the arenas and start the housekeeper, once per process (a module reloaded by
+def freeze_modules(package: str) -> None:
+    """Import every module of ``package`` (the pages' views, and through them pandas, altair and the
+    rest of the app; never torch, which a server does not load: ``core.gpt.machine``), then move
+    every object alive to the collector's permanent generation (``gc.freeze``): a full collection
+    walks every object it tracks, holding the GIL while every page run of the room waits, and the
+    modules' objects, most of a server's and alive until it stops, need no walk.  Objects frozen are
+    still freed when nothing refers to them; only a cycle among them is never collected: hence a
+    collection first, and only while nothing of an attendee's is alive (:func:`nothing_of_anyone`)
+    (why: docs/benchmarks.md, "A room that does not behave")."""
+    views = importlib.import_module(package)
+    for module in pkgutil.iter_modules(views.__path__, f"{package}."):
+        importlib.import_module(module.name)
+    gc.collect()
+    gc.freeze()
+
+
+def nothing_of_anyone() -> bool:
+    """Whether this process holds one session at most, with no values yet: a fresh tab's first run,
+    not a tab that comes back with its paste.  A process restarted under a room gets its tabs back
+    at once, with their pastes; frozen with them, their sessions' cycles would never be collected,
+    so such a process is left as it is."""
+    sessions = session_count()
+    return (sessions is None or sessions <= 1) and len(st.session_state) == 0
+
+
+def start(app_package: str | None = None) -> None:
+    """Cap the arenas, collect less often, freeze ``app_package``'s modules (:func:`freeze_modules`,
+    on a fresh tab's first run) and start the housekeeper, once per process (a module reloaded by
     Streamlit's file watcher finds the running thread by its name)."""
     with _start_lock:
         if any(t.name == THREAD_NAME for t in threading.enumerate()):
             return
         limit_arenas()
         collect_less_often()
+        if app_package is not None and nothing_of_anyone():
+            freeze_modules(app_package)
         threading.Thread(target=_housekeep, name=THREAD_NAME, daemon=True).start()

@@ -31,6 +31,7 @@ from core.insights import (UDHR_DIR, Unreachable, language_index, read_parallel,
                            token_counts, token_reach, unreachable_tokens)
 from core.insights.embeddings import RARE, embedding_use
 from core.insights.sweep import SweepPoint
+from core.runfolder.layout import CHECKPOINT_FILE, CORPUS_FILE
 
 from core.insights import question_jobs
 
@@ -203,17 +204,17 @@ def _uses() -> BoundedCache:
     return BoundedCache(8, 32 * 2**20, lambda use: 2 * 8 * len(use.counts) + tokenizer_bytes(use.tokenizer))
 
 
-def embedding_frame(run_dir: Path) -> tuple[pd.DataFrame, int]:
+def embedding_frame(run_dir: Path) -> tuple[pd.DataFrame, int] | None:
     """Each token of the run: its training count, its embedding's norm, and whether it is rare;
-    the checkpoint's step."""
-    from core.gpt.checkpoint import checkpoint_path
-
-    key = (str(run_dir), checkpoint_path(run_dir).stat().st_mtime_ns)
-    use = _uses().get(key)
+    the checkpoint's step.  ``None``, under a progress bar, while a job worker reads the checkpoint
+    and counts the tokens of the run's training text: always a job, whatever its size, since a
+    checkpoint is read with torch, which the server never loads (``core.gpt.machine``)."""
+    key = ("embedding use", str(run_dir), (run_dir / CHECKPOINT_FILE).stat().st_mtime_ns)
+    size = (run_dir / CORPUS_FILE).stat().st_size
+    use = computed(server_settings(), _uses(), key, embedding_use, (str(run_dir),), size,
+                   "Reading the run's checkpoint and counting its tokens", inline_below=0)
     if use is None:
-        with st.spinner("Reading the run's checkpoint and counting its tokens…"):
-            use = embedding_use(run_dir)
-        _uses().put(key, use)
+        return None
     tok = use.tokenizer
     frame = pd.DataFrame({"id": range(len(use.counts)), "seen": use.counts, "norm": use.norms.round(4)})
     frame["token"] = [visible(tok.token_str(i)) for i in frame["id"]]

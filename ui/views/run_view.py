@@ -15,10 +15,9 @@ import pandas as pd
 import streamlit as st
 
 from core.digest import text_digest
-from core.gpt.data import DataTooShortError, check_length
-from core.gpt.device import describe_device, detect_device
-from core.room.limits import (ModelLimits, cpu_cores, default_max_running, limits_for, threads_per_run,
-                               training_memory)
+from core.gpt.split import DataTooShortError, check_length
+from core.room.limits import (ModelLimits, cpu_cores, default_max_running, detect_device, limits_for,
+                               this_machine, threads_per_run, training_memory)
 from core.room.probe import ProbeError, StepEstimate, estimate_step
 from core.bpe import TokenizerFileError, load_tokenizer
 from core.runfolder.layout import CORPUS_FILE, TOKENIZER_FILE, queue_settings
@@ -65,8 +64,9 @@ def use_byte_tokenizer() -> None:
 
 @st.cache_resource(show_spinner=False)
 def device_info() -> tuple[str, str]:
-    device = detect_device("auto")
-    return device, describe_device(device)
+    machine = this_machine()
+    device = machine.pick("auto")
+    return device, machine.describe(device)
 
 
 def device_limits(device: str) -> ModelLimits:
@@ -156,7 +156,7 @@ def hour_advice(est: StepEstimate, config, others: int, gpt_workers: int = 1) ->
 @st.cache_data(show_spinner=False, max_entries=64)
 def too_short(digest: str, tokenizer_key: tuple, block_size: int, _text: str, _tokenizer) -> bool:
     """Whether the corpus (by its hash) is too short for ``block_size`` with the tokenizer named
-    by ``tokenizer_key`` (``core.gpt.data.check_length``'s rule, so the GPT worker would refuse it)."""
+    by ``tokenizer_key`` (``core.gpt.split.check_length``'s rule, so the GPT worker would refuse it)."""
     try:
         check_length(_text, _tokenizer, block_size)
     except DataTooShortError:

@@ -1,0 +1,41 @@
+"""The corpus cut 90/10 by characters for a run, and the rule its cuts must meet: each holds one
+window of ``block_size + 1`` tokens.  Torch-free, so that a page refuses a too-short corpus before
+Launch without loading torch (``core.gpt.machine`` says why); ``core.gpt.data`` tokenizes the cuts.
+"""
+
+from __future__ import annotations
+
+
+class DataTooShortError(ValueError):
+    """A part of the corpus holds fewer tokens than one window of ``block_size + 1``."""
+
+
+def split_text(text: str, val_fraction: float = 0.1) -> tuple[str, str]:
+    """The training and validation text: the corpus cut 90/10 by characters."""
+    if not text:
+        raise ValueError("The corpus is empty: there is nothing to train on.")
+    cut = int(len(text) * (1 - val_fraction))
+    return text[:cut], text[cut:]
+
+
+def check_window(name: str, tokens: int, block_size: int) -> None:
+    if tokens < block_size + 1:
+        raise DataTooShortError(
+            f"The {name} part of the corpus is only {tokens} tokens long; block_size "
+            f"{block_size} needs at least {block_size + 1}. Use a longer corpus or a smaller "
+            f"block size.")
+
+
+def part_tokens(text: str, tokenizer, val_fraction: float = 0.1) -> dict[str, int]:
+    """How many tokens each part of the corpus holds under ``tokenizer``, the validation part
+    first: what one window of a run must fit in."""
+    train_text, val_text = split_text(text, val_fraction)
+    return {"validation": len(tokenizer.encode(val_text)), "training": len(tokenizer.encode(train_text))}
+
+
+def check_length(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> None:
+    """Refuse a corpus too short for ``block_size`` with this tokenizer before a run is launched:
+    :class:`DataTooShortError` when the validation (or training) part holds fewer than
+    ``block_size + 1`` tokens, the rule ``core.gpt.data.prepare_data`` applies."""
+    for name, tokens in part_tokens(text, tokenizer, val_fraction).items():
+        check_window(name, tokens, block_size)

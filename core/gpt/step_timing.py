@@ -1,0 +1,81 @@
+"""How long a training step of a config takes on this device, and an evaluation batch and a sampled
+token beside it: the training loop's own iteration (``core.gpt.loop``) timed on random tokens.  Run
+in a child process by ``core.room.probe``, which says why the figure is taken this way.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+
+import torch
+
+from .config import TrainConfig
+from .data import get_batch
+from .device import should_compile
+from .evaluate import estimate_loss
+from .model import GPT
+from .optimizer_step import get_lr, make_optimizer, make_optimizer_step
+
+BLOCK_S = 0.25               # a timed block of steps lasts at least this long
+BLOCKS = 9                   # the estimate is the median of this many blocks,
+BUDGET_S = 8.0               # or of fewer (3 at least) where their steps would take longer
+SAMPLE_TIMED = 32            # tokens sampled to time one (a sample is ``sample_tokens`` of them)
+
+
+def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float, int, GPT]:
+    """(median seconds per step, steps timed, the model): ``config`` trained on random tokens by the
+    training loop's own iteration (``core.gpt.loop``), in blocks of steps that each end by reading
+    the loss, as the loop's logging does, so the device has really finished them."""
+    model = GPT(config.model_config(vocab_size)).to(device)
+    optimizer = make_optimizer(model, config, device)
+    compiled = torch.compile(model) if should_compile(device, config.compile) else model
+    run_step = make_optimizer_step(compiled, optimizer, config, device)
+    ids = torch.randint(vocab_size, (8 * config.block_size + 1,), device=device)
+    batch_gen = torch.Generator(device=device)
+    step = 0
+    model.train()
+
+    def block(n: int) -> float:
+        nonlocal step
+        t0 = time.perf_counter()
+        for _ in range(n):
+            batch_gen.manual_seed(config.seed * 1_000_003 + step)
+            x, y = get_batch(ids, config.batch_size, config.block_size, batch_gen)
+            loss = run_step(x, y, get_lr(step, config))
+            step += 1
+        loss.item()
+        return (time.perf_counter() - t0) / n
+
+    block(run_step.settle_steps)  # allocation, kernel loading, a CUDA graph's recording
+    first = block(1)
+    n = max(1, math.ceil(BLOCK_S / first))
+    blocks = max(3, min(BLOCKS, int(BUDGET_S / (n * first))))
+    return statistics.median(block(n) for _ in range(blocks)), n * blocks, model
+
+
+def time_reading(model: GPT, config: TrainConfig, vocab_size: int, device: str) -> tuple[float, float]:
+    """(seconds for one evaluation batch, seconds for one sampled token): the loop's own
+    ``estimate_loss`` and ``sample_text`` on random tokens, each the median of three."""
+    ids = torch.randint(vocab_size, (4 * config.batch_size * config.block_size + 1,), device=device)
+    windows = min(config.batch_size, (len(ids) - 1) // config.block_size)
+
+    def evaluation() -> float:
+        t0 = time.perf_counter()
+        estimate_loss(model, ids, config, device, windows)
+        return time.perf_counter() - t0
+
+    tokens = min(SAMPLE_TIMED, config.sample_tokens or SAMPLE_TIMED)
+    prompt = torch.zeros((1, 1), dtype=torch.long, device=device)
+
+    def sample() -> float:
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            model.generate(prompt, tokens, temperature=1.0)
+        return (time.perf_counter() - t0) / tokens
+
+    model.eval()
+    timed = (statistics.median(evaluation() for _ in range(3)), statistics.median(sample() for _ in range(3)))
+    model.train()
+    return timed
