@@ -1,7 +1,8 @@
 """The codebase's shape, checked: what a newcomer relies on when finding their way around.
 
 - ``core.bpe`` (the tokenizer library) never imports ``core.gpt``, torch or streamlit; ``core.room``
-  (the room's runs and queue) loads no torch; only ``ui`` and the pages import streamlit, and the
+  (the room's runs and queue) loads no torch, and no module a page reaches imports it but in a
+  function that runs in a child process; only ``ui`` and the pages import streamlit, and the
   job workers, which import what ``ui.plumbing.heavy_jobs.PRELOAD`` names, load no streamlit.
 - A run's status values are spelled in one module, ``core.runfolder.status``.
 - The import graph of ``core``, ``ui`` and ``app_pages`` has no circle, counting imports inside
@@ -78,17 +79,22 @@ def _imports(name: str, path: Path) -> set[str]:
         elif _is_package(name) and f"{name}.{text}" in MODULES:
             targets.add(f"{name}.{text}")
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            targets.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
-            for alias in node.names:  # a submodule by name, else a name from the module itself
-                sub = f"{base}.{alias.name}"
-                targets.add(sub if sub in MODULES else base)
+        targets.update(_imported(node, package))
     return {t for t in targets if t in MODULES and t != name}
+
+
+def _imported(node: ast.AST, package: str) -> list[str]:
+    """The modules an import statement in ``package`` loads: a submodule by name, else the module
+    a name comes from (a relative import resolved); none for any other node."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    base = node.module or ""
+    if node.level:
+        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join(anchor + ([base] if base else []))
+    return [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
 
 
 GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
@@ -275,3 +281,50 @@ def test_a_run_status_is_spelled_in_one_module():
     spelled = {path.relative_to(ROOT).as_posix(): found for path in MODULES.values()
                if (found := _status_literals(path))}
     assert list(spelled) == ["core/runfolder/status.py"], spelled
+
+
+# Functions that run only in a child process (a probe's call, a job's, a GPT worker's setup): torch
+# is imported in them, never in the server that sends them.
+CHILD_SIDE = {"core.room.probe": {"_estimate", "_sample"}, "core.insights.embeddings": {"embedding_use"},
+              "core.gpt.machine": {"read_machine"},
+              "core.room.gpt_workers": {"start_gpt_process", "train_turn"}}
+
+
+def _server_imports(name: str, path: Path) -> set[str]:
+    """Every module ``name`` imports, project or not, at its top and in its functions, those of
+    :data:`CHILD_SIDE` aside; modules named in strings only where a package loads them on use (a
+    preload list, a scheduler's command, are a child's imports)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = CHILD_SIDE.get(name, set())
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    lazy = _named_for_import(tree) if _is_package(name) else []
+    targets = {f"{name}.{t}" for t in lazy if f"{name}.{t}" in MODULES}
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in skipped:
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+        targets.update(_imported(node, package))
+    return targets
+
+
+def test_no_page_can_load_torch_into_the_server():
+    """A web server never loads torch (``core.gpt.machine`` says why): no module a page imports, at
+    its top or in a function a page may call, imports it, but in the functions that run in a child
+    (:data:`CHILD_SIDE`).  ``tests/app/test_torch_free_server.py`` checks the same on a running app."""
+    todo = [m for m in MODULES if m.startswith(("ui", "app_pages"))]
+    via, torch_in = dict.fromkeys(todo), []  # module -> the module that imports it first
+    while todo:
+        module = todo.pop()
+        for target in _server_imports(module, MODULES[module]):
+            if target == "torch" or target.startswith("torch."):
+                torch_in.append(module)
+            elif target in MODULES and target not in via:
+                via[target] = module
+                todo.append(target)
+
+    def chain(module: str | None) -> str:
+        return "" if module is None else chain(via[module]) + f" -> {module}"
+    assert [chain(m) + " -> torch" for m in torch_in] == []
+    assert "core.room.limits" in via and "core.gpt.machine" in via  # the walk reaches the device's facts

@@ -19,7 +19,9 @@ from pathlib import Path
 
 from ..bpe import BPETokenizer
 from ..bpe.checks import ArgumentError
+from ..gpt.config import PRESETS, make_config
 from ..gpt.split import part_tokens
+from ..room.limits import detect_device
 from ..room.queries import RunInfo, is_run, read_metrics, run_info
 from ..settings import ServerSettings
 from .vocab_curve import split_held_out
@@ -66,8 +68,6 @@ class SweepTooShortError(ValueError):
 
 def window_tokens(preset: str = "quick") -> int:
     """How many tokens each part of the corpus must hold for the preset: one window (block + 1)."""
-    from ..gpt.config import PRESETS  # torch: the model's settings
-
     return PRESETS[preset]["block_size"] + 1
 
 
@@ -96,7 +96,6 @@ def launch_sweep(text: str, sizes, owner: str, runs_dir=None, preset: str = "qui
     room's, so the owner's cap on runs is raised to the sweep's size for them, as for a station's
     runs (``core.lessons.room_runs``).  A corpus too short at any size is refused before anything is
     launched (:class:`SweepTooShortError`): a run that can only fail would be the room's."""
-    from ..gpt.config import make_config  # torch: only when launching
     from ..room.runs import launch_run
 
     tokenizers = sweep_tokenizers(text, sizes)
@@ -140,8 +139,6 @@ def sweep_point(vocab_size: int, run: RunInfo) -> SweepPoint:
 def room_sweep(text: str, sizes, runs_dir=None, preset: str = "quick") -> dict[int, RunInfo | None]:
     """The sweep's runs as the room has them, whoever launched them: by what they train (corpus,
     tokenizer, settings, seed, kind of device), finished or under way (``None``: not launched)."""
-    from ..gpt.config import make_config  # torch: the device and the model's settings
-    from ..gpt.device import detect_device
     from ..room.identical import run_identity
     from ..room.queries import find_identical
     from ..runfolder.layout import default_runs_dir

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..bpe import BPETokenizer
 from ..insights import UDHR_DIR, language_costs, language_index, read_parallel
+from ..insights.sweep import room_sweep, sweep_point
 from ..runfolder.status import RunStatus
 from .computations import COMPUTATIONS, Answer, StationData, computation, format_number
 from .errors import AnswerNotReady, LessonError
@@ -51,8 +52,6 @@ def costliest_language(data: StationData) -> Answer:
 def lowest_bpc_vocabulary(data: StationData) -> Answer:
     """Which vocabulary size gives the room's small GPTs (``core.insights.sweep``: byte-level BPE
     at ``args.sizes``, the ``args.preset`` preset) the fewest validation bits per character."""
-    from ..insights.sweep import room_sweep, sweep_point  # torch: the runs' settings
-
     sizes = [int(s) for s in data.arg("sizes") or []]
     preset = str(data.arg("preset") or "quick")
     runs = room_sweep(data.text(), sizes, data.runs_dir, preset)

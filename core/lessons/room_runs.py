@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..atomic import atomic_write
+from ..gpt.config import make_config
 from ..room import (ROOM_OWNER, SERVER, RunInfo, RunStatus, default_runs_dir, is_run, launch_run, locked,
                      read_metrics, run_info, set_shared)
 from ..settings import ServerSettings
@@ -63,8 +64,6 @@ def room_runs(data: StationData) -> dict[str, RunInfo | None]:
 
 def room_config(data: StationData):
     """The station's runs' settings: its preset and steps, one seed for the room."""
-    from ..gpt.config import make_config  # torch: only when launching
-
     return make_config(str(data.args.get("preset", "quick")), max_steps=int(data.args.get("steps", 300)),
                        seed=SEED)
 
