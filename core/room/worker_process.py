@@ -1,7 +1,7 @@
 """The room's one way to run work off the page: a worker process that its parent starts, feeds,
 watches, bounds and kills.  The engine's job workers and GPT workers (``core.room.jobs``), the
-probe's one-call children (``core.room.probe``) and a job's process on a Dask worker
-(``core.room.dask_jobs.run_watched``) are all this.
+probe's one-call children (``core.room.probe``, and ``core.room.limits.this_machine``'s) and a job's
+process on a Dask worker (``core.room.dask_jobs.run_watched``) are all this.
 
 A worker is a ``multiprocessing`` process and a pipe: the parent sends ``(seq, fn, args)``; the
 worker answers ``("started", seq)``, any number of ``("progress", seq, done, total)`` (what ``fn``
