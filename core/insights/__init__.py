@@ -15,8 +15,8 @@
   records as JSON, YAML, CSV, a table and XML (``formats``); each a text cut as ordinary text
   (``cuts``).
 
-``python -m core.insights`` gives each as a table or JSON.  Imports ``core.bpe``; torch only when
-a sweep launches its runs; never Streamlit.
+``python -m core.insights`` gives each as a table or JSON.  Imports ``core.bpe``; torch only where
+a GPT's checkpoint is read (``embeddings``: a job worker's, in the app); never Streamlit.
 """
 
 from .boundary import Boundary, prompt_boundary, trailing_space_prompt
