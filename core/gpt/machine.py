@@ -2,7 +2,7 @@
 for, checked against it.
 
 Torch-free on purpose: the facts are read by a process that has torch (:func:`read_machine`), and a
-web server asks a one-call child for them (``core.room.runs.this_machine``), so that an app process
+web server asks a one-call child for them (``core.room.limits.this_machine``), so that an app process
 never loads torch (its modules hold more memory than the rest of the app, and a full garbage
 collection walks them all while every page waits).
 """
