@@ -21,12 +21,12 @@ def detect_device(requested: str = "auto") -> str:
     >>> detect_device("cpu")
     'cpu'
     """
-    return read_machine().pick(requested)
+    return read_machine(names=False).pick(requested)
 
 
 def describe_device(device: str) -> str:
     """``device`` in words, a CPU with this process's torch threads: ``"cpu (2 threads)"``."""
-    return read_machine().describe(device, torch.get_num_threads())
+    return read_machine(names=device.startswith("cuda")).describe(device, torch.get_num_threads())
 
 
 def use_bf16(device: str) -> bool:

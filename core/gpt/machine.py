@@ -50,11 +50,13 @@ class Machine:
         return device
 
 
-def read_machine() -> Machine:
-    """The facts as torch sees them: torch is imported here, by whoever asks."""
+def read_machine(names: bool = True) -> Machine:
+    """The facts as torch sees them: torch is imported here, by whoever asks.  A GPU's name is
+    read only with ``names`` (reading it starts CUDA in this process, which a run on the CPU, or a
+    choice of device, must not pay for: its GPUs are then named ``""``)."""
     import torch
 
     backend = getattr(torch.backends, "mps", None)
     gpus = range(torch.cuda.device_count()) if torch.cuda.is_available() else ()
-    return Machine(tuple(torch.cuda.get_device_name(i) for i in gpus),
+    return Machine(tuple(torch.cuda.get_device_name(i) if names else "" for i in gpus),
                    bool(backend is not None and backend.is_available()))

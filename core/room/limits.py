@@ -28,12 +28,13 @@ _asked: list[Machine] = []  # this process's machine, once a child said
 _asking = threading.Lock()
 
 
-def this_machine() -> Machine:
+def this_machine(names: bool = True) -> Machine:
     """What this machine trains on: read here where torch is loaded (a GPT worker, a script) or no
-    child may be started (a daemonic process), else asked of a one-call child once per process, so
-    that a web server never loads torch (why: ``core.gpt.machine``)."""
+    child may be started (a daemonic process), GPUs named only with ``names`` (``read_machine``),
+    else asked of a one-call child once per process, so that a web server never loads torch (why:
+    ``core.gpt.machine``)."""
     if "torch" in sys.modules or multiprocessing.current_process().daemon:
-        return read_machine()
+        return read_machine(names)
     with _asking:
         if not _asked:
             try:
@@ -45,7 +46,7 @@ def this_machine() -> Machine:
 
 def detect_device(requested: str) -> str:
     """The device a run asking for ``requested`` trains on here (``core.gpt.machine.Machine.pick``)."""
-    return this_machine().pick(requested)
+    return this_machine(names=False).pick(requested)
 
 
 class LimitError(ValueError):

@@ -50,3 +50,20 @@ def test_a_process_without_torch_asks_a_child_and_stays_without_it():
     done = subprocess.run([sys.executable, "-c", ASK], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["False", "True", "True"]
+
+
+def test_choosing_a_device_names_no_gpu_so_cuda_starts_only_where_a_run_uses_it(monkeypatch):
+    """A GPU's name is read by starting CUDA in the process; a CPU run on a GPU machine, or a mere
+    choice of device, must not (here two GPUs are made up, and naming one fails the test)."""
+    torch = pytest.importorskip("torch")
+    from core.gpt.device import describe_device, detect_device
+    from core.room.limits import this_machine
+
+    def named(index):
+        raise AssertionError(f"GPU {index} was named (CUDA started)")
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "get_device_name", named)
+    assert detect_device("auto") == "cuda" and detect_device("cpu") == "cpu"
+    assert describe_device("cpu").startswith("cpu (") and this_machine(names=False).gpus == ("", "")
