@@ -14,11 +14,12 @@ estimate again.  The run's figure is the median of its logged blocks of steps, s
 loaded machine); ``--spin`` gives the children OpenMP's spinning wait, as before
 ``core.room.cpu_policy.CPU_SHARING_ENV``, to show why the estimate once missed by 4x.  ``--full`` trains
 the preset's default steps with its evaluations and prints the wall time, for the Model size help.
-``--launched`` compares what the page states before Launch (``StepEstimate.run_seconds``: steps,
-evaluations and samples, for a run alone) with a run launched as the page's Launch does
-(``core.room.runs.launch_run``, trained in turns by the runs folder's engine), timed from the launch
-to its ``finished`` status: what an attendee waits.  ``--custom`` adds a model of settings of its
-own (``name=value`` pairs over the quick preset).
+``--launched`` compares what the page states before Launch (``StepEstimate.run_seconds``: start,
+steps, evaluations, checkpoints and samples, for a run alone) with a run launched as the page's Launch
+does (``core.room.runs.launch_run``, trained in turns by the runs folder's engine), timed from the
+launch to its ``finished`` status: what an attendee waits; beside it, when its first step was logged
+and the seconds its training loop counted (``elapsed_s``), where the time went.  ``--custom`` adds
+a model of settings of its own (``name=value`` pairs over the quick preset).
 The load average is printed with each row: these figures mean little without it.
 """
 
@@ -108,14 +109,19 @@ def launched(config, text: str, tokenizer, runs_dir: Path, name: str) -> dict:
     stated = est.run_seconds(config)
     row = {"model": name, "load before": load(), "step ms": f"{est.seconds * 1e3:,.0f}",
            "start s": f"{est.start_s:,.1f}", "stated s": f"{stated:,.1f}"}
-    t0 = time.monotonic()
+    t0, first_log = time.monotonic(), None
     run = launch_run(config, name, runs_dir, text=text, tokenizer=tokenizer, settings=ServerSettings())
     while run.active:
         time.sleep(0.2)
         run = run_info(run.path)
+        if first_log is None and read_metrics(run.path):
+            first_log = time.monotonic() - t0
     wall = time.monotonic() - t0
+    metrics = read_metrics(run.path)
     row.update({"status": run.status, "launch to finished s": f"{wall:,.1f}",
-                "finished / stated": f"{wall / stated:.2f}", "load after": load()})
+                "finished / stated": f"{wall / stated:.2f}", "load after": load(),
+                "checkpoint s": f"{est.checkpoint_s:.2f}", "first log s": f"{first_log or 0:,.1f}",
+                "trained s": f"{metrics[-1]['elapsed_s']:,.1f}" if metrics else "-"})
     return row
 
 

@@ -53,15 +53,19 @@ class Measured:
 # engineers shared the machine): tiny on 2026-11-23 with 2 torch threads, quick (--full) on
 # 2026-11-24 with 1, what the page gives a run there now (one GPT worker per core);
 # "gpu": one H100 80GB lent on 2026-11-22, bench/bench_gpt_step.py (CUDA graphs) and
-# bench/bench_gpt.py --target 0.  The tables: docs/benchmarks.md, "Time-per-step estimate" and
-# "One optimizer step by mode".  Empty: not measured.
+# bench/bench_gpt.py --target 0; one H200 lent on 2026-11-30, bench/bench_gpt_step.py and
+# bench/bench_estimate.py --launched (from Launch to finished, as the page launches it, samples
+# included).  The tables: docs/benchmarks.md, "Time-per-step estimate" and "One optimizer step by
+# mode".  Empty: not measured.
 MEASURED: dict[str, dict[str, tuple[Measured, ...]]] = {
     "quick": {"a 2-core CPU": (Measured(99, run_s=37.4, load=1.1),), "one GPU": ()},
     "tiny": {"a 2-core CPU": (Measured(114, load=0.7), Measured(367, run_s=432, load=4)),
              "one GPU": ()},
     "small": {"a 2-core CPU": (Measured(21_900, load=3.8,
                                         note="over a CPU's bound: not offered there"),),
-              "one H100 GPU": (Measured(8.57, run_s=28.6),)},
+              "one H100 GPU": (Measured(8.57, run_s=28.6),),
+              "one H200 GPU": (Measured(7.85, run_s=41.8, note="timed from the page's Launch, a GPT "
+                                                              "worker's start and samples included"),)},
 }
 
 

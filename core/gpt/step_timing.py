@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import math
 import statistics
+import tempfile
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 
+from ..bpe import CharTokenizer
+from .checkpoint import save_checkpoint
 from .config import TrainConfig
 from .data import get_batch
 from .device import should_compile
@@ -24,10 +29,23 @@ BUDGET_S = 8.0               # or of fewer (3 at least) where their steps would 
 SAMPLE_TIMED = 32            # tokens sampled to time one (a sample is ``sample_tokens`` of them)
 
 
-def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float, int, GPT]:
-    """(median seconds per step, steps timed, the model): ``config`` trained on random tokens by the
-    training loop's own iteration (``core.gpt.loop``), in blocks of steps that each end by reading
-    the loss, as the loop's logging does, so the device has really finished them."""
+@dataclass(frozen=True)
+class TimedSteps:
+    """What :func:`time_steps` measured, and the model and optimizer it trained."""
+
+    seconds: float     # median seconds per step
+    steps: int         # steps timed after the settle steps
+    ready_s: float     # from the model's making to its first steady step: the model on its device
+                       # (a GPU's context started), the settle steps (a CUDA graph recorded)
+    model: GPT
+    optimizer: torch.optim.Optimizer
+
+
+def time_steps(config: TrainConfig, vocab_size: int, device: str) -> TimedSteps:
+    """``config`` trained on random tokens by the training loop's own iteration (``core.gpt.loop``),
+    in blocks of steps that each end by reading the loss, as the loop's logging does, so the device
+    has really finished them."""
+    began = time.perf_counter()
     model = GPT(config.model_config(vocab_size)).to(device)
     optimizer = make_optimizer(model, config, device)
     compiled = torch.compile(model) if should_compile(device, config.compile) else model
@@ -49,10 +67,25 @@ def time_steps(config: TrainConfig, vocab_size: int, device: str) -> tuple[float
         return (time.perf_counter() - t0) / n
 
     block(run_step.settle_steps)  # allocation, kernel loading, a CUDA graph's recording
+    ready_s = time.perf_counter() - began
     first = block(1)
     n = max(1, math.ceil(BLOCK_S / first))
     blocks = max(3, min(BLOCKS, int(BUDGET_S / (n * first))))
-    return statistics.median(block(n) for _ in range(blocks)), n * blocks, model
+    seconds = statistics.median(block(n) for _ in range(blocks))
+    return TimedSteps(seconds, n * blocks, ready_s, model, optimizer)
+
+
+def time_checkpoint(timed: TimedSteps, config: TrainConfig, vocab_size: int) -> float:
+    """Seconds to write a checkpoint of the timed model and its optimizer, as a run does at each
+    evaluation (``core.gpt.checkpoint.save_checkpoint``: copied off the device, hashed, written), to
+    the system's temporary folder.  A character tokenizer stands in for the run's: its share of the
+    file is small beside the tensors'."""
+    tokenizer = CharTokenizer([chr(0x100 + i) for i in range(vocab_size)])
+    with tempfile.TemporaryDirectory() as folder:
+        t0 = time.perf_counter()
+        save_checkpoint(Path(folder) / "checkpoint.pt", timed.model, tokenizer, 0, config.to_dict(),
+                        timed.optimizer)
+        return time.perf_counter() - t0
 
 
 def time_reading(model: GPT, config: TrainConfig, vocab_size: int, device: str) -> tuple[float, float]:

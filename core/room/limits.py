@@ -171,9 +171,10 @@ def cpu_cores() -> int:
 # Runs trained at the same moment on one GPU (one GPT worker process each): a small model leaves most
 # of a GPU idle, so several can share it.  Chosen from bench/bench_gpu_turns.py (tokens/s of 1..N
 # small runs at once, each and in all, and memory): the fewest runs that reach 90 % of the best
-# total.  No GPU was lent to measure it yet, so every GPU trains one run at a time until the
-# bench's figure is recorded here, by the name torch gives the GPU.
-RUNS_PER_GPU: dict[str, int] = {}
+# total, recorded by the name torch gives the GPU; a GPU not named here trains one run at a time.
+# On an H200 two small runs at once trained less in all than one alone (its CUDA-graph step keeps
+# the GPU busy; docs/benchmarks.md, "Runs per GPU").
+RUNS_PER_GPU: dict[str, int] = {"NVIDIA H200": 1}
 
 # On a CPU: one GPT worker process per this many cores, each with that many torch threads.
 CORES_PER_GPT_WORKER = 1

@@ -33,7 +33,7 @@ from .limits import detect_device
 from .queries import process_start
 from .worker_process import WorkerLost, call, cap_address_space
 
-DEFAULT_MEMORY = 4 * 2**30   # bytes of address space; importing torch alone maps a good part of it
+DEFAULT_MEMORY = 3 * 2**30   # bytes of address space a child may map beyond torch and its own start
 MEMORY_MESSAGE = "This needs more memory than the server allows for it; try a smaller model or fewer tokens."
 
 
@@ -72,21 +72,23 @@ class StepEstimate:
     steps: int        # steps timed after the settle steps
     eval_batch_s: float = 0.0   # one batch of an evaluation (a forward pass, no gradients)
     token_s: float = 0.0        # one token of a sample
-    start_s: float = 0.0        # a GPT worker's start: a process, torch and the training code loaded
+    start_s: float = 0.0        # a GPT worker's start to its first steady step: a process, torch and
+                                # the training code loaded, the model on its device, the settle steps
+    checkpoint_s: float = 0.0   # one checkpoint written (model and optimizer), as at each evaluation
 
     def run_seconds(self, config: TrainConfig) -> float:
         """A whole run of ``config`` alone, from Launch: a GPT worker's start, its steps, then at
         each evaluation two splits' ``eval_iters`` batches (at most: a small corpus's split may hold
-        fewer windows, ``core.gpt.evaluate.eval_windows``) and a sample, and a sample every
-        ``sample_interval`` steps (``core.gpt.loop``).  The evaluations weigh in a preset that
-        evaluates many batches, and the start in a short run (why: docs/benchmarks.md,
-        "Time-per-step estimate")."""
+        fewer windows, ``core.gpt.evaluate.eval_windows``), a checkpoint and a sample, and a sample
+        every ``sample_interval`` steps (``core.gpt.loop``).  The evaluations weigh in a preset
+        that evaluates many batches, the checkpoints in a large model on a GPU, and the start in a
+        short run (why: docs/benchmarks.md, "Time-per-step estimate")."""
         evaluations = {*range(config.eval_interval, config.max_steps + 1, config.eval_interval),
                        config.max_steps}
         samples = evaluations | set(range(config.sample_interval, config.max_steps + 1,
                                           config.sample_interval))
         return (self.start_s + self.seconds * config.max_steps
-                + len(evaluations) * 2 * config.eval_iters * self.eval_batch_s
+                + len(evaluations) * (2 * config.eval_iters * self.eval_batch_s + self.checkpoint_s)
                 + (len(samples) * config.sample_tokens * self.token_s if config.sample_tokens else 0.0))
 
 
@@ -141,13 +143,13 @@ def process_age() -> float:
 def _estimate(config: TrainConfig, vocab_size: int) -> StepEstimate:
     import torch
 
-    from ..gpt.step_timing import time_reading, time_steps
+    from ..gpt.step_timing import time_checkpoint, time_reading, time_steps
 
-    start_s = process_age()  # this child was started as a GPT worker is: what a run's start costs
-    seconds, steps, model = time_steps(config, vocab_size, config.device)
-    eval_batch_s, token_s = time_reading(model, config, vocab_size, config.device)
-    return StepEstimate(seconds, config.device, torch.get_num_threads(), steps, eval_batch_s, token_s,
-                        start_s)
+    started_s = process_age()  # this child was started as a GPT worker is: what a run's start costs
+    timed = time_steps(config, vocab_size, config.device)
+    eval_batch_s, token_s = time_reading(timed.model, config, vocab_size, config.device)
+    return StepEstimate(timed.seconds, config.device, torch.get_num_threads(), timed.steps, eval_batch_s,
+                        token_s, started_s + timed.ready_s, time_checkpoint(timed, config, vocab_size))
 
 
 def _sample(run_dir: str, prompt: str, tokens: int, temperature: float, top_k: int | None) -> str:

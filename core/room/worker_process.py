@@ -143,11 +143,23 @@ def call(fn, args: tuple = (), *, setup: tuple = (), timeout: float, context=Non
 
 # -- inside a worker -------------------------------------------------------------------------------
 def cap_address_space(memory: int | None) -> None:
-    """A setup step: this process's address space is at most ``memory`` bytes (``None``: as it
-    was), so a call that needs more fails with ``MemoryError`` instead of pushing the machine into
-    swap or the kernel's out-of-memory killer."""
+    """A setup step: from now on this process may map at most ``memory`` bytes more than it has
+    mapped already (``None``: no cap), so a call that needs more fails with ``MemoryError`` instead
+    of pushing the machine into swap or the kernel's out-of-memory killer.  Counted from what is
+    mapped, not from zero: a CUDA build of torch maps gigabytes of libraries at its import, which
+    an absolute cap fitted to the CPU build left too little room for a sample on the CPU."""
     if memory:
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        limit = _mapped_bytes() + memory
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _mapped_bytes() -> int:
+    """This process's address space now (Linux's ``/proc/self/statm``; 0 where it is not there)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 _reporting: list = []  # [send(done, total), when progress was last sent], while a call runs here

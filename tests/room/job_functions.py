@@ -3,6 +3,7 @@ the test can read (a line in a file) rather than a timing."""
 
 from __future__ import annotations
 
+import mmap
 import os
 import time
 from pathlib import Path
@@ -62,6 +63,20 @@ def hog(megabytes: int) -> None:
     held = b"x" * (megabytes * 2**20)
     while held:
         time.sleep(0.01)
+
+
+_kept: list = []
+
+
+def map_megabytes(megabytes: int) -> None:
+    """A setup step: map ``megabytes`` of address space and keep it, untouched, as a large
+    library's import does (it counts against an address-space cap, not against memory in use)."""
+    _kept.append(mmap.mmap(-1, megabytes * 2**20))
+
+
+def written(megabytes: int) -> int:
+    """Write ``megabytes`` of memory; its size in bytes."""
+    return len(b"x" * (megabytes * 2**20))
 
 
 def fails(message: str) -> None:

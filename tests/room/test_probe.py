@@ -84,19 +84,21 @@ def test_a_prompt_past_the_bound_is_refused_with_a_message(tmp_path):
         sample_checkpoint(tmp_path, "x" * (MAX_PROMPT_CHARS + 1), 10)
 
 
-def test_a_whole_runs_time_counts_its_evaluations_and_samples():
+def test_a_whole_runs_time_counts_its_evaluations_checkpoints_and_samples():
     """The quick preset: 300 steps; evaluations at 50, 100, ... 300 (two splits of 5 batches each),
-    and a sample at each of them (150 and 300 are among them): the page's figure for the run is
-    steps, evaluations and samples, not steps alone."""
-    est = StepEstimate(seconds=0.1, device="cpu", threads=1, steps=10, eval_batch_s=0.01, token_s=0.001)
+    and a checkpoint and a sample at each of them (150 and 300 are among them): the page's figure
+    for the run is steps, evaluations, checkpoints and samples, not steps alone."""
+    est = StepEstimate(seconds=0.1, device="cpu", threads=1, steps=10, eval_batch_s=0.01, token_s=0.001,
+                       checkpoint_s=0.5)
     quick = make_config("quick")
-    assert est.run_seconds(quick) == pytest.approx(300 * 0.1 + 6 * 2 * 5 * 0.01 + 6 * 200 * 0.001)
+    assert est.run_seconds(quick) == pytest.approx(300 * 0.1 + 6 * (2 * 5 * 0.01 + 0.5) + 6 * 200 * 0.001)
     small = make_config("small")  # 200 batches a split every 250 steps: the evaluations weigh
-    assert est.run_seconds(small) == pytest.approx(2000 * 0.1 + 8 * 2 * 200 * 0.01 + 8 * 200 * 0.001)
-    assert est.run_seconds(replace(quick, sample_tokens=0)) == pytest.approx(30 + 0.6)
+    assert est.run_seconds(small) == pytest.approx(2000 * 0.1 + 8 * (2 * 200 * 0.01 + 0.5) + 8 * 200 * 0.001)
+    assert est.run_seconds(replace(quick, sample_tokens=0)) == pytest.approx(30 + 0.6 + 3)
 
 
-def test_the_estimate_times_an_evaluation_and_a_sample_too():
+def test_the_estimate_times_an_evaluation_a_checkpoint_and_a_sample_too():
     est = estimate_step(replace(CONFIG, sample_tokens=16), CHARS.vocab_size)
-    assert 0 < est.eval_batch_s and 0 < est.token_s and 0 < est.start_s  # torch's import, at least
+    assert 0 < est.eval_batch_s and 0 < est.token_s and 0 < est.checkpoint_s
+    assert est.start_s > est.seconds  # torch's import and the settle steps, at least
     assert est.run_seconds(CONFIG) > est.seconds * CONFIG.max_steps

@@ -10,7 +10,7 @@ import job_functions
 from core.room.probe import ProbeError, sample_checkpoint
 from core.room.worker_process import WorkerLost, call, cap_address_space
 
-MEMORY = 1024 * 2**20   # bytes of address space: what a child needs to start, with room to spare
+MEMORY = 1024 * 2**20   # bytes of address space a child may map beyond what it has at the cap
 
 
 def test_a_call_gives_its_answer_or_raises_its_error():
@@ -38,6 +38,15 @@ def test_a_call_over_its_memory_cap_fails_with_memory_error():
     with pytest.raises(MemoryError):
         call(job_functions.hog, (2 * MEMORY // 2**20,), setup=((cap_address_space, (MEMORY,)),),
              timeout=60)
+
+
+def test_the_memory_cap_counts_from_what_the_child_has_mapped_already():
+    """A CUDA build of torch maps gigabytes at its import, before the cap: the call still gets its
+    ``memory`` beyond that (an absolute cap failed a sample on the CPU of a GPU machine), and no more."""
+    setup = ((job_functions.map_megabytes, (2 * MEMORY // 2**20,)), (cap_address_space, (MEMORY,)))
+    assert call(job_functions.written, (MEMORY // 2 // 2**20,), setup=setup, timeout=60) == MEMORY // 2
+    with pytest.raises(MemoryError):
+        call(job_functions.written, (2 * MEMORY // 2**20,), setup=setup, timeout=60)
 
 
 @pytest.mark.slow

@@ -117,8 +117,9 @@ WORKSHOP_HOUR_S = 3600
 
 
 def run_seconds(est: StepEstimate, config, others: int, gpt_workers: int = 1) -> float:
-    """How long a run of ``config`` launched now trains, its steps, evaluations and samples timed
-    at ``est``, in turns with the ``others`` on ``gpt_workers`` GPT workers."""
+    """How long a run of ``config`` launched now trains (``StepEstimate.run_seconds``: its start,
+    steps, evaluations, checkpoints and samples), in turns with the ``others`` on ``gpt_workers``
+    GPT workers."""
     return est.run_seconds(config) * max(1.0, (others + 1) / gpt_workers)
 
 
@@ -136,7 +137,7 @@ def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_w
                  f"{plural(gpt_workers, 'GPT worker')}: {together} in all while they train.")
     memory = training_memory(config, vocab_size) / 2**20
     return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → {about(alone)} for "
-            f"{plural(config.max_steps, 'step')}, start, evaluations and samples included, "
+            f"{plural(config.max_steps, 'step')}, start, evaluations, checkpoints and samples included, "
             f"and about {memory:,.0f} MiB of memory. Measured on {where} (what a run "
             f"launched now gets), {plural(config.n_layer, 'layer')} × {config.n_embd} wide, context "
             f"{config.block_size}, batch {config.batch_size}, {vocab_size:,} tokens, {load}.{queue} Runs "
