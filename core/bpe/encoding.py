@@ -4,16 +4,18 @@ The merges run in compiled kernels or, for a few short chunks in a process that 
 them, in plain Python (``merge_python``); a long byte-level text with a known split pattern is
 cut and encoded in compiled kernels over the whole of it (which pays: ``core.bpe.split.piece_encoding``).
 
-Owns: :class:`Token`, :class:`ChunkEncoder` (ranks, cache, the kernel call), its tiktoken-rule
-sibling :class:`RankEncoder` (pretrained vocabularies) and the three ways of
-encoding a text into tokens (``char_tokens``, ``word_tokens``, ``byte_tokens``) that the variants
-pick from.  Leaves out: the vocabulary and decoding (``core.bpe.tokenizer``), where chunks start
-and end (``core.bpe.pretokenize``).  The functions take the tokenizer as ``tok`` and use its
-public fields (``alphabet``, ``byte_ids``, ``token_str``, ...), so this module never imports it.
+Owns: :class:`Token` (and :class:`PackedTokens`, many of them kept compactly), :class:`ChunkEncoder`
+(ranks, cache, the kernel call), its tiktoken-rule sibling :class:`RankEncoder` (pretrained
+vocabularies) and the three ways of encoding a text into tokens (``char_tokens``, ``word_tokens``,
+``byte_tokens``) that the variants pick from.  Leaves out: the vocabulary and decoding
+(``core.bpe.tokenizer``), where chunks start and end (``core.bpe.pretokenize``).  The functions
+take the tokenizer as ``tok`` and use its public fields (``alphabet``, ``byte_ids``, ``token_str``,
+...), so this module never imports it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
@@ -36,6 +38,50 @@ class Token:
     start: int
     end: int
     chunk: int  # tokens in different chunks were never candidates for a merge together
+
+
+class PackedTokens(Sequence[Token]):
+    """Tokens kept for long (the room's caches of encoded texts) as the rows of one integer array,
+    each read back as a :class:`Token`.  A list holds a Python object per token, and every full
+    garbage collection walks each of them while it holds the interpreter: the encodings a room's
+    caches held made those walks long enough to delay every attendee's page (why:
+    docs/benchmarks.md, "A room that does not behave")."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, tokens: Iterable[Token] = ()) -> None:
+        rows = [(t.id, t.start, t.end, t.chunk) for t in tokens]
+        self.rows = np.array(rows, dtype=np.int32).reshape(-1, 4)
+
+    @classmethod
+    def _of_rows(cls, rows: np.ndarray) -> PackedTokens:
+        packed = cls.__new__(cls)
+        packed.rows = rows
+        return packed
+
+    @property
+    def ids(self) -> np.ndarray:
+        """Every token's id, in order (a view: no Token is made)."""
+        return self.rows[:, 0]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self._of_rows(self.rows[index])
+        return Token(*self.rows[index].tolist())
+
+    def __iter__(self) -> Iterator[Token]:
+        return (Token(*row) for row in self.rows.tolist())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (PackedTokens, list, tuple)) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a list, which has none
+
+    def __repr__(self) -> str:
+        return f"PackedTokens({list(self)!r})"
 
 
 class ChunkEncoder:

@@ -1,6 +1,7 @@
 """AppTest: the Compare tokenizers page shows every real tokenizer that loads (and yours), counts equal
 to ``core``'s, the merge tree of a chosen token, and one bar group per tokenizer in the cost chart."""
 
+import gc
 import html
 import json
 import re
@@ -15,8 +16,10 @@ from app_helpers import open_page
 from core.bpe.compare import ranked_scripts, script_costs
 from core import PRETRAINED_NAMES, BPETokenizer
 from core.bpe import GPT2FileError
+from core.bpe.encoding import PackedTokens
 from core.insights import read_parallel
 from ui.plumbing.render import md_safe
+from ui.views.compare_view import Encoded
 
 ROOT = Path(__file__).resolve().parents[2]
 MULTILINGUAL = (ROOT / "sample_corpora" / "multilingual_and_emoji.txt").read_text(encoding="utf-8")
@@ -37,6 +40,15 @@ def available() -> list[str]:
 
 def page(text: str | None = None) -> AppTest:
     return open_page("compare_tokenizers", "tokenizers_text", text, timeout=120)
+
+
+def test_the_encodings_kept_for_the_room_hold_no_python_object_a_token():
+    """A room's caches keep every attendee's encoded texts, and a full garbage collection walks each
+    object they hold while every page waits: a text's tokens are kept packed, not a ``Token`` each."""
+    at = page(MULTILINGUAL)
+    assert not at.exception
+    kept = [o for o in gc.get_objects() if isinstance(o, Encoded) and o.text == MULTILINGUAL]
+    assert all(isinstance(e.tokens, PackedTokens) for e in kept) and sum(len(e.tokens) for e in kept) > 1_000
 
 
 def token_counts(at: AppTest) -> list[str]:

@@ -173,6 +173,17 @@ def test_a_run_past_a_workshop_hour_is_warned_with_the_steps_that_fit():
     assert "Lower Steps to 3,600" in shared
 
 
+def test_a_gpu_estimate_names_the_gpu_it_was_measured_on(monkeypatch):
+    from core.gpt.machine import Machine
+    from core.room.probe import StepEstimate
+    from ui.views import run_view
+
+    monkeypatch.setattr(run_view, "this_machine", lambda: Machine(gpus=("NVIDIA H200",)))
+    est = StepEstimate(seconds=0.008, device="cuda", threads=1, steps=100, start_s=9.0)
+    said = run_view.estimate_text(est, tiny_config(max_steps=2000), 65, others=0)
+    assert "≈ **8 ms per step**" in said and "Measured on cuda (NVIDIA H200)" in said, said
+
+
 def test_page_in_the_app_navigation(tmp_path, monkeypatch):
     monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path))
     at = AppTest.from_file(str(APP), default_timeout=60).run()

@@ -1,5 +1,6 @@
 """What a user of the tokenizer checks: round trips, offsets, special tokens, files, bad input."""
 
+import gc
 import json
 import pickle
 import subprocess
@@ -9,6 +10,7 @@ import pytest
 
 from core import (BPETokenizer, CharTokenizer, TokenizerFileError, UnknownCharacterError,
                   load_tokenizer, loads_tokenizer)
+from core.bpe.encoding import PackedTokens, Token
 from core.corpus import CorpusError, corpus_stats, decode_corpus, read_corpus
 
 TEXT = "the cat sat on the mat the cat ran\nlow lower lowest\n"
@@ -220,3 +222,26 @@ def test_a_large_alphabet_pickles_as_its_characters():
     tok = BPETokenizer.from_text(chars * 2, 10, "char")
     assert tok.decode(tok.encode(chars)) == chars
     assert len(pickle.dumps(tok)) < 1.5 * len(chars.encode())
+
+
+def test_packed_tokens_read_back_as_the_tokens_they_were_given():
+    tokens = trained("byte", text=MULTILINGUAL * 3, merges=40).encode_tokens(MULTILINGUAL)
+    packed = PackedTokens(tokens)
+    assert len(packed) == len(tokens) and list(packed) == tokens and packed == tokens
+    assert packed[3] == tokens[3] and packed[-1] == tokens[-1] and list(packed[5:9]) == tokens[5:9]
+    assert packed.ids.tolist() == [t.id for t in tokens]
+    assert not PackedTokens() and PackedTokens() == [] and packed != tokens[:-1]
+
+
+def test_packed_tokens_are_no_python_object_a_token():
+    """What a room's caches of encoded texts hold: a full garbage collection walks each object the
+    caches keep, holding the interpreter meanwhile, so a token must not be one."""
+    def tokens_alive() -> int:
+        gc.collect()
+        return sum(isinstance(o, Token) for o in gc.get_objects())
+
+    text = "".join(chr(0x4E00 + i % 3000) for i in range(20_000))
+    tok = CharTokenizer.from_text(text)
+    before = tokens_alive()
+    packed = PackedTokens(tok.encode_tokens(text))
+    assert len(packed) == 20_000 and tokens_alive() == before

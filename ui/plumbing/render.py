@@ -24,6 +24,7 @@ import html
 import streamlit as st
 
 from core import BPETokenizer, Token
+from core.bpe.encoding import PackedTokens
 from core.bpe.display import continues_character, hex_bytes, quoted, split_characters
 from core.digest import text_digest
 from core.bpe.markup import MUTED, esc, gap_html, legend_text, marker_html, visible_html
@@ -249,19 +250,19 @@ def draw_html(markup: str) -> None:
 @st.cache_resource(show_spinner=False)
 def _token_texts() -> BoundedCache:
     """Texts' tokens and their markup, by tokenizer, text and look: ~300 bytes a token."""
-    return BoundedCache(32, 64 * 2**20, cost=lambda entry: len(entry[1][1]) + 100 * len(entry[1][0]))
+    return BoundedCache(32, 64 * 2**20, cost=lambda entry: len(entry[1][1]) + entry[1][0].rows.nbytes)
 
 
 def show_tokens(tok: BPETokenizer, text: str, show_ids: bool = False, height: int = 420,
-                view: str | None = None, label: str = TEXT_LABEL, **encode) -> list[Token]:
+                view: str | None = None, label: str = TEXT_LABEL, **encode) -> PackedTokens:
     """Draw ``tok``'s tokens of ``text`` (``tok.encode_tokens(text, **encode)``, returned) as
     spans, both made once for the room: a test text of 20,000 characters is tens of thousands of
     spans, and a page that drew them at every click held the interpreter for a second each time."""
     key = (text_digest(text), show_ids, height, view, label, tuple(sorted(encode.items())))
 
-    def make() -> tuple[list[Token], str]:
+    def make() -> tuple[PackedTokens, str]:
         tokens = tok.encode_tokens(text, **encode)
-        return tokens, token_spans_html(tok, text, tokens, show_ids, height, view, label)
+        return PackedTokens(tokens), token_spans_html(tok, text, tokens, show_ids, height, view, label)
 
     tokens, markup = _token_texts().made_for(tok, key, make)
     draw_html(markup)

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Callable
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from core import PRETRAINED_NAMES, BPETokenizer, Token
 from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError
+from core.bpe.encoding import PackedTokens
 from core.bpe.compare import char_scripts, differing, ranked_scripts, script_costs, spans
 from core.bpe.markup import esc, gap_html
 from core.digest import text_digest
@@ -93,7 +96,7 @@ class Encoded:
     label: str
     tok_ref: Callable[[], BPETokenizer | None]
     text: str
-    tokens: list[Token]
+    tokens: Sequence[Token]  # a PackedTokens: kept in a cache shared by the room
     error: str | None = None
     unseen: tuple[str, ...] = ()
 
@@ -123,7 +126,7 @@ def encode_all(keys: list[str], labels: dict[str, str], text: str) -> Encodings:
 def _encodings() -> BoundedCache:
     """Encodings by tokenizer and text (the page's texts are at most 20,000 characters)."""
     return BoundedCache(64, 64 * 2**20,
-                        cost=lambda entry: 100 * len(entry[1].tokens) + 4 * len(entry[1].text))
+                        cost=lambda entry: entry[1].tokens.rows.nbytes + 4 * len(entry[1].text))
 
 
 def _encode(key: str, label: str, text: str) -> tuple[Encoded, BPETokenizer | None]:
@@ -131,7 +134,7 @@ def _encode(key: str, label: str, text: str) -> tuple[Encoded, BPETokenizer | No
     try:
         tok = session_tokenizer(progress=False) if key == SESSION else pretrained(key)
     except (*TRAINING_ERRORS, GPT2FileError) as exc:
-        return Encoded(key, label, lambda: None, text, [], error=str(exc)), None
+        return Encoded(key, label, lambda: None, text, PackedTokens(), error=str(exc)), None
     key_of_text = (key, label, text_digest(text))
     return _encodings().made_for(tok, key_of_text, lambda: _encoded(key, label, tok, text)), tok
 
@@ -139,10 +142,11 @@ def _encode(key: str, label: str, text: str) -> tuple[Encoded, BPETokenizer | No
 def _encoded(key: str, label: str, tok: BPETokenizer, text: str) -> Encoded:
     shown = tok.normalized(text)
     try:
-        return Encoded(key, label, weakref.ref(tok), shown, tok.encode_tokens(shown, allowed_special="none"))
+        return Encoded(key, label, weakref.ref(tok), shown,
+                       PackedTokens(tok.encode_tokens(shown, allowed_special="none")))
     except UnknownCharacterError:
         unseen = tuple(dict.fromkeys(ch for _, ch in tok.unknown_characters(shown)))
-        return Encoded(key, label, weakref.ref(tok), shown, [], unseen=unseen,
+        return Encoded(key, label, weakref.ref(tok), shown, PackedTokens(), unseen=unseen,
                        error=f"{len(unseen):,} distinct characters of the text are not in its alphabet "
                              "(its corpus never had them), so it cannot encode it: shown in red. "
                              "A byte-level tokenizer encodes any text.")
@@ -308,7 +312,7 @@ def costs(results: list[Encoded], text: str) -> tuple[dict | None, dict[str, flo
 
 def token_options(result: Encoded) -> list[int]:
     """Ids of the text's tokens, each once, longest first (the most merges to see)."""
-    ids = {t.id for t in result.tokens}
+    ids = np.unique(result.tokens.ids).tolist()  # at every run of the page: no Token made
     return sorted(ids, key=lambda i: (-len(result.tok.token_bytes(i)), i))
 
 

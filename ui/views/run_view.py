@@ -127,7 +127,8 @@ def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_w
     """What a run launched now will cost, and what the figure assumed: its time (settings, device,
     threads, the load), its memory, and where it queues: the turns it would take with the
     ``others`` on ``gpt_workers`` GPT workers."""
-    where = f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu" else est.device
+    where = (f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu"
+             else this_machine().describe(est.device))  # "cuda (NVIDIA H200)"
     load = f"while {plural(others, 'other run')} trained" if others else "while no other run trained"
     alone = est.run_seconds(config)
     queue = " It starts at once: a GPT worker is free."
