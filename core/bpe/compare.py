@@ -27,10 +27,11 @@ Leaves out: drawing (``ui.views.compare_view``) and loading tokenizers (``core.b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 import unicodedata
 from dataclasses import dataclass
 
-from .encoding import Token
+from .encoding import PackedTokens, Token
 
 EMOJI = "Emoji & symbols"
 SCRIPT_NAMES = {  # the first word of a letter's Unicode name, and the script's name shown
@@ -47,15 +48,22 @@ def cuts(tokens: list[Token]) -> frozenset[int]:
     return frozenset(t.start for t in tokens) | frozenset(t.end for t in tokens)
 
 
-def spans(tokens: list[Token]) -> frozenset[tuple[int, int]]:
+def spans(tokens: Sequence[Token]) -> frozenset[tuple[int, int]]:
     """The ``(start, end)`` character spans of ``tokens``."""
-    return frozenset((t.start, t.end) for t in tokens)
+    return frozenset(zip(*_bounds(tokens)))
 
 
-def differing(tokens: list[Token], reference: frozenset[tuple[int, int]]) -> list[int]:
+def differing(tokens: Sequence[Token], reference: frozenset[tuple[int, int]]) -> list[int]:
     """Indices of the tokens over characters that no token of the ``reference`` (its
     :func:`spans`) covers exactly: where the two tokenizers cut differently."""
-    return [i for i, t in enumerate(tokens) if (t.start, t.end) not in reference]
+    return [i for i, span in enumerate(zip(*_bounds(tokens))) if span not in reference]
+
+
+def _bounds(tokens: Sequence[Token]) -> tuple[list[int], list[int]]:
+    """Starts and ends; a ``PackedTokens``' read off its columns (a Token made each is slower)."""
+    if isinstance(tokens, PackedTokens):
+        return tokens.bounds()
+    return [t.start for t in tokens], [t.end for t in tokens]
 
 
 def char_costs(tokens: list[Token], length: int) -> list[float]:

@@ -15,7 +15,7 @@ take the tokenizer as ``tok`` and use its public fields (``alphabet``, ``byte_id
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
@@ -49,9 +49,11 @@ class PackedTokens(Sequence[Token]):
 
     __slots__ = ("rows",)
 
-    def __init__(self, tokens: Iterable[Token] = ()) -> None:
-        rows = [(t.id, t.start, t.end, t.chunk) for t in tokens]
-        self.rows = np.array(rows, dtype=np.int32).reshape(-1, 4)
+    def __init__(self, tokens: Sequence[Token] = ()) -> None:
+        # a column at a time: a tuple a token would be as many new objects for the collector
+        columns = [[t.id for t in tokens], [t.start for t in tokens], [t.end for t in tokens],
+                   [t.chunk for t in tokens]]
+        self.rows = np.array(columns, dtype=np.int32).reshape(4, -1).T.copy()
 
     @classmethod
     def _of_rows(cls, rows: np.ndarray) -> PackedTokens:
@@ -63,6 +65,10 @@ class PackedTokens(Sequence[Token]):
     def ids(self) -> np.ndarray:
         """Every token's id, in order (a view: no Token is made)."""
         return self.rows[:, 0]
+
+    def bounds(self) -> tuple[list[int], list[int]]:
+        """Every token's start and every token's end, with no Token made."""
+        return self.rows[:, 1].tolist(), self.rows[:, 2].tolist()
 
     def __len__(self) -> int:
         return len(self.rows)
