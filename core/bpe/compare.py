@@ -27,8 +27,8 @@ Leaves out: drawing (``ui.views.compare_view``) and loading tokenizers (``core.b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .encoding import PackedTokens, Token

@@ -43,9 +43,9 @@ class Token:
 class PackedTokens(Sequence[Token]):
     """Tokens kept for long (the room's caches of encoded texts) as the rows of one integer array,
     each read back as a :class:`Token`.  A list holds a Python object per token, and every full
-    garbage collection walks each of them while it holds the interpreter: the encodings a room's
-    caches held made those walks long enough to delay every attendee's page (why:
-    docs/benchmarks.md, "A room that does not behave")."""
+    garbage collection walks each of them while it holds the interpreter, every page waiting: a
+    cache of attendees' own texts doubled a collection's walk (why: docs/benchmarks.md, "What a
+    session leaves for the collector")."""
 
     __slots__ = ("rows",)
 

@@ -149,7 +149,7 @@ def _estimate(config: TrainConfig, vocab_size: int) -> StepEstimate:
     timed = time_steps(config, vocab_size, config.device)
     eval_batch_s, token_s = time_reading(timed.model, config, vocab_size, config.device)
     return StepEstimate(timed.seconds, config.device, torch.get_num_threads(), timed.steps, eval_batch_s,
-                        token_s, started_s + timed.ready_s, time_checkpoint(timed, config, vocab_size))
+                        token_s, started_s + timed.ready_s, time_checkpoint(timed, config))
 
 
 def _sample(run_dir: str, prompt: str, tokens: int, temperature: float, top_k: int | None) -> str:

@@ -19,8 +19,8 @@ Leaves out: the rules (``core.bpe.compare``), the page layout (``app_pages/compa
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Callable
 
 import altair as alt
