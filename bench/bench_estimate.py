@@ -18,7 +18,8 @@ the preset's default steps with its evaluations and prints the wall time, for th
 steps, evaluations, checkpoints and samples, for a run alone) with a run launched as the page's Launch
 does (``core.room.runs.launch_run``, trained in turns by the runs folder's engine), timed from the
 launch to its ``finished`` status: what an attendee waits; beside it, when its first step was logged
-and the seconds its training loop counted (``elapsed_s``), where the time went.  ``--custom`` adds
+and the seconds its training loop counted (``elapsed_s``), where the time went (``--records``: the
+estimate's parts, and each logged step's ``elapsed_s``).  ``--custom`` adds
 a model of settings of its own (``name=value`` pairs over the quick preset).
 The load average is printed with each row: these figures mean little without it.
 """
@@ -99,7 +100,7 @@ def compare(preset: str, corpus: Path, vocab: int, device: str, threads: int, en
     return row
 
 
-def launched(config, text: str, tokenizer, runs_dir: Path, name: str) -> dict:
+def launched(config, text: str, tokenizer, runs_dir: Path, name: str, records: bool = False) -> dict:
     """One ``--launched`` row: the page's figure before Launch, the launched run's wall time."""
     from core.room.queries import run_info
     from core.room.runs import launch_run
@@ -118,6 +119,10 @@ def launched(config, text: str, tokenizer, runs_dir: Path, name: str) -> dict:
             first_log = time.monotonic() - t0
     wall = time.monotonic() - t0
     metrics = read_metrics(run.path)
+    if records:  # where the run's own time went, and the estimate's parts
+        print(est)
+        for record in metrics:
+            print({k: record[k] for k in ("step", "elapsed_s", "tokens_per_s", "val_loss") if k in record})
     row.update({"status": run.status, "launch to finished s": f"{wall:,.1f}",
                 "finished / stated": f"{wall / stated:.2f}", "load after": load(),
                 "checkpoint s": f"{est.checkpoint_s:.2f}", "first log s": f"{first_log or 0:,.1f}",
@@ -143,6 +148,8 @@ def main() -> None:
     p.add_argument("--launched", action="store_true",
                    help="the page's whole-run figure against a run launched as the page does")
     p.add_argument("--custom", nargs="*", default=[], help="with --launched: name=value,... models")
+    p.add_argument("--records", action="store_true", help="with --launched: the estimate's parts and "
+                   "each logged step's elapsed_s")
     args = p.parse_args()
     device = detect_device(args.device)
     threads = args.threads or threads_per_run(default_max_running(device))
@@ -164,8 +171,8 @@ def main() -> None:
             models += [(item, custom_config(item, device, threads)) for item in args.custom]
             with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as runs_dir:  # its engine's log
                 for i, (name, config) in enumerate(models):
-                    rows.append({**launched(config, text, tokenizer, Path(runs_dir), f"model-{i}"),
-                                 "model": name})
+                    row = launched(config, text, tokenizer, Path(runs_dir), f"model-{i}", args.records)
+                    rows.append({**row, "model": name})
                     print(rows[-1], flush=True)
         for preset in ([] if args.launched else args.presets):
             steps = None if args.full else args.steps or SHORT_STEPS.get(preset, 100)

@@ -88,9 +88,12 @@ def time_checkpoint(timed: TimedSteps, config: TrainConfig) -> float:
         return time.perf_counter() - t0
 
 
-def time_reading(model: GPT, config: TrainConfig, vocab_size: int, device: str) -> tuple[float, float]:
-    """(seconds for one evaluation batch, seconds for one sampled token): the loop's own
-    ``estimate_loss`` and ``sample_text`` on random tokens, each the median of three."""
+def time_reading(model: GPT, config: TrainConfig, vocab_size: int, device: str) -> tuple[float, float, float]:
+    """(seconds for one evaluation batch, seconds for one sampled token, what the first evaluation
+    and sample cost once beyond those): the loop's own ``estimate_loss`` and ``sample_text`` on
+    random tokens, each the median of three after a first call.  The first call's excess is paid
+    once by a run, at its first evaluation: on a GPU, seconds of kernels loaded for the model's
+    evaluation shapes, which the median leaves out (why: docs/benchmarks.md, "Time-per-step estimate")."""
     ids = torch.randint(vocab_size, (4 * config.batch_size * config.block_size + 1,), device=device)
     windows = min(config.batch_size, (len(ids) - 1) // config.block_size)
 
@@ -109,6 +112,8 @@ def time_reading(model: GPT, config: TrainConfig, vocab_size: int, device: str) 
         return (time.perf_counter() - t0) / tokens
 
     model.eval()
-    timed = (statistics.median(evaluation() for _ in range(3)), statistics.median(sample() for _ in range(3)))
+    first_evaluation, first_token = evaluation(), sample()
+    eval_s = statistics.median(evaluation() for _ in range(3))
+    token_s = statistics.median(sample() for _ in range(3))
     model.train()
-    return timed
+    return eval_s, token_s, max(0.0, first_evaluation - eval_s) + max(0.0, first_token - token_s) * tokens

@@ -75,19 +75,22 @@ class StepEstimate:
     start_s: float = 0.0        # a GPT worker's start to its first steady step: a process, torch and
                                 # the training code loaded, the model on its device, the settle steps
     checkpoint_s: float = 0.0   # one checkpoint written (model and optimizer), as at each evaluation
+    first_reading_s: float = 0.0  # once, at the first evaluation: its batches' and sample's first
+                                  # call beyond the others (a GPU loads their kernels then)
 
     def run_seconds(self, config: TrainConfig) -> float:
         """A whole run of ``config`` alone, from Launch: a GPT worker's start, its steps, then at
         each evaluation two splits' ``eval_iters`` batches (at most: a small corpus's split may hold
         fewer windows, ``core.gpt.evaluate.eval_windows``), a checkpoint and a sample, and a sample
-        every ``sample_interval`` steps (``core.gpt.loop``).  The evaluations weigh in a preset
-        that evaluates many batches, the checkpoints in a large model on a GPU, and the start in a
-        short run (why: docs/benchmarks.md, "Time-per-step estimate")."""
+        every ``sample_interval`` steps (``core.gpt.loop``), the first evaluation's one-time cost
+        once.  The evaluations weigh in a preset that evaluates many batches, the checkpoints in a
+        large model on a GPU, and the start and the first evaluation in a short run (why:
+        docs/benchmarks.md, "Time-per-step estimate")."""
         evaluations = {*range(config.eval_interval, config.max_steps + 1, config.eval_interval),
                        config.max_steps}
         samples = evaluations | set(range(config.sample_interval, config.max_steps + 1,
                                           config.sample_interval))
-        return (self.start_s + self.seconds * config.max_steps
+        return (self.start_s + self.seconds * config.max_steps + self.first_reading_s
                 + len(evaluations) * (2 * config.eval_iters * self.eval_batch_s + self.checkpoint_s)
                 + (len(samples) * config.sample_tokens * self.token_s if config.sample_tokens else 0.0))
 
@@ -147,9 +150,9 @@ def _estimate(config: TrainConfig, vocab_size: int) -> StepEstimate:
 
     started_s = process_age()  # this child was started as a GPT worker is: what a run's start costs
     timed = time_steps(config, vocab_size, config.device)
-    eval_batch_s, token_s = time_reading(timed.model, config, vocab_size, config.device)
+    eval_batch_s, token_s, first_s = time_reading(timed.model, config, vocab_size, config.device)
     return StepEstimate(timed.seconds, config.device, torch.get_num_threads(), timed.steps, eval_batch_s,
-                        token_s, started_s + timed.ready_s, time_checkpoint(timed, config))
+                        token_s, started_s + timed.ready_s, time_checkpoint(timed, config), first_s)
 
 
 def _sample(run_dir: str, prompt: str, tokens: int, temperature: float, top_k: int | None) -> str:

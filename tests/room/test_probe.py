@@ -95,6 +95,7 @@ def test_a_whole_runs_time_counts_its_evaluations_checkpoints_and_samples():
     small = make_config("small")  # 200 batches a split every 250 steps: the evaluations weigh
     assert est.run_seconds(small) == pytest.approx(2000 * 0.1 + 8 * (2 * 200 * 0.01 + 0.5) + 8 * 200 * 0.001)
     assert est.run_seconds(replace(quick, sample_tokens=0)) == pytest.approx(30 + 0.6 + 3)
+    assert replace(est, first_reading_s=4.0).run_seconds(quick) == pytest.approx(est.run_seconds(quick) + 4.0)
 
 
 def test_the_estimate_times_an_evaluation_a_checkpoint_and_a_sample_too():
