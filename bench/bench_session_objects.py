@@ -82,7 +82,7 @@ def time_full_collections(texts: int, rng: random.Random) -> None:
     tok = BPETokenizer.from_pretrained("cl100k_base")
     words = [w for w in (ROOT / "README.md").read_text(encoding="utf-8").split() if w.isalpha()]
     kept = []
-    for i in range(texts):
+    for _ in range(texts):
         text = " ".join(rng.choice(words) for _ in range(4_000))[:20_000]
         kept.append(compare_view._encoded("cl100k_base", "GPT-4", tok, text))
     held = sum(len(e.tokens) for e in kept)

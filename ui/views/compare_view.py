@@ -19,7 +19,6 @@ Leaves out: the rules (``core.bpe.compare``), the page layout (``app_pages/compa
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable
 
@@ -28,7 +27,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import PRETRAINED_NAMES, BPETokenizer, Token
+from core import PRETRAINED_NAMES, BPETokenizer
 from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError
 from core.bpe.encoding import PackedTokens
 from core.bpe.compare import char_scripts, differing, ranked_scripts, script_costs, spans
@@ -96,7 +95,7 @@ class Encoded:
     label: str
     tok_ref: Callable[[], BPETokenizer | None]
     text: str
-    tokens: Sequence[Token]  # a PackedTokens: kept in a cache shared by the room
+    tokens: PackedTokens  # kept in a cache shared by the room: no Python object a token
     error: str | None = None
     unseen: tuple[str, ...] = ()
 
