@@ -1,6 +1,6 @@
 """Chat: a conversation as each model reads it. The messages editor, each model's rendering token
 by token (the template's own tokens dashed), tokens per message split into content and template,
-and how fast the history fills each context window when it is sent again every turn."""
+and how fast the history fills each context window when it is sent again with every request."""
 
 import json
 
@@ -13,7 +13,8 @@ from ui.plumbing.cache import TRAINING_ERRORS, server_settings, session_tokenize
 from ui.plumbing.charts import vega_spec
 from ui.plumbing.render import draw_html, md_safe, show_error, tokenizer_scope
 from ui.views.chat_view import (MAX_CHARS, history_frame, message_chart, message_frame,
-                                model_counts, own_count, rendering_html, sentences, total_chart, turn_chart)
+                                model_counts, own_count, rendering_html, request_chart, sentences,
+                                total_chart)
 
 IDS, NEXT, TOOLS, USE_TOOLS = "chat_ids", "chat_next", "chat_tools", "chat_use_tools"
 CORPUS_CHARS = 1_000_000  # the sidebar's corpus as a message: a megabyte, counted off the page
@@ -95,8 +96,8 @@ with st.expander("Tools the model may call (JSON Schema functions)"):
     st.text_area("Tool definitions", key=TOOLS, height=200)
 c = st.columns(2)
 thinking = c[0].toggle("Qwen 3 thinking on", key="chat_thinking")
-turns = c[1].slider("Turns of history (for the questions and the history chart)", 1, 200, 20,
-                    key="chat_turns")
+requests = c[1].slider("Requests, each sending the history again (for the questions and the history chart)",
+                       1, 200, 20, key="chat_requests")
 if not messages:
     st.info("Add a message to see how each model reads it.")
     st.stop()
@@ -130,7 +131,7 @@ if not counts:
     st.stop()
 
 st.subheader("What it costs")
-for sentence in sentences(counts, turns, any(m.role == "system" for m in messages)):
+for sentence in sentences(counts, requests, any(m.role == "system" for m in messages)):
     st.markdown(sentence)
 
 st.subheader("Tokens per message: content and template")
@@ -157,8 +158,8 @@ else:
     draw_html(rendering_html(yours, own_chat_tokenizer(mine)))
 
 st.subheader("A growing history")
-history = history_frame(counts, turns)
-st.vega_lite_chart(vega_spec("chat history per turn", history, turn_chart), width="stretch")
+history = history_frame(counts, requests)
+st.vega_lite_chart(vega_spec("chat history per request", history, request_chart), width="stretch")
 st.vega_lite_chart(vega_spec("chat history in all", history, total_chart), width="stretch")
-st.caption("Each turn sends the whole history again: the system prompt and tools once per request, "
-           "the rest once per turn so far. Dashed: each model's context window.")
+st.caption("Each request sends the whole history again: the system prompt and tools once, the rest "
+           "once for each exchange so far. Dashed: each model's context window.")

@@ -54,7 +54,7 @@ class ChatCount:
     tokens: tuple[ChatToken, ...]
     messages: tuple[MessageCount, ...]
     tools_tokens: int
-    turn_tokens: int  # the tokens of every message but the system's, tools apart: what a turn repeats
+    repeated_tokens: int  # every message's tokens but the system's, tools apart: what each request adds again
     context_window: int | None
 
     @property

@@ -110,9 +110,9 @@ def count_chat(model: ChatModel, tokenizer: BPETokenizer, messages, tools=(), *,
 
     text, tokens, counts = counted(tools)
     _, bare, bare_counts = counted(()) if tools else (text, tokens, counts)
-    turn = sum(m.content_tokens + m.template_tokens for m in bare_counts if m.role != "system")
+    repeated = sum(m.content_tokens + m.template_tokens for m in bare_counts if m.role != "system")
     return ChatCount(model.name, model.label, model.exact, text, tokens, counts, len(tokens) - len(bare),
-                     turn, model.context_window)
+                     repeated, model.context_window)
 
 
 def count_models(messages, tools=(), thinking: bool = False) -> dict[str, ChatCount | str]:

@@ -19,7 +19,7 @@ MAX_CONVERSATION_BYTES = ServerSettings.max_corpus_bytes
 
 @dataclass(frozen=True)
 class Message:
-    """One turn: ``role`` one of :data:`ROLES`; ``name`` only for a tool's answer (which tool
+    """One message: ``role`` one of :data:`ROLES`; ``name`` only for a tool's answer (which tool
     answered, as harmony's header names it)."""
 
     role: str

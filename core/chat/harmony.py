@@ -1,7 +1,7 @@
 """GPT-OSS's conversation format, harmony, written as OpenAI's ``openai-harmony`` renders it, with
 the mapping GPT-OSS's published chat template uses: harmony's default system message (no date), a
 system message's text as the developer message's instructions, the tools as the developer
-message's function tools, earlier assistant turns on the ``final`` channel, and ``<|start|>assistant``
+message's function tools, earlier assistant messages on the ``final`` channel, and ``<|start|>assistant``
 as the generation prompt.
 
 harmony encodes each text it writes on its own (a header's role, the channel's name, a message's

@@ -19,8 +19,8 @@ What Dask gives, and what is left to it:
   Dask worker's ``--memory-limit`` (which its nanny keeps for the Dask worker itself); so Dask
   workers must be able to start processes (``DASK_DISTRIBUTED__WORKER__DAEMON=False``);
 - **fairness**: Dask runs the highest priority first among the tasks a Dask worker holds; a job is
-  submitted with its owner's count of jobs still waiting here, negated, so on a busy worker an
-  owner with many jobs waits behind an owner with one (Dask hands a few tasks to its workers as
+  submitted with its owner's count of jobs still waiting here, negated, so on a busy Dask worker
+  an owner with many jobs waits behind an owner with one (Dask hands a few tasks to its Dask workers as
   they come, so across a cluster it is no promise: ``tests/room/test_jobs_interface.py``);
 - **cancelled**: the last session of this process to let go releases its future; when no client
   of any host wants it, a queued task goes and a running one is killed (Dask marks it cancelled);
@@ -56,7 +56,7 @@ from .worker_process import WorkerLost, call
 
 SCHEDULER_ENV = "BPE_EXPLORER_DASK_SCHEDULER"
 RESOURCES_ENV = "BPE_EXPLORER_DASK_RESOURCES"  # what one GPT turn takes from a Dask worker (parse_resources)
-CONNECT_S = 30      # seconds a host waits for the cluster's scheduler before it says it did not answer
+CONNECT_S = 30      # seconds a host waits for Dask's scheduler before it says it did not answer
 KEY_PREFIX = "bpe-job-"
 KEEP = 32           # finished jobs whose results this process holds on the cluster, the newest
 ABANDON_S = 30.0    # a job nobody here asked about for this long is let go (its attendee left)
@@ -130,7 +130,7 @@ class DaskJob:
 
     key: object
     future: object
-    engine: DaskJobs
+    jobs: DaskJobs
     gpt_turn: bool = False
     sessions: dict = field(default_factory=dict)     # session -> owner
     submitted: float = field(default_factory=time.monotonic)
@@ -165,7 +165,7 @@ class DaskJob:
         if time.monotonic() - self.followed < FOLLOW_EVERY_S:
             return
         self.followed = time.monotonic()
-        events = self.engine.client.get_events(self.engine.topic(self.key))
+        events = self.jobs.client.get_events(self.jobs.topic(self.key))
         if events:
             self.reported, self.started = tuple(events[-1][1]), True
 
@@ -173,7 +173,7 @@ class DaskJob:
         """The function's value; raises what it raised, or :class:`JobStopped`."""
         try:
             return self.future.result()
-        except self.engine.killed_error:
+        except self.jobs.killed_error:
             raise JobStopped("memory", "The Dask workers running it died, several times (over their "
                                        "memory limit?), so it was stopped.") from None
         except CancelledError:  # released by every host, or lost with the cluster

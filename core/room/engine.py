@@ -87,7 +87,7 @@ def main(argv=None) -> int:
                                 description="Serve RUNS_DIR's heavy jobs and give its runs turns.")
     p.add_argument("runs_dir")
     p.add_argument("--dask", default=os.environ.get(SCHEDULER_ENV),
-                   help=f"a Dask scheduler's address: train on its Dask workers (default: "
+                   help=f"the address of a Dask cluster's scheduler: train on its Dask workers (default: "
                         f"${SCHEDULER_ENV}; none: GPT workers here)")
     p.add_argument("--dask-resources", default=os.environ.get(RESOURCES_ENV),
                    help="what one turn takes from a Dask worker, e.g. GPU=1")

@@ -314,7 +314,7 @@ def _stop_process(info: RunInfo, timeout: float) -> RunInfo:
     killed = not _wait(lambda: not pid_alive(info.pid), timeout)
     if killed:
         try:
-            os.killpg(info.pid, signal.SIGKILL)  # the run is its own session: its group id is its pid
+            os.killpg(info.pid, signal.SIGKILL)  # it leads an OS session of its own: its group id is its pid
         except (ProcessLookupError, PermissionError):
             pass
         _wait(lambda: not pid_alive(info.pid), 5.0)

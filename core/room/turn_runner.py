@@ -1,7 +1,7 @@
 """A run's turn, in a GPT worker process: :func:`run_turn` trains a run launched from the page for a
 few seconds with ``core.gpt.loop.Training`` and checkpoints it, so that its next turn can be in
-any GPT worker: the engine's (``core.room.jobs``, set up by ``core.room.gpt_workers``), or a Dask
-worker of a cluster (``core.room.dask_jobs``).
+any GPT worker of the engine (``core.room.jobs``, set up by ``core.room.gpt_workers``), or on a Dask
+worker, which takes a GPT worker's place on a cluster (``core.room.dask_jobs``).
 
 Everything a run needs is in its folder, written at launch: the config (``train_config.json``,
 read straight into a ``TrainConfig``), the corpus and the tokenizer; so a run depends neither on

@@ -54,7 +54,7 @@ def test_it_opens_on_the_sample_with_a_tool_and_cores_figures():
     llama = count_chat(CHAT_MODELS["llama3"], chat_tokenizer("llama3"), SAMPLE_MESSAGES, SAMPLE_TOOLS)
     assert sum(r["tokens"] for r in rows if r["model"] == llama.label) == llama.total
     history = chart_rows(at, 1)
-    assert max(r["turn"] for r in history) == 20
+    assert max(r["request"] for r in history) == 20
     assert {r["context window"] for r in history} >= {131_072, 8_192}
 
 
@@ -90,9 +90,9 @@ def job_engine(tmp_path, monkeypatch):
     """An engine of this test's own (a runs folder of its own), which leaves soon after it."""
     monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path / "runs"))
     monkeypatch.setenv("BPE_EXPLORER_ENGINE_IDLE_S", "5")
-    heavy_jobs._engine.clear()
+    heavy_jobs._interface.clear()
     yield
-    heavy_jobs._engine.clear()
+    heavy_jobs._interface.clear()
 
 
 @pytest.mark.usefixtures("job_engine")

@@ -34,9 +34,9 @@ def own_engine(tmp_path, monkeypatch):
     there), and a page plumbing that has not linked to any engine yet."""
     monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path / "runs"))
     monkeypatch.setenv(IDLE_ENV, "5")
-    heavy_jobs._engine.clear()
+    heavy_jobs._interface.clear()
     yield
-    heavy_jobs._engine.clear()
+    heavy_jobs._interface.clear()
     found = engine_address(tmp_path / "runs")
     if found is not None:
         try:
@@ -47,9 +47,9 @@ def own_engine(tmp_path, monkeypatch):
 
 def fresh_engine(settings: ServerSettings):
     """An engine that has done nothing yet, and no corpus's counts kept by the app from another test."""
-    heavy_jobs._engine.clear()
+    heavy_jobs._interface.clear()
     cache._counted().drop_where(lambda key, value: True)
-    return heavy_jobs.engine(settings)
+    return heavy_jobs.jobs_interface(settings)
 
 
 def job_state(engine, key):
@@ -171,7 +171,7 @@ def test_a_dask_cluster_that_does_not_answer_is_a_message_and_asked_again(monkey
     paste_box(at).set_value(big_corpus()).run()
     errors = [e.value for e in at.error]
     assert any("The room's Dask cluster did not answer" in e for e in errors), errors
-    assert not heavy_jobs._engine
+    assert not heavy_jobs._interface
 
     monkeypatch.delenv(dask_jobs.SCHEDULER_ENV)
     at.run()

@@ -1,16 +1,16 @@
-"""The history model: a request carries the fixed part once and every turn so far."""
+"""The history model: a request carries the fixed part once and every exchange so far."""
 
 from core.chat import CHAT_MODELS, chat_tokenizer, count_chat
 from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
 from core.chat.history import Growth
 
 
-def test_each_turn_sends_the_fixed_part_and_every_turn_so_far():
-    growth = Growth(fixed=100, per_turn=30)
+def test_each_request_sends_the_fixed_part_and_every_exchange_so_far():
+    growth = Growth(fixed=100, per_request=30)
     assert [growth.sent(t) for t in (1, 2, 3)] == [130, 160, 190]
     assert growth.sent_in_all(3) == 130 + 160 + 190
-    assert growth.turns_that_fit(190) == 3 and growth.turns_that_fit(189) == 2
-    assert growth.turns_that_fit(129) == 0
+    assert growth.requests_that_fit(190) == 3 and growth.requests_that_fit(189) == 2
+    assert growth.requests_that_fit(129) == 0
 
 
 def test_the_system_prompt_and_tools_are_fixed_and_the_rest_repeats():
@@ -18,5 +18,6 @@ def test_the_system_prompt_and_tools_are_fixed_and_the_rest_repeats():
     bare = count_chat(CHAT_MODELS["llama3"], chat_tokenizer("llama3"), SAMPLE_MESSAGES)
     growth = Growth.of(count)
     assert growth.sent(1) == count.total
-    assert growth.per_turn == Growth.of(bare).per_turn  # Llama writes tools into a user message: not repeated
+    # Llama writes the tools into a user message, which is not repeated
+    assert growth.per_request == Growth.of(bare).per_request
     assert growth.fixed == Growth.of(bare).fixed + count.tools_tokens

@@ -1,5 +1,6 @@
-"""The room's heavy work, seen from a page: the runs folder's engine (``core.room.engine``, reached
-through ``core.room.engine_link``; a Dask cluster's where one is configured) and what a page shows
+"""The room's heavy work, seen from a page: where its jobs go (the runs folder's engine,
+``core.room.engine``, reached through ``core.room.engine_link``; a Dask cluster where one is
+configured) and what a page shows
 while a job of its session runs.
 
 :func:`job_result` gives the result of ``fn(*args)`` computed by a job worker process for this
@@ -43,7 +44,7 @@ ABANDON_S = 30.0
 WORKER_BASE_BYTES = 512 * 2**20
 # what the job workers run, imported once
 PRELOAD = ("core.room.tokenizer_jobs", "core.insights.question_jobs", "core.bpe.step_data")
-_engine: list[Jobs] = []  # the engine behind the one interface, made at the first heavy job
+_interface: list[Jobs] = []  # where this process's jobs go, linked at the first heavy job
 _making = threading.Lock()
 
 
@@ -61,14 +62,15 @@ def training_advice(variant: str) -> str:
     return "Ask for fewer merges, use a smaller text, or pick the byte variant."
 
 
-def engine(settings: ServerSettings) -> Jobs:
-    """The jobs' engine, sized and bounded by the first ``settings`` it sees: a Dask cluster's where
-    one is configured (``core.room.dask_jobs``: a room on several machines), else the server's runs
-    folder's engine, which every app process of the machine shares (started on demand)."""
+def jobs_interface(settings: ServerSettings) -> Jobs:
+    """Where this process's jobs go, through the one interface, sized and bounded by the first
+    ``settings`` it sees: a Dask cluster where one is configured (``core.room.dask_jobs``: a room on
+    several machines), else the server's runs folder's engine, which every app process of the
+    machine shares (started on demand)."""
     with _making:
-        if not _engine:
-            _engine.append(_made(settings))
-        return _engine[0]
+        if not _interface:
+            _interface.append(_made(settings))
+        return _interface[0]
 
 
 def _made(settings: ServerSettings) -> Jobs:
@@ -88,12 +90,12 @@ def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit:
                block: bool = True, advice: str = "Use a smaller text."):
     """``fn(*args)`` from a job worker, or, while it runs, a progress bar reading "``doing``: done /
     total``unit``" and then ``st.stop()`` (``block``) or ``None``.  Every caller keeps the result in
-    a cache of its own, so the engine forgets it once read.  Raises what ``fn`` raised, or
+    a cache of its own, so the engine (or Dask) forgets it once read.  Raises what ``fn`` raised, or
     :class:`TooHeavyError` ("``doing`` was stopped: why. ``advice``")."""
-    jobs = engine(settings)
+    jobs = jobs_interface(settings)
     try:
         job = jobs.submit(_session(), key, fn, args, owner=state.stored_owner())
-    except JobStopped as exc:  # the engine did not answer
+    except JobStopped as exc:  # the engine (or Dask) did not answer
         raise TooHeavyError(f"{doing} could not start: {exc}") from None
     state.put(state.JOBS_RESETS, state.learn_resets())
     if not job.done:
@@ -139,8 +141,8 @@ def cancel_stale() -> None:
     if asked is not None and asked != state.learn_resets():
         state.put(state.JOBS_RESETS, None)
         try:
-            if _engine:
-                _engine[0].cancel(_session())
+            if _interface:
+                _interface[0].cancel(_session())
         except JobStopped:  # the engine restarting: its jobs went with it
             pass
 
@@ -149,7 +151,7 @@ def cancel_stale() -> None:
 def _progress(key, doing: str, unit: str) -> None:
     """The job's progress, redrawn every ``POLL_S`` seconds; the whole page reruns once it ends."""
     try:
-        job = _engine[0].job(key) if _engine else None
+        job = _interface[0].job(key) if _interface else None
     except JobStopped:  # the engine restarting: the page asks again
         job = None
     # a rerun only from the bar's own timer: in the page's run that drew it, a rerun would end that run

@@ -20,7 +20,7 @@ CACHE_IDLE_S = 600
 
 class _Made(NamedTuple):
     """A value :meth:`BoundedCache.made_for` made, and the object it was made for."""
-    owner: weakref.ref
+    source: weakref.ref
     value: object
 
 
@@ -53,15 +53,15 @@ class BoundedCache:
             self._items.move_to_end(key)
             return entry[0]
 
-    def made_for(self, owner, key, make):
-        """``make()``, made once for ``owner`` (an object every session shares, such as a trained
-        tokenizer) and ``key``: cached by ``owner``'s id, with a weak reference proving that the
-        id still means ``owner`` (so a new object at a freed address is never served another's
+    def made_for(self, source, key, make):
+        """``make()``, made once for ``source`` (an object every session shares, such as a trained
+        tokenizer) and ``key``: cached by ``source``'s id, with a weak reference proving that the
+        id still means ``source`` (so a new object at a freed address is never served another's
         value).  The cache's ``cost`` sees ``(reference, value)``."""
-        full = (id(owner), key)
+        full = (id(source), key)
         entry = self.get(full)
-        if entry is None or entry.owner() is not owner:
-            entry = _Made(weakref.ref(owner), make())
+        if entry is None or entry.source() is not source:
+            entry = _Made(weakref.ref(source), make())
             self.put(full, entry)
         return entry.value
 
@@ -102,7 +102,7 @@ class BoundedCache:
         """Drop, from every cache, what was made for a corpus of ``corpora`` (its hash anywhere in
         the key) or for an object that no longer exists (:meth:`made_for`); how many went."""
         def gone(key, value) -> bool:
-            return (isinstance(value, _Made) and value.owner() is None) or _mentions(key, corpora)
+            return (isinstance(value, _Made) and value.source() is None) or _mentions(key, corpora)
         return sum(cache.drop_where(gone) for cache in list(cls._all))
 
     def _drop_oldest(self) -> None:

@@ -37,7 +37,7 @@ they fail with "400 session invalid").  What this module owns, and why each choi
   loopback only; only the proxy listens on ``--address``, loopback unless you say otherwise.
 - **Nothing left behind**: the proxy's configuration and stats socket live in a temporary folder,
   removed on exit; Ctrl+C or SIGTERM stops the proxy, then every app process, by PID (on Linux a
-  child also gets SIGTERM if this command is killed outright).  The engine and the runs it trains
+  child also gets SIGTERM if this command is killed outright).  The engine and the GPT runs it trains
   outlive the server by design (``core.room.engine``), as under ``streamlit run``.
 
 ``--status-file`` writes the URL, every PID and HAProxy's stats socket (``show stat``: the
@@ -276,9 +276,9 @@ def bind_address(address: str, port: int) -> str:
 
 
 def haproxy_config(address: str, port: int, apps: list[Child], stats_socket: Path) -> str:
-    """HAProxy's configuration for this run (the module docstring says why each line)."""
+    """HAProxy's configuration for this command (the module docstring says why each line)."""
     servers = "".join(f"    server {a.name} 127.0.0.1:{a.port} cookie {a.name}\n" for a in apps)
-    return f"""# written by `python -m ui.serve` for one run, removed when it stops
+    return f"""# written by `python -m ui.serve` while it serves, removed when it stops
 global
     maxconn 4096
     stats socket {stats_socket} mode 600 level user

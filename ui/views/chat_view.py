@@ -110,59 +110,59 @@ def message_chart(frame: pd.DataFrame) -> alt.Chart:
     # tick's label, flush with the axis's end, overran a 5 px padding by a pixel or two in Chromium
 
 
-def history_frame(counts: dict[str, ChatCount], turns: int) -> pd.DataFrame:
+def history_frame(counts: dict[str, ChatCount], requests: int) -> pd.DataFrame:
     rows = []
     for count in counts.values():
         growth = Growth.of(count)
-        for t in range(1, turns + 1):
-            rows.append({"model": count.label, "turn": t, "sent this turn": growth.sent(t),
-                         "sent in all": growth.sent_in_all(t), "context window": count.context_window})
+        for r in range(1, requests + 1):
+            rows.append({"model": count.label, "request": r, "sent by this request": growth.sent(r),
+                         "sent in all": growth.sent_in_all(r), "context window": count.context_window})
     return pd.DataFrame(rows)
 
 
 def _history_base(frame: pd.DataFrame) -> alt.Chart:
     colour = alt.Color("model:N", legend=alt.Legend(orient="bottom", title=None, columns=2, labelLimit=0))
-    turn = alt.X("turn:Q", title="turn (the whole history sent again)", axis=alt.Axis(labelFlush=True))
-    return alt.Chart(frame).encode(x=turn, color=colour)
+    x = alt.X("request:Q", title="request (the whole history sent again)", axis=alt.Axis(labelFlush=True))
+    return alt.Chart(frame).encode(x=x, color=colour)
 
 
-def turn_chart(frame: pd.DataFrame) -> alt.Chart:
-    """Tokens each request sends, turn by turn, under each model's context window (dashed)."""
+def request_chart(frame: pd.DataFrame) -> alt.Chart:
+    """Tokens each request sends, request by request, under each model's context window (dashed)."""
     base = _history_base(frame)
-    per_turn = base.mark_line(point=True).encode(
-        y=alt.Y("sent this turn:Q", title="tokens sent this turn"),
-        tooltip=["model", "turn", "sent this turn", "sent in all"])
+    per_request = base.mark_line(point=True).encode(
+        y=alt.Y("sent by this request:Q", title="tokens sent by this request"),
+        tooltip=["model", "request", "sent by this request", "sent in all"])
     window = base.mark_rule(strokeDash=[6, 4]).encode(y="context window:Q",
                                                       tooltip=["model", "context window"])
-    return (per_turn + window).properties(width="container", height=260, autosize=FIT_WIDTH)
+    return (per_request + window).properties(width="container", height=260, autosize=FIT_WIDTH)
 
 
 def total_chart(frame: pd.DataFrame) -> alt.Chart:
-    """Tokens sent in all by each turn: what the conversation costs."""
+    """Tokens sent in all by each request: what the conversation costs."""
     return _history_base(frame).mark_line().encode(
-        y=alt.Y("sent in all:Q", title="tokens sent in all"), tooltip=["model", "turn", "sent in all"],
+        y=alt.Y("sent in all:Q", title="tokens sent in all"), tooltip=["model", "request", "sent in all"],
     ).properties(width="container", height=260, autosize=FIT_WIDTH)
 
 
-def sentences(counts: dict[str, ChatCount], turns: int, system: bool) -> list[str]:
+def sentences(counts: dict[str, ChatCount], requests: int, system: bool) -> list[str]:
     """One computed sentence per question: whose template costs most, the system prompt and the
-    tools over ``turns`` turns, and how many turns fit in each window."""
+    tools over ``requests`` requests, and how many requests fit in each window."""
     ranked = sorted(counts.values(), key=lambda c: -c.template_tokens)
     most = ranked[0]
     others = ", ".join(f"{md_safe(c.label)} {c.template_tokens:,}" for c in ranked[1:])
     said = [f"**{md_safe(most.label)}**'s format costs the most here: {most.template_tokens:,} template "
             f"tokens around {most.content_tokens:,} of content (then {others})."]
     if system:
-        costs = ", ".join(f"{md_safe(c.label)} {_system(c):,} ({_system(c) * turns:,})" for c in ranked)
-        said.append(f"The system prompt is sent with every request: tokens per request (over {turns:,} "
-                    f"turns): {costs}.")
+        costs = ", ".join(f"{md_safe(c.label)} {_system(c):,} ({_system(c) * requests:,})" for c in ranked)
+        said.append(f"The system prompt is sent with every request: tokens per request (over {requests:,} "
+                    f"requests): {costs}.")
     if any(c.tools_tokens for c in ranked):
-        costs = ", ".join(f"{md_safe(c.label)} {c.tools_tokens:,} ({c.tools_tokens * turns:,})"
+        costs = ", ".join(f"{md_safe(c.label)} {c.tools_tokens:,} ({c.tools_tokens * requests:,})"
                           for c in ranked)
-        said.append(f"The tools block adds, per request (over {turns:,} turns): {costs}.")
-    fit = ", ".join(f"{md_safe(c.label)} {Growth.of(c).turns_that_fit(c.context_window):,} turns in "
+        said.append(f"The tools block adds, per request (over {requests:,} requests): {costs}.")
+    fit = ", ".join(f"{md_safe(c.label)} {Growth.of(c).requests_that_fit(c.context_window):,} requests in "
                     f"{c.context_window:,} tokens" for c in ranked if c.context_window)
-    said.append(f"At this rate (each turn adding these messages again), the window holds: {fit}.")
+    said.append(f"At this rate (each request adding these messages again), the window holds: {fit}.")
     return said
 
 

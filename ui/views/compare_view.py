@@ -176,7 +176,7 @@ def _marks() -> BoundedCache:
 
 def _made_for_encodings(cache: BoundedCache, results, make):
     """``make()`` once for these encodings, kept in ``cache`` by their identities and holding them
-    weakly (``BoundedCache.made_for`` holds one owner; an address a freed encoding leaves may be
+    weakly (``BoundedCache.made_for`` holds one source; an address a freed encoding leaves may be
     another's)."""
     key = tuple(id(r) for r in results)
     entry = cache.get(key)
