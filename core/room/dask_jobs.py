@@ -244,11 +244,17 @@ class DaskJobs:
             job.future.release()
         return len(ended)
 
-    def forget(self, key) -> None:
+    def forget(self, key, session=None) -> None:
+        """Take ``session`` off the job (it read the result); this process lets go of the job once
+        none of its sessions asks for it (``None``: at once)."""
         with self._lock:
-            job = self._jobs.pop(key, None)
-        if job is not None:
-            job.future.release()
+            job = self._jobs.get(key)
+            if job is not None and session is not None:
+                job.sessions.pop(session, None)
+            if job is None or (session is not None and job.sessions):
+                return
+            del self._jobs[key]
+        job.future.release()
 
     def set_gpt_workers(self, count: int, threads: int, gpus: int) -> int:
         """How many GPT turns the cluster's Dask workers hold at once (the server's caps are this

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -75,6 +76,19 @@ def serve(scheduler: Scheduler, jobs: SharedEngine, idle_s: float = IDLE_S) -> N
         time.sleep(QUIET_POLL_S)
 
 
+def more_descriptors(most: int = 65536) -> None:
+    """Raise this process's soft limit on open files to its hard one (at most ``most``): every
+    connection an app process keeps to the engine is a descriptor and a thread here, and a room
+    of several app processes, each calling in bursts, may pass the usual soft limit of 1,024."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = most if hard == resource.RLIM_INFINITY else min(hard, most)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        except (ValueError, OSError):
+            pass
+
+
 def _turns_queue(jobs: SharedEngine, address: str | None, resources: str | None):
     """Where turns go: this engine's queue, or a Dask cluster's (``address``)."""
     if not address:
@@ -96,6 +110,7 @@ def main(argv=None) -> int:
     lock = FileLock(runs_dir / ENGINE_LOCK)
     if not lock.acquire():
         return 0  # another engine serves this folder
+    more_descriptors()
     jobs_waiting = multiprocessing.get_context("spawn").Event()
     jobs = SharedEngine(jobs_waiting)
     scheduler = Scheduler(runs_dir, _turns_queue(jobs, args.dask, args.dask_resources))

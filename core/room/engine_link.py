@@ -25,6 +25,7 @@ import contextlib
 import json
 import os
 import pickle
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -44,6 +45,9 @@ RESTART_S = 2.0     # a caller starts an engine at most this often while it wait
 # starts (multiprocessing's default of 1, with the challenge answered in the accepting thread,
 # dropped them: the kernel's "SYN flooding" note, and a page waiting minutes on TCP's retries)
 BACKLOG = 128
+HANDSHAKE_S = 10.0  # a connection that has not proved it holds the key by then is cut (either end)
+IDLE_KEPT = 8       # connections an app process keeps for its next calls; more, made in a burst, close
+ACCEPT_RETRY_S = 0.1  # the listener's pause when it cannot take a connection (out of descriptors)
 
 
 def run_blob(blob: bytes) -> tuple[bool, bytes]:
@@ -130,8 +134,8 @@ class SharedEngine:
     def cancel(self, session, key=None) -> int:
         return self._jobs().cancel(session, key)
 
-    def forget(self, key) -> None:
-        self._jobs().forget(key)
+    def forget(self, key, session=None) -> None:
+        self._jobs().forget(key, session)
 
     def worker_pids(self) -> list[int]:
         return self._jobs().worker_pids()
@@ -179,9 +183,35 @@ def _accept(listener: Listener, key: bytes, jobs: SharedEngine) -> None:
     while True:
         try:
             conn = listener.accept()
-        except OSError:
-            continue
-        threading.Thread(target=_serve, args=(conn, key, jobs), name="engine-call", daemon=True).start()
+            threading.Thread(target=_serve, args=(conn, key, jobs), name="engine-call", daemon=True).start()
+        except (OSError, RuntimeError):  # out of descriptors or threads: callers wait in the backlog
+            time.sleep(ACCEPT_RETRY_S)
+
+
+def handshake(conn, key: bytes, server: bool) -> None:
+    """Both ends prove they hold ``key`` (the engine challenges first), within ``HANDSHAKE_S``: a
+    silent or slow peer, on either side, is cut rather than holding a thread for ever.  Raises
+    ``AuthenticationError``, or ``OSError``/``EOFError`` for a connection cut or lost."""
+    cut = threading.Timer(HANDSHAKE_S, _shut, (conn,))
+    cut.start()
+    try:
+        if server:
+            deliver_challenge(conn, key)
+            answer_challenge(conn, key)
+        else:
+            answer_challenge(conn, key)
+            deliver_challenge(conn, key)
+    finally:
+        cut.cancel()
+
+
+def _shut(conn) -> None:
+    """Cut ``conn``'s socket both ways, waking a thread blocked reading it."""
+    try:
+        with socket.socket(fileno=os.dup(conn.fileno())) as sock:
+            sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
 
 
 def _serve(conn, key: bytes, jobs: SharedEngine) -> None:
@@ -190,8 +220,7 @@ def _serve(conn, key: bytes, jobs: SharedEngine) -> None:
     until it closes."""
     with conn:
         try:
-            deliver_challenge(conn, key)
-            answer_challenge(conn, key)
+            handshake(conn, key, server=True)
         except (AuthenticationError, OSError, EOFError):  # a caller without the key, or one that went
             return
         while True:
@@ -238,12 +267,15 @@ def connect(runs_dir, config: tuple):
     while True:
         found = engine_address(runs_dir)
         if found is not None:
+            conn = None
             try:
-                conn = Client(found[0], authkey=found[1])
+                conn = Client(found[0])
+                handshake(conn, found[1], server=False)
                 ask(conn, "configure", config)
                 return conn
-            except (ConnectionError, EOFError, OSError):
-                pass  # an engine leaving or gone (killed): its file is stale
+            except (AuthenticationError, EOFError, OSError):  # an engine leaving or gone (killed):
+                if conn is not None:                          # its file stale, its port maybe another's
+                    conn.close()
         if time.monotonic() - started >= RESTART_S:
             ensure_engine(runs_dir)  # nothing when an engine holds the folder's lock
             started = time.monotonic()
@@ -302,7 +334,10 @@ class RemoteEngine:
 
     def _give_back(self, conn) -> None:
         with self._lock:
-            self._idle.append(conn)
+            if len(self._idle) < IDLE_KEPT:
+                self._idle.append(conn)
+                return
+        conn.close()  # each connection the engine holds is a thread and a descriptor there
 
     def submit(self, session, key, fn, args: tuple = (), owner=None) -> JobView:
         found = self.call("submit", session, owner, key, None)
@@ -317,8 +352,8 @@ class RemoteEngine:
     def cancel(self, session, key=None) -> int:
         return self.call("cancel", session, key)
 
-    def forget(self, key) -> None:
-        self.call("forget", key)
+    def forget(self, key, session=None) -> None:
+        self.call("forget", key, session)
 
     def close(self) -> None:
         """Drop the connections (the engine and its jobs go on for the other processes)."""

@@ -73,6 +73,7 @@ INLINE_BELOW = 256_000
 DEFAULT_LIMIT_S = 120.0        # a job's time, unless the engine is given another (the server's job_time_s)
 TICK_S = 0.1                   # how often the collector checks the bounds while a job is live
 IDLE_S = 60.0                  # a job worker idle this long is stopped
+RETRY_S = 1.0                  # the collector's pause after a tick that failed (no process could start)
 SERVED_KEPT = 1000             # owners whose last service is remembered, beyond those with live jobs
 _LOG = logging.getLogger(__name__)
 
@@ -128,8 +129,9 @@ class Jobs(Protocol):
     def cancel(self, session, key=None) -> int:
         """Take ``session`` off ``key``'s job (or all of its jobs); a job nobody asks for goes."""
 
-    def forget(self, key) -> None:
-        """Drop a finished job's result (its caller keeps it in a cache of its own)."""
+    def forget(self, key, session=None) -> None:
+        """Take ``session`` off a finished job, whose result it has read and keeps in a cache of
+        its own; the job goes once no session of it is left (``None``: at once, whoever asked)."""
 
     def worker_pids(self) -> list[int]: ...
 
@@ -302,18 +304,26 @@ class JobEngine:
 
     def cancel(self, session, key=None) -> int:
         """Take ``session`` off its job for ``key`` (``None``: off all its jobs); a job left without
-        sessions is cancelled.  Returns how many jobs were cancelled."""
+        sessions is cancelled (a finished one forgotten).  Returns how many jobs were cancelled."""
         with self._lock:
             ended = take_off(self._live.values(), session, key)
             for job in ended:
                 self._stop(job, JobStopped("cancelled", "Cancelled: nobody asks for it any more."))
+            for job in take_off(list(self._kept.values()), session, key):  # finished: nobody will read it
+                del self._kept[job.key]
         self._wake()
         return len(ended)
 
-    def forget(self, key) -> None:
-        """Drop a finished job kept for ``key`` (its caller keeps the result elsewhere)."""
+    def forget(self, key, session=None) -> None:
+        """Take ``session`` off the finished job kept for ``key`` (it keeps the result elsewhere);
+        the job goes once no session asking for it is left, so a session of another app process
+        still waiting for it finds it done, not gone (``None``: it goes at once)."""
         with self._lock:
-            self._kept.pop(key, None)
+            job = self._kept.get(key)
+            if job is not None and session is not None:
+                job.sessions.pop(session, None)
+            if job is not None and (session is None or not job.sessions):
+                del self._kept[key]
 
     def worker_pids(self) -> list[int]:
         with self._lock:
@@ -381,13 +391,14 @@ class JobEngine:
                 self._tick()
             except Exception:  # never let one bad message stop the room's jobs
                 _LOG.exception("the job engine's collector failed; it carries on")
+                time.sleep(RETRY_S)
 
     def _tick(self) -> None:
         with self._lock:
             self._replace_dead()
             self._retire_idle()
             missing = self._missing()
-        started = [self._new_worker(slot) for slot in missing]  # outside the lock: it may take a while
+        started = self._start_workers(missing)  # outside the lock: it may take a while
         with self._lock:
             self._workers += started
             handed = self._dispatch()
@@ -395,7 +406,10 @@ class JobEngine:
             waits = [self._wake_r, *(w.conn for w in self._workers)]
             waits += [w.sentinel for w in self._workers]
         for worker, job in handed:  # a big corpus takes a while to send: not under the lock
-            worker.send_job(job)
+            error = worker.send_job(job)
+            if error is not None:
+                with self._lock:
+                    self._unsent(worker, job, error)
         for ready in wait_any(waits, timeout=timeout):
             if ready is self._wake_r:
                 while self._wake_r.poll():
@@ -418,6 +432,18 @@ class JobEngine:
         running = {w.slot for w in self._workers}
         slots = [s for s in range(self._gpt[0]) if s not in running]
         return [None] * missing + slots[:max(0, queued_turns - idle_gpt)]
+
+    def _start_workers(self, slots: list[int | None]) -> list[_Worker]:
+        """The workers for ``slots`` (:meth:`_missing`), as many as could start: a machine out of
+        processes or file descriptors gets them at a later tick, and none started is lost."""
+        started = []
+        for slot in slots:
+            try:
+                started.append(self._new_worker(slot))
+            except Exception:
+                _LOG.exception("a worker process could not start; the next tick tries again")
+                break
+        return started
 
     def _new_worker(self, slot: int | None) -> _Worker:
         if slot is None:
@@ -493,6 +519,20 @@ class JobEngine:
             return None
         return min(waiting, key=lambda j: (running[j.owner], self._served.get(j.owner, float("-inf")),
                                            j.seq))
+
+    def _unsent(self, worker: _Worker, job: Job, error: BaseException) -> None:
+        """A job that could not be sent to its worker ends with ``error`` (a worker that died
+        meanwhile: as a crash, which the loop replaces), and is kept like any failed job; its worker,
+        if alive, is free again."""
+        if worker.job is job:
+            worker.job, worker.idle_since = None, time.monotonic()
+        if job.done:  # cancelled meanwhile
+            return
+        self._live.pop(job.key, None)
+        if isinstance(error, (WorkerLost, OSError)):
+            error = JobStopped("crashed", str(error) or worker.describe_end())
+        job._end(JobState.FAILED, error=error)
+        self._keep(job)
 
     def _enforce_bounds(self) -> None:
         now = time.monotonic()
@@ -572,9 +612,11 @@ class _Worker(WorkerProcess):
         self.job: Job | None = None
         self.idle_since = time.monotonic()
 
-    def send_job(self, job: Job) -> None:
+    def send_job(self, job: Job) -> BaseException | None:
+        """Send ``job``; what stopped it, if anything: a function or arguments that do not pickle
+        (nothing was written), or a worker killed meanwhile."""
         try:
             self.send(job.seq, job.fn, job.args)
         except (WorkerLost, OSError, pickle.PicklingError, AttributeError, TypeError) as exc:
-            if not job.done:  # a function or arguments that do not pickle; or a job worker killed meanwhile
-                job._end(JobState.FAILED, error=exc)
+            return exc
+        return None

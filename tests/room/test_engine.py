@@ -185,3 +185,58 @@ def test_an_engine_stays_its_idle_time_after_a_runs_last_turn(tmp_path, monkeypa
     run = OneRun()
     engine_module.serve(run, NothingAsked(), idle_s=1.0)
     assert run.rested is not None and time.monotonic() - run.rested >= 1.0
+
+
+@pytest.mark.slow
+def test_a_connection_that_never_proves_the_key_is_cut_and_keyed_callers_are_answered(runs_dir):
+    """A local process that connects and says nothing holds no thread of the engine's for ever:
+    the engine cuts it once the handshake's time is up, and answers the app processes meanwhile."""
+    import socket
+    import time
+
+    from core.room.engine_link import HANDSHAKE_S
+
+    here = engine(runs_dir, job_workers=1)
+    assert here.worker_pids() == []  # the engine is up
+    (host, port), _, pid = engine_address(runs_dir)
+    silent = [socket.create_connection((host, port)) for _ in range(20)]
+    assert here.submit("tab-1", "k", jf.double, (4,)).done or wait_for(lambda: here.job("k").done)
+    assert here.job("k").result() == 8
+    deadline = time.monotonic() + HANDSHAKE_S * 6
+    for sock in silent:
+        sock.settimeout(0.5)
+        while True:  # the engine's challenge, then its end of the connection
+            try:
+                if not sock.recv(4096):
+                    break
+            except TimeoutError:
+                here.worker_pids()  # a call: the engine does not leave for want of callers
+                assert time.monotonic() < deadline, "a silent connection was never cut"
+        sock.close()
+    assert engine_address(runs_dir)[2] == pid  # cut by the same engine, not by its leaving
+
+
+@pytest.mark.slow
+def test_an_engine_file_naming_someone_elses_listener_is_replaced_by_a_new_engine(runs_dir):
+    """The engine killed outright leaves its file, and its port may go to another listener (another
+    runs folder's engine, any program) that accepts and never answers the key: the app process does
+    not hang on it, and starts this folder's engine instead."""
+    import json
+    import socket
+    import threading
+
+    from core.runfolder.layout import ENGINE_FILE
+
+    stranger = socket.create_server(("127.0.0.1", 0))
+    port = stranger.getsockname()[1]
+    runs_dir.mkdir(parents=True)
+    (runs_dir / ENGINE_FILE).write_text(json.dumps(
+        {"address": f"127.0.0.1:{port}", "key": os.urandom(32).hex(), "pid": 2**22 + 1}))  # no process
+    answered = []
+    caller = threading.Thread(target=lambda: answered.append(engine(runs_dir, job_workers=1).worker_pids()),
+                              daemon=True)
+    caller.start()
+    caller.join(WAIT_S)
+    stranger.close()
+    assert answered == [[]], "the call hung on the stranger, or failed"
+    assert engine_address(runs_dir)[0][1] != port

@@ -211,3 +211,81 @@ def test_every_engine_is_used_through_the_one_interface():
         assert isinstance(engine, Jobs) and isinstance(engine, TurnQueue)
     finally:
         engine.close()
+
+
+@pytest.mark.slow
+def test_a_job_whose_worker_died_before_it_was_sent_ends_as_a_crash_and_the_next_runs(engines, monkeypatch):
+    """A job worker killed between being given a job and being sent it (the kernel's out-of-memory
+    killer may pick an idle worker that holds a big job's memory): the job ends with a message, is
+    no longer live (the GPT turns stop giving way, the engine may retire) and the next job runs."""
+    from core.room import jobs as room_jobs
+
+    jobs_waiting = multiprocessing.get_context("spawn").Event()
+    engine = engines(job_workers=1, jobs_waiting=jobs_waiting)
+    assert engine.submit("alice", "warm", jf.double, (1,)).result(timeout=WAIT_S) == 2
+    send = room_jobs._Worker.send_job
+
+    def killed_first(worker, job):
+        if job.key == "victim":
+            worker.process.kill()
+            worker.process.join()
+        return send(worker, job)
+
+    monkeypatch.setattr(room_jobs._Worker, "send_job", killed_first)
+    victim = engine.submit("alice", "victim", jf.double, (21,))
+    with pytest.raises(JobStopped, match="killed") as stopped:
+        victim.result(timeout=WAIT_S)
+    assert stopped.value.reason == "crashed"
+    assert not engine.busy()
+    assert engine.submit("bob", "next", jf.double, (4,)).result(timeout=WAIT_S) == 8
+    wait_for(lambda: not jobs_waiting.is_set(), what="the GPT workers' event cleared")
+
+
+@pytest.mark.slow
+def test_a_job_that_does_not_pickle_fails_and_leaves_its_worker_free(engines):
+    engine = engines(job_workers=1)
+    bad = engine.submit("alice", "bad", jf.double, (lambda: 0,))  # a lambda does not pickle
+    wait_for(lambda: bad.done, what="the unpicklable job's end")
+    assert bad.state is JobState.FAILED and not engine.busy()
+    assert engine.submit("alice", "good", jf.double, (5,)).result(timeout=WAIT_S) == 10
+
+
+@pytest.mark.slow
+def test_a_shared_job_is_kept_until_every_session_that_asked_has_read_it(engines, tmp_path):
+    """Two sessions (say of two app processes) wait for one job: the first to read it lets go of it,
+    and the second still finds it done, rather than gone and run again."""
+    engine = engines(job_workers=1)
+    runs = tmp_path / "runs"
+    job = engine.submit("tab-1", "shared", jf.counted, (str(runs), 5))
+    assert engine.submit("tab-2", "shared", jf.counted, (str(runs), 5)) is job
+    job.result(timeout=WAIT_S)
+    engine.forget("shared", "tab-1")
+    assert engine.submit("tab-2", "shared", jf.counted, (str(runs), 5)) is job  # not run again
+    engine.forget("shared", "tab-2")
+    assert engine.job("shared") is None
+    assert len(lines(runs)) == 1
+    engine.submit("tab-3", "again", jf.double, (1,)).result(timeout=WAIT_S)
+    engine.cancel("tab-3")  # a session that moved on: what it alone asked for goes
+    assert engine.job("again") is None
+
+
+@pytest.mark.slow
+def test_while_no_worker_can_start_the_bounds_still_hold_and_a_later_tick_starts_one(engines, monkeypatch):
+    """A machine out of processes or descriptors for a while: a job nobody waits for any more is
+    still cancelled meanwhile, and once a worker can start again the next job runs."""
+    from core.room import jobs as room_jobs
+
+    start, out_of_processes = room_jobs.JobEngine._new_worker, [True]
+
+    def maybe_fails(engine, slot):
+        if out_of_processes[0]:
+            raise OSError(11, "Resource temporarily unavailable")
+        return start(engine, slot)
+
+    monkeypatch.setattr(room_jobs.JobEngine, "_new_worker", maybe_fails)
+    engine = engines(job_workers=1, abandon_s=1.0)
+    left = engine.submit("alice", "left", jf.double, (3,))
+    wait_for(lambda: left.done, what="the abandoned job's end")  # looking, not asking
+    assert left.state is JobState.CANCELLED and engine.worker_pids() == []
+    out_of_processes[0] = False
+    assert engine.submit("bob", "two", jf.double, (4,)).result(timeout=WAIT_S) == 8

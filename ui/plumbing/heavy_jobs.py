@@ -90,11 +90,11 @@ def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit:
                block: bool = True, advice: str = "Use a smaller text."):
     """``fn(*args)`` from a job worker, or, while it runs, a progress bar reading "``doing``: done /
     total``unit``" and then ``st.stop()`` (``block``) or ``None``.  Every caller keeps the result in
-    a cache of its own, so the engine (or Dask) forgets it once read.  Raises what ``fn`` raised, or
-    :class:`TooHeavyError` ("``doing`` was stopped: why. ``advice``")."""
-    jobs = jobs_interface(settings)
+    a cache of its own, so the job is forgotten once every session that asked has read it.  Raises
+    what ``fn`` raised, or :class:`TooHeavyError` ("``doing`` was stopped: why. ``advice``")."""
+    jobs, session = jobs_interface(settings), _session()
     try:
-        job = jobs.submit(_session(), key, fn, args, owner=state.stored_owner())
+        job = jobs.submit(session, key, fn, args, owner=state.stored_owner())
     except JobStopped as exc:  # the engine (or Dask) did not answer
         raise TooHeavyError(f"{doing} could not start: {exc}") from None
     state.put(state.JOBS_RESETS, state.learn_resets())
@@ -107,7 +107,7 @@ def job_result(settings: ServerSettings, key, fn, args: tuple, doing: str, unit:
         value = job.result()
     except JobStopped as exc:
         raise TooHeavyError(f"{doing} was stopped: {exc} {advice}") from None
-    jobs.forget(key)
+    jobs.forget(key, session)
     return value
 
 
