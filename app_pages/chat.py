@@ -162,4 +162,5 @@ history = history_frame(counts, requests)
 st.vega_lite_chart(vega_spec("chat history per request", history, request_chart), width="stretch")
 st.vega_lite_chart(vega_spec("chat history in all", history, total_chart), width="stretch")
 st.caption("Each request sends the whole history again: the system prompt and tools once, the rest "
-           "once for each exchange so far. Dashed: each model's context window.")
+           "once for each exchange so far. Above: how much of each model's context window a request "
+           "fills (dashed: the whole window); below: the tokens sent in all.")

@@ -53,9 +53,13 @@ def test_it_opens_on_the_sample_with_a_tool_and_cores_figures():
     assert {r["model"] for r in rows} >= {m.label for m in CHAT_MODELS.values()}
     llama = count_chat(CHAT_MODELS["llama3"], chat_tokenizer("llama3"), SAMPLE_MESSAGES, SAMPLE_TOOLS)
     assert sum(r["tokens"] for r in rows if r["model"] == llama.label) == llama.total
-    history = chart_rows(at, 1)
+    history = [r for r in chart_rows(at, 1) if "request" in r]
     assert max(r["request"] for r in history) == 20
     assert {r["context window"] for r in history} >= {131_072, 8_192}
+    assert all(r["share of the window"] == r["sent by this request"] / r["context window"] for r in history)
+    # the whole window: one horizontal line across the chart, not a line at each request
+    layers = json.loads(at.get("vega_lite_chart")[1].proto.spec)["layer"]
+    assert [sorted(layer["encoding"]) for layer in layers][1] == ["tooltip", "y"]
 
 
 def test_add_remove_reorder_and_change_a_role():

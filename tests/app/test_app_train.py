@@ -15,6 +15,7 @@ from conftest import shared_path
 from core.corpus import CorpusError
 from core.gpt.config import make_config
 from core.room.runs import SERVER, launch_run, list_runs, pid_alive, read_metrics, set_shared, stop_run
+from core.samples import PYTHON_DOCS
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "streamlit_app.py"
@@ -190,6 +191,9 @@ def test_page_in_the_app_navigation(tmp_path, monkeypatch):
     at.switch_page("app_pages/train_gpt.py").run()
     assert not at.exception and at.title[0].value == "🧠 Train a GPT"
     assert list_runs(tmp_path) == []
+    # the opening sample is too short to train on: the page opens on the English one, and says so
+    assert at.session_state["corpus_name"] == PYTHON_DOCS
+    assert [t.value for t in at.toast if PYTHON_DOCS in t.value]
 
 
 def test_a_too_short_corpus_offers_tiny_shakespeare(app, monkeypatch):

@@ -181,12 +181,16 @@ def _read_shared(path: Path, mtime_ns: int, size: int) -> tuple[str, str]:
 def start_trainable() -> None:
     """Before the Train a GPT page draws the sidebar: a visitor who has not chosen a corpus gets
     the built-in English sample, which a GPT can learn from, not the default sample, which is
-    far too short to train on (its first view would be a warning)."""
+    far too short to train on (its first view would be a warning), and is told so: the sidebar's
+    corpus stays changed on the other pages."""
     state.init_state()
     untouched = state.get(state.CORPUS_SOURCE) is None
-    if untouched and state.corpus()[0] == samples.label(samples.DEFAULT_SAMPLE):
+    default = samples.label(samples.DEFAULT_SAMPLE)
+    if untouched and state.corpus()[0] == default:
         state.put(CORPUS_SAMPLE, samples.PYTHON_DOCS)
         _on_sample()
+        st.toast(f"The sidebar's corpus is now {samples.PYTHON_DOCS}: {default.split(':')[0]}'s is far too "
+                 "short to train a GPT on. Pick another in the sidebar.", icon="📚")
 
 
 def _on_server_path() -> None:

@@ -14,6 +14,7 @@ import streamlit as st
 import hashlib
 
 from core import Token
+from core.bpe import UnknownCharacterError
 from core.chat import OWN_MODEL, ChatCount, count_chat, own_chat_tokenizer
 from core.chat.chat_models import count_models
 from core.chat.history import Growth
@@ -55,6 +56,10 @@ def own_count(scope: str, _tokenizer, messages: tuple, tools: tuple) -> ChatCoun
     """Your tokenizer's count (``scope``: its name, which keys the cache), or why it cannot read it."""
     try:
         return count_chat(OWN_MODEL, own_chat_tokenizer(_tokenizer), messages, tools)
+    except UnknownCharacterError as exc:  # its API's advice is a script's, not an attendee's
+        return (f"the conversation holds {exc.count:,} characters the sidebar's corpus never had "
+                f"(the first: {exc.char!r}), so a tokenizer trained on its characters cannot read it; "
+                "a byte-level one (Learn BPE's byte variant) reads any text.")
     except ValueError as exc:
         return str(exc)
 
@@ -113,10 +118,12 @@ def message_chart(frame: pd.DataFrame) -> alt.Chart:
 def history_frame(counts: dict[str, ChatCount], requests: int) -> pd.DataFrame:
     rows = []
     for count in counts.values():
-        growth = Growth.of(count)
+        growth, window = Growth.of(count), count.context_window
         for r in range(1, requests + 1):
-            rows.append({"model": count.label, "request": r, "sent by this request": growth.sent(r),
-                         "sent in all": growth.sent_in_all(r), "context window": count.context_window})
+            sent = growth.sent(r)
+            rows.append({"model": count.label, "request": r, "sent by this request": sent,
+                         "sent in all": growth.sent_in_all(r), "context window": window,
+                         "share of the window": sent / window if window else None})
     return pd.DataFrame(rows)
 
 
@@ -127,14 +134,16 @@ def _history_base(frame: pd.DataFrame) -> alt.Chart:
 
 
 def request_chart(frame: pd.DataFrame) -> alt.Chart:
-    """Tokens each request sends, request by request, under each model's context window (dashed)."""
-    base = _history_base(frame)
-    per_request = base.mark_line(point=True).encode(
-        y=alt.Y("sent by this request:Q", title="tokens sent by this request"),
-        tooltip=["model", "request", "sent by this request", "sent in all"])
-    window = base.mark_rule(strokeDash=[6, 4]).encode(y="context window:Q",
-                                                      tooltip=["model", "context window"])
-    return (per_request + window).properties(width="container", height=260, autosize=FIT_WIDTH)
+    """How much of each model's context window each request fills, against the full window
+    (dashed): on one scale for every model, whose windows run from thousands of tokens to hundreds
+    of thousands (drawn in tokens, a few thousand sent lay flat under the largest window)."""
+    share = _history_base(frame.dropna(subset=["share of the window"])).mark_line(point=True).encode(
+        y=alt.Y("share of the window:Q", title="share of its context window", axis=alt.Axis(format="%")),
+        tooltip=["model", "request", "sent by this request", "context window",
+                 alt.Tooltip("share of the window:Q", format=".1%")])
+    full = alt.Chart(pd.DataFrame({"full": [1.0]})).mark_rule(strokeDash=[6, 4], color="gray").encode(
+        y="full:Q", tooltip=[alt.Tooltip("full:Q", title="the whole window", format="%")])
+    return (share + full).properties(width="container", height=260, autosize=FIT_WIDTH)
 
 
 def total_chart(frame: pd.DataFrame) -> alt.Chart:
