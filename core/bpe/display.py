@@ -32,6 +32,7 @@ SYMBOLS = {
     "\r": "␍",
     "\u00a0": "⍽",
 }
+DOTTED_CIRCLE = "\u25cc"  # where a combining mark is drawn alone
 LEGEND = ("␣ space · ↵ new line · ⇥ tab · ␍ carriage return · ⍽ no-break space · "
           "\\x00 … \\x1f, \\x7f control characters · ⟨U+…⟩ other invisible characters")
 
@@ -76,8 +77,14 @@ def is_invisible(ch: str) -> bool:
 
 
 def quoted(s: str) -> str:
-    """A token in quotes, as headings and tables show it: ``'␣t'``."""
-    return "'" + visible(s) + "'"
+    """A token in quotes, as headings, tables and charts show it: ``'␣t'``.  A token that starts
+    with a combining mark (a Thai vowel or tone mark, an accent cut from its letter) gets the
+    dotted circle a mark is shown on alone, ``'◌ั'``: after the quote, a browser found no font
+    for the mark and drew a box."""
+    shown = visible(s)
+    if shown and unicodedata.category(shown[0]).startswith("M"):
+        shown = DOTTED_CIRCLE + shown
+    return "'" + shown + "'"
 
 
 def split_characters(pieces: list[bytes]) -> list[tuple[int, int]]:

@@ -155,6 +155,14 @@ def test_explanation_shows_partial_bytes_as_hex():
     assert quoted("\u200d") == "'⟨U+200D⟩'"
 
 
+def test_a_token_that_starts_with_a_combining_mark_is_named_on_a_dotted_circle():
+    """Thai's vowel and tone marks are tokens of their own under character BPE: quoted alone, a
+    browser drew them as a box (no font for a mark after a quote); on ◌ they draw as a mark."""
+    tok = BPETokenizer.from_text("น้ำ น้ำ ที่ ที่", 1, variant="char")
+    assert {quoted(tok.token_str(i)) for i in range(tok.vocab_size)} >= {"'◌้'", "'◌่'", "'◌ี'"}
+    assert quoted("ก\u0e31") == "'ก\u0e31'" and quoted("e\u0301") == "'e\u0301'"  # marks on letters
+
+
 def test_text_window_cuts_at_whitespace():
     text = " ".join(f"word{i}" for i in range(1000))
     window = text_window(text, 0, 100)
