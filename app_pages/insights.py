@@ -85,13 +85,16 @@ def vocabulary_section() -> None:
         show_error(exc, "No curve for this corpus: ")
         return
     if found is not None:  # else a job worker trains: its progress bar is drawn
-        curve_view(found)
+        curve_view(found, top)
     sweep_section()
 
 
-def curve_view(found) -> None:
+def curve_view(found, top: int) -> None:
     st.vega_lite_chart(vega_spec("vocabulary curve", curve_frame(found), curve_chart), width="stretch")
     last = found.row(int(found.vocab_sizes[-1]))
+    if last["vocab_size"] < top:  # the chart's end, which a reader would take for the size asked
+        st.info(f"The training part ran out of pairs at {last['vocab_size']:,} tokens, short of the "
+                f"{top:,} asked: every chunk of it is a single token there. A longer text goes further.")
     m = st.columns(2)
     m[0].metric("Chars/token (training)", f"{last['train_chars_per_token']:.2f}",
                 help=f"At {last['vocab_size']:,} tokens, on the text the tokenizer was trained on.")

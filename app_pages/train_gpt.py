@@ -156,7 +156,7 @@ with st.container(border=True):
     if too_short:
         st.warning(f"This corpus is too short to train on with a context of {config.block_size} tokens: "
                    f"the 10% kept for validation needs at least {config.block_size + 1} tokens. Load a "
-                   f"longer corpus, or pick a smaller block size.", icon="📏")
+                   f"longer corpus, or a smaller block_size (Model size: custom).", icon="📏")
         st.button("Load Tiny Shakespeare (1 MB of plays)", key="gpt_load_shakespeare",
                   on_click=load_tiny_shakespeare)
     blocked = too_big or too_short or not text or not device_ok
@@ -173,7 +173,8 @@ with st.container(border=True):
 
 runs = list_runs(runs_dir, who)
 if not runs:
-    st.info("No runs yet. Launch one above; it keeps training if you reload the page or close the "
+    launch_first = "Launch one above" if not blocked else "Once the settings above can train, launch one"
+    st.info(f"No runs yet. {launch_first}; it keeps training if you reload the page or close the "
             "tab (keep this page's address: it is how the app knows the runs are yours).")
     st.stop()
 

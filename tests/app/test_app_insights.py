@@ -48,6 +48,9 @@ def test_the_vocabulary_curve_is_core_s_on_both_parts(at):
     last = curve.row(int(curve.vocab_sizes[-1]))
     assert metrics["Chars/token (held out)"] == f"{last['held_out_chars_per_token']:.2f}"
     assert any("the last 10% is held out" in c.value for c in at.caption)
+    # the sample runs out of pairs before the 1,024 tokens asked: the chart's end is explained
+    assert last["vocab_size"] < 1024
+    assert any(f"ran out of pairs at {last['vocab_size']:,} tokens" in i.value for i in at.info)
 
 
 @pytest.mark.slow
