@@ -82,4 +82,4 @@ def test_a_merge_tree_scrolls_from_the_keyboard_and_says_it_scrolls():
     svg = merge_graph_svg(tok, tok.vocab_size - 1)
     box = re.search(r'<div class="bpe-tree-box"[^>]*>', svg).group(0)
     assert 'tabindex="0"' in box and 'role="region"' in box and 'aria-label="How token' in box
-    assert "scroll →" in svg
+    assert "scroll ← →" in svg

@@ -16,6 +16,7 @@ from core.corpus import CorpusError
 from core.gpt.config import make_config
 from core.room.runs import SERVER, launch_run, list_runs, pid_alive, read_metrics, set_shared, stop_run
 from core.samples import PYTHON_DOCS
+from ui.plumbing.corpus_sidebar import TRAINING_CHOICE
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "streamlit_app.py"
@@ -193,7 +194,9 @@ def test_page_in_the_app_navigation(tmp_path, monkeypatch):
     assert list_runs(tmp_path) == []
     # the opening sample is too short to train on: the page opens on the English one, and says so
     assert at.session_state["corpus_name"] == PYTHON_DOCS
-    assert [t.value for t in at.toast if PYTHON_DOCS in t.value]
+    assert TRAINING_CHOICE in [c.value for c in at.sidebar.caption]
+    at.switch_page("app_pages/learn_bpe.py").run()  # said on every page while it is the corpus
+    assert TRAINING_CHOICE in [c.value for c in at.sidebar.caption]
 
 
 def test_a_too_short_corpus_offers_tiny_shakespeare(app, monkeypatch):

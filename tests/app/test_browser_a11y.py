@@ -273,8 +273,14 @@ def test_a_merge_tree_wider_than_its_column_says_it_scrolls(browser, shots_dir):
     idle(pg)
     box = graph.locator(".bpe-tree-box")
     assert box.evaluate("(b) => b.scrollWidth > b.clientWidth"), "the tree fits: nothing to check"
-    expect(graph).to_have_attribute("data-overflow", "right")
-    expect(graph.get_by_text("Wider than this column: scroll →")).to_be_visible()
+    # it opens on the token asked about (its top box), with more to see at the side
+    expect(graph).to_have_attribute("data-overflow", re.compile("both|left"))
+    assert box.evaluate("""(b) => {
+        const r = b.querySelector(`.bpe-node[data-id="${b.dataset.root}"] rect`).getBoundingClientRect();
+        const v = b.getBoundingClientRect();
+        return r.left >= v.left - 1 && r.right <= v.right + 1;
+    }"""), "the token asked about is scrolled out of sight"
+    expect(graph.get_by_text("Wider than this column: scroll ← →")).to_be_visible()
     graph.screenshot(path=str(shots_dir / "a11y_tree_scroll_800_dark.png"))
     for _ in range(60):  # reachable with Tab from the text clicked: the arrow keys scroll it
         pg.keyboard.press("Tab")
@@ -282,6 +288,7 @@ def test_a_merge_tree_wider_than_its_column_says_it_scrolls(browser, shots_dir):
             break
     ring = pg.evaluate(FOCUS_RING)
     assert ring["cls"] == "bpe-tree-box" and ring["style"] != "none" and ring["width"] >= 2, ring
-    pg.keyboard.press("ArrowRight")
-    pg.wait_for_function("document.activeElement.scrollLeft > 0", timeout=10_000)
-    expect(graph).to_have_attribute("data-overflow", re.compile("both|left"))
+    opened_at = box.evaluate("(b) => b.scrollLeft")
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_function(f"document.activeElement.scrollLeft < {opened_at}", timeout=10_000)
+    expect(graph).to_have_attribute("data-overflow", re.compile("both|right"))

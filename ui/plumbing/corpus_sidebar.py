@@ -178,19 +178,21 @@ def _read_shared(path: Path, mtime_ns: int, size: int) -> tuple[str, str]:
     return text, text_digest(text)
 
 
+_OPENING = samples.label(samples.DEFAULT_SAMPLE).split(":")[0]
+TRAINING_CHOICE = f"Train a GPT chose this sample for you: {_OPENING}'s is far too short to train a GPT on."
+
+
 def start_trainable() -> None:
     """Before the Train a GPT page draws the sidebar: a visitor who has not chosen a corpus gets
     the built-in English sample, which a GPT can learn from, not the default sample, which is
-    far too short to train on (its first view would be a warning), and is told so: the sidebar's
-    corpus stays changed on the other pages."""
+    far too short to train on (its first view would be a warning); the sidebar says so while the
+    corpus is that one, on every page (:data:`TRAINING_CHOICE`)."""
     state.init_state()
     untouched = state.get(state.CORPUS_SOURCE) is None
-    default = samples.label(samples.DEFAULT_SAMPLE)
-    if untouched and state.corpus()[0] == default:
+    if untouched and state.corpus()[0] == samples.label(samples.DEFAULT_SAMPLE):
         state.put(CORPUS_SAMPLE, samples.PYTHON_DOCS)
         _on_sample()
-        st.toast(f"The sidebar's corpus is now {samples.PYTHON_DOCS}: {default.split(':')[0]}'s is far too "
-                 "short to train a GPT on. Pick another in the sidebar.", icon="📚")
+        state.put(state.TRAINING_SAMPLE, state.get(state.CORPUS_SOURCE))
 
 
 def _on_server_path() -> None:
@@ -315,6 +317,9 @@ def corpus_sidebar() -> None:
         st.selectbox("Sample corpus", names, format_func=samples.label, key=CORPUS_SAMPLE,
                      on_change=_on_sample, placeholder="Pick a sample…",
                      help="Choosing a sample replaces the corpus.")
+        chosen = state.get(state.TRAINING_SAMPLE)
+        if chosen and chosen == state.get(state.CORPUS_SOURCE):
+            st.caption(TRAINING_CHOICE)
         # no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice), not characters;
         # the size is checked in UTF-8 bytes when the text is used, and the summary counts characters
         st.text_area("Or paste your own text", key=_paste_key(), height=150, on_change=_on_paste,

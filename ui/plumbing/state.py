@@ -39,6 +39,7 @@ CORPUS_TEXT = "corpus_text"
 CORPUS_DIGEST = "corpus_digest"  # the corpus's hash ...
 CORPUS_DIGEST_OF = "corpus_digest_of"  # ... and the text it is the hash of
 CORPUS_SOURCE = "corpus_source"  # where the corpus came from, for the URL
+TRAINING_SAMPLE = "training_sample"  # the CORPUS_SOURCE Train a GPT chose for a visitor (corpus_sidebar)
 CORPUS_PASTE = "corpus_paste"  # the paste box's key is this and a count (``corpus_sidebar``)
 CORPUS_PASTES = "corpus_pastes"  # ... of the times the server rewrote the box
 CORPUS_SAMPLE = "corpus_sample"

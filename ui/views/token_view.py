@@ -45,7 +45,8 @@ export default function(component) {
 _CLICKS = st.components.v2.component("bpe_explorer.token_clicks", js=_JS, isolate_styles=False)
 # st.html drops SVG, so the graph is drawn by a component of its own; its markup is built by
 # ``merge_graph_svg`` with every piece of text escaped.  A graph wider than its column scrolls
-# sideways: its box then says so ("scroll →") and fades at the side with more to see.
+# sideways, opened on the token asked about: its box then says so ("scroll ← →") and fades at the
+# side with more to see.
 _GRAPH_JS = """
 export default function(component) {
   const { data, parentElement } = component;
@@ -60,6 +61,12 @@ export default function(component) {
     const right = scroller.scrollLeft + scroller.clientWidth < scroller.scrollWidth - 1;
     box.dataset.overflow = wide ? (left && right ? "both" : left ? "left" : "right") : "none";
   };
+  // a wide graph opens on the token asked about, its top box, not on the leaves at its left
+  const root = scroller.querySelector(`.bpe-node[data-id="${scroller.dataset.root}"] rect`);
+  if (root) {
+    const r = root.getBBox();
+    scroller.scrollLeft = Math.max(0, r.x + r.width / 2 - scroller.clientWidth / 2);
+  }
   scroller.addEventListener("scroll", mark, {passive: true});
   const observer = new ResizeObserver(mark);
   observer.observe(scroller);
@@ -212,8 +219,8 @@ def merge_graph_svg(tok: BPETokenizer, token_id: int) -> str:
            f'height="{height}" viewBox="-2 -2 {width:.0f} {height}" '
            f'font-family="ui-monospace,SFMono-Regular,Menlo,monospace">'
            f'{"".join(edges)}{"".join(boxes)}</svg>')
-    note = '<div class="bpe-scroll-note" aria-hidden="true">Wider than this column: scroll →</div>'
-    return (f'{note}<div class="bpe-tree-box" tabindex="0" role="region" '
+    note = '<div class="bpe-scroll-note" aria-hidden="true">Wider than this column: scroll ← →</div>'
+    return (f'{note}<div class="bpe-tree-box" tabindex="0" role="region" data-root="{token_id}" '
             f'aria-label="How token {token_id} was built (scrolls sideways)" '
             f'style="overflow-x:auto;padding:4px 0">{svg}</div>')
 
