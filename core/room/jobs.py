@@ -73,7 +73,7 @@ INLINE_BELOW = 256_000
 DEFAULT_LIMIT_S = 120.0        # a job's time, unless the engine is given another (the server's job_time_s)
 TICK_S = 0.1                   # how often the collector checks the bounds while a job is live
 IDLE_S = 60.0                  # a job worker idle this long is stopped
-RETRY_S = 1.0                  # the collector's pause after a tick that failed (no process could start)
+RETRY_S = 1.0                  # the collector's pause after a failed tick: a lasting fault is no tight loop
 SERVED_KEPT = 1000             # owners whose last service is remembered, beyond those with live jobs
 _LOG = logging.getLogger(__name__)
 
@@ -530,7 +530,7 @@ class JobEngine:
             return
         self._live.pop(job.key, None)
         if isinstance(error, (WorkerLost, OSError)):
-            error = JobStopped("crashed", str(error) or worker.describe_end())
+            error = JobStopped("crashed", str(error) or "The worker process doing it ended unexpectedly.")
         job._end(JobState.FAILED, error=error)
         self._keep(job)
 

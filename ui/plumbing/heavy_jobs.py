@@ -1,7 +1,6 @@
 """The room's heavy work, seen from a page: where its jobs go (the runs folder's engine,
 ``core.room.engine``, reached through ``core.room.engine_link``; a Dask cluster where one is
-configured) and what a page shows
-while a job of its session runs.
+configured) and what a page shows while a job of its session runs.
 
 :func:`job_result` gives the result of ``fn(*args)`` computed by a job worker process for this
 session (a job shared with every session that asks for the same key).  Until it is done, the page
