@@ -218,3 +218,16 @@ def test_a_long_corpus_is_compared_on_its_start_and_the_caption_says_so():
     assert at.text_area(key="tokenizers_text").value == corpus
     assert any(c.value == f"{len(corpus):,} characters" for c in at.main.caption)
     assert len(corpus) <= MAX_TEXT_CHARS
+
+
+def test_a_byte_level_panel_draws_each_split_character_above_its_byte_tokens():
+    """Thai under GPT-2 is two byte tokens a character: the panel draws the character above them in
+    one outline, as Char vs BPE does, not a wall of hex; the marked cuts and the panel's ids stay."""
+    thai = "ภาษาไทยเป็นภาษาที่สวยงาม"
+    at = page(thai)
+    assert not at.exception
+    markup = html_of(at)
+    assert markup.count('class="bpe-char"') >= len(thai) // 2
+    assert '<span class="bpe-glyph">ภ</span>' in markup
+    assert "A purple outline joins byte tokens that spell one character" in markup
+    assert "tok-diff" in markup  # the cuts unlike the reference still marked

@@ -110,37 +110,46 @@ def token_title(tok: BPETokenizer, token_id: int) -> str:
 def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids: bool = False,
                      height: int = 420, view: str | None = None, label: str = TEXT_LABEL,
                      styles: dict[int, str] | None = None, total: int | None = None) -> str:
-    """The text as outlined, coloured token spans.  Byte tokens that split a character are drawn
-    under that character, inside one purple outline.  Text between tokens (spaces in the word
-    variant) is shown plain.  ``view`` names the text for clicks (``ui.views.token_view``);
-    ``label`` names the box for a screen reader; ``styles``: a style of its own for some tokens, by
-    index (the Chat page's template tokens); ``total``: the whole text's tokens, where ``tokens`` are
-    only the first of them (``DRAWN_TOKENS`` and the rest of a character)."""
+    """The text as outlined, coloured token spans (:func:`spans_markup`) in a scrolling box.  Text
+    between tokens (spaces in the word variant) is shown plain.  ``view`` names the text for clicks
+    (``ui.views.token_view``); ``label`` names the box for a screen reader; ``styles``: a style of
+    its own for some tokens, by index (the Chat page's template tokens); ``total``: the whole text's
+    tokens, where ``tokens`` are only the first of them (``DRAWN_TOKENS`` and the rest of a
+    character)."""
     drawn = drawn_count(tok, tokens)
-    runs = _character_runs(tok, tokens[:drawn])
-    faces = TokenFaces(tok, text, show_ids)
-    out, pos = [], 0
-    for first, stop in runs:
+    spans, pos, grouped = spans_markup(tok, text, tokens[:drawn], TokenFaces(tok, text, show_ids), styles)
+    return (f'<div class="bpe-text" data-view="{esc(view or "")}" {box_attrs(label)} '
+            f'style="{CONTAINER.format(h=height)}">{spans}{rest_html(text, pos, drawn, total or len(tokens))}'
+            f'</div>{_legend(text, grouped)}')
+
+
+def spans_markup(tok: BPETokenizer, text: str, tokens: list[Token], faces: TokenFaces,
+                 styles: dict[int, str] | None = None, classes: dict[int, str] | None = None,
+                 id_offset: int = 0) -> tuple[str, int, bool]:
+    """Every page's token spans: byte tokens that split a character drawn under that character,
+    inside one purple outline; ``styles`` and ``classes``, by index, a token's own style and extra
+    classes; ``id_offset`` added to each ``data-id`` (Compare's panels).  Returns the markup, the
+    text's position after the last token, and whether any character was split."""
+    out, pos, grouped = [], 0, False
+    for first, stop in _character_runs(tok, tokens):
         if tokens[first].start > pos:
             out.append(gap_html(text[pos:tokens[first].start]))
         group = stop - first > 1
         if group:
+            grouped = True
             out.append(_group_open(tok, text, tokens[first:stop]))
         for n in range(first, stop):
             title, shown, partial, line_end = faces(tokens[n], group)
             own = (styles or {}).get(n)
             styled = f' style="{own}"' if own else ""
-            out.append(f'<span class="{token_classes(n, partial, group)}" data-id="{tokens[n].id}" '
-                       f'title="{title}"{styled}>{shown}</span>')
+            out.append(f'<span class="{token_classes(n, partial, group)}{(classes or {}).get(n, "")}" '
+                       f'data-id="{id_offset + tokens[n].id}" title="{title}"{styled}>{shown}</span>')
             if line_end:
                 out.append("<br>")
         if group:
             out.append("</span></span>")
         pos = max(pos, tokens[stop - 1].end)
-    out.append(rest_html(text, pos, drawn, total or len(tokens)))
-    return (f'<div class="bpe-text" data-view="{esc(view or "")}" {box_attrs(label)} '
-            f'style="{CONTAINER.format(h=height)}">{"".join(out)}</div>'
-            f'{_legend(text, len(runs) < drawn)}')
+    return "".join(out), pos, grouped
 
 
 def drawn_count(tok: BPETokenizer, tokens: list[Token]) -> int:

@@ -31,7 +31,7 @@ from core import PRETRAINED_NAMES, BPETokenizer
 from core.bpe import GPT2FileError, PatternTimeoutError, UnknownCharacterError
 from core.bpe.encoding import PackedTokens
 from core.bpe.compare import char_scripts, differing, ranked_scripts, script_costs, spans
-from core.bpe.markup import esc, gap_html
+from core.bpe.markup import esc
 from core.digest import text_digest
 
 from ui.serving.bounded_cache import BoundedCache
@@ -40,13 +40,15 @@ from ui.plumbing.cache import PRETRAINED_LABELS as LABELS
 from ui.plumbing.cache import TRAINING_ERRORS, pretrained, session_tokenizer
 from ui.plumbing.render import (
     CONTAINER,
+    GROUP_LEGEND,
+    LEGEND_STYLE,
     TokenFaces,
     box_attrs,
     drawn_count,
     rest_html,
     show_error,
+    spans_markup,
     string_tokens_html,
-    token_classes,
 )
 
 SESSION = "session"
@@ -211,27 +213,16 @@ def spans_html(result: Encoded, panel: int, marked=(), height: int = 360) -> str
 
 
 def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: int) -> str:
-    text = result.text
-    marked = set(marked)
-    faces = TokenFaces(result.tok, text)
-    drawn = drawn_count(result.tok, result.tokens)
-    out, pos = [], 0
-    for n, t in enumerate(result.tokens[:drawn]):
-        if t.start > pos:
-            out.append(gap_html(text[pos:t.start]))
-        title, shown, partial, line_end = faces(t)
-        classes, styled = token_classes(n, partial), ""
-        if n in marked:
-            classes, styled = classes + " tok-diff", f' style="{MARK}"'
-        out.append(f'<span class="{classes}" data-id="{panel * PANEL + t.id}" title="{title}"{styled}>'
-                   f'{shown}</span>')
-        if line_end:
-            out.append("<br>")
-        pos = max(pos, t.end)
-    out.append(rest_html(text, pos, drawn, len(result.tokens)))
+    text, tok = result.text, result.tok
+    drawn = drawn_count(tok, result.tokens)
+    spans, pos, grouped = spans_markup(tok, text, result.tokens[:drawn], TokenFaces(tok, text),
+                                       styles=dict.fromkeys(marked, MARK),
+                                       classes=dict.fromkeys(marked, " tok-diff"), id_offset=panel * PANEL)
+    legend = f'<div class="bpe-legend" style="{LEGEND_STYLE}">{GROUP_LEGEND}</div>' if grouped else ""
     return (f'<div class="bpe-text bpe-compare" data-view="{VIEW}" data-tokenizer="{esc(result.key)}" '
             f'{box_attrs(result.label + ": the text split into tokens")} '
-            f'style="{CONTAINER.format(h=height)}">{"".join(out)}</div>')
+            f'style="{CONTAINER.format(h=height)}">{spans}{rest_html(text, pos, drawn, len(result.tokens))}'
+            f'</div>{legend}')
 
 
 def cost_frame(results: list[Encoded], text: str) -> pd.DataFrame:
