@@ -130,6 +130,7 @@ def spans_markup(tok: BPETokenizer, text: str, tokens: list[Token], faces: Token
     inside one purple outline; ``styles`` and ``classes``, by index, a token's own style and extra
     classes; ``id_offset`` added to each ``data-id`` (Compare's panels).  Returns the markup, the
     text's position after the last token, and whether any character was split."""
+    tokens = list(tokens)  # a PackedTokens makes a Token at each index: once each here
     out, pos, grouped = [], 0, False
     for first, stop in _character_runs(tok, tokens):
         if tokens[first].start > pos:
