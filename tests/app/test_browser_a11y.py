@@ -20,7 +20,7 @@ PAGES = ["Start here", "Learn BPE", "Char vs BPE", "Compare tokenizers", "Train 
 RTL = "שלום עולם! עברית נכתבת מימין לשמאל. שלום שלום.\nمرحبا بالعالم! اللغة العربية جميلة. مرحبا مرحبا.\n"
 MULTILINGUAL = (ROOT / "sample_corpora" / "multilingual_and_emoji.txt").read_text(encoding="utf-8") + RTL
 BAD = ("serious", "critical")
-LINE_SLACK = 6  # pixels: two boxes whose tops are this close are on one line (a line is ~28 px)
+LINE_SLACK = 6  # pixels: two boxes whose bottoms are this close are on one line (a line is ~28 px)
 # the focused element's outline, as a person sees it
 FOCUS_RING = """() => {
   const e = document.activeElement, s = getComputedStyle(e);
@@ -37,9 +37,12 @@ IN_SIGHT = """() => {
 }"""
 RING = 5  # pixels the focus ring reaches outside a control (3 px wide, 2 px away)
 # each token's left edge, in the order of the DOM (the encoding's), with its line's top
+# a box's line is where its bottom sits: a byte token drawn under its character (``.bpe-char``) is on
+# that character's box's line, though it sits lower than a whole token beside it
 BOXES = """(box) => [...box.querySelectorAll('.tok')].map((t) => {
-  const r = t.getBoundingClientRect();
-  return {id: Number(t.dataset.id), left: r.left, right: r.right, top: Math.round(r.top), text: t.innerText};
+  const r = t.getBoundingClientRect(), line = (t.closest('.bpe-char') || t).getBoundingClientRect();
+  return {id: Number(t.dataset.id), left: r.left, right: r.right, line: Math.round(line.bottom),
+          text: t.innerText};
 })"""
 
 
@@ -192,10 +195,10 @@ def assert_left_to_right(boxes: list[dict], where: str) -> None:
     """Each token starts right of the one before it on its line (a new line starts lower)."""
     assert len(boxes) > 20, f"{where}: too few tokens ({len(boxes)})"
     for a, b in zip(boxes, boxes[1:]):
-        if abs(b["top"] - a["top"]) <= LINE_SLACK:  # one line (Arabic glyphs sit a pixel higher)
+        if abs(b["line"] - a["line"]) <= LINE_SLACK:  # one line (Arabic glyphs sit a pixel higher)
             assert b["left"] >= a["right"] - 1, f"{where}: {b['text']!r} drawn left of {a['text']!r}"
         else:
-            assert b["top"] > a["top"], f"{where}: {b['text']!r} drawn above {a['text']!r}"
+            assert b["line"] > a["line"], f"{where}: {b['text']!r} drawn above {a['text']!r}"
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
