@@ -334,6 +334,8 @@ def test_two_app_processes_send_their_heavy_jobs_to_the_runs_folders_one_engine(
     text = python_docs_corpus(300_000)  # above what a page trains inline: a job
 
     async def attendee(url: str, i: int, pins: list) -> bool:
+        while len(pins) < i:  # the second arrives once the first holds its websocket: leastconn then
+            await asyncio.sleep(0.1)  # sends it to the other process (arriving together, both met p2)
         s = Session(url, query=f"u=serve-test-owner-{i:04d}-xxxx", path="")
         await s.connect()
         await s.rerun(timeout=START_S)
