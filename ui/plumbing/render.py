@@ -120,7 +120,7 @@ def token_spans_html(tok: BPETokenizer, text: str, tokens: list[Token], show_ids
     spans, pos, grouped = spans_markup(tok, text, tokens[:drawn], TokenFaces(tok, text, show_ids), styles)
     return (f'<div class="bpe-text" data-view="{esc(view or "")}" {box_attrs(label)} '
             f'style="{CONTAINER.format(h=height)}">{spans}{rest_html(text, pos, drawn, total or len(tokens))}'
-            f'</div>{_legend(text, grouped)}')
+            f'</div>{legend_html(grouped, text)}')
 
 
 def spans_markup(tok: BPETokenizer, text: str, tokens: list[Token], faces: TokenFaces,
@@ -227,7 +227,9 @@ def token_classes(n: int, partial: bool, in_group: bool = False) -> str:
     return f"tok c{n % 2}" + " partial" * partial + " in-group" * in_group
 
 
-def _legend(text: str, grouped: bool) -> str:
+def legend_html(grouped: bool, text: str = "") -> str:
+    """What a text box's marks mean: the invisible characters ``text`` holds (none for no text), and
+    the purple outline where ``grouped``."""
     legend = legend_text(text)
     parts = [legend] if legend else []
     if grouped:
@@ -291,7 +293,7 @@ def string_tokens_html(pieces: list[str], unseen: set[str], height: int = 300,
         out.append(f'<span {attrs}>{visible_html(p)}</span>')
     rest = rest_html("", 0, len(out), len(pieces))
     return (f'<div class="bpe-text" {box_attrs(label)} style="{CONTAINER.format(h=height)}">'
-            f'{" ".join(out)}{rest}</div>{_legend("".join(pieces), False)}')
+            f'{" ".join(out)}{rest}</div>{legend_html(False, "".join(pieces))}')
 
 
 def tokenizer_scope(tok: BPETokenizer) -> str:

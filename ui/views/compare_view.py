@@ -40,11 +40,10 @@ from ui.plumbing.cache import PRETRAINED_LABELS as LABELS
 from ui.plumbing.cache import TRAINING_ERRORS, pretrained, session_tokenizer
 from ui.plumbing.render import (
     CONTAINER,
-    GROUP_LEGEND,
-    LEGEND_STYLE,
     TokenFaces,
     box_attrs,
     drawn_count,
+    legend_html,
     rest_html,
     show_error,
     spans_markup,
@@ -218,11 +217,10 @@ def _spans_html(result: Encoded, panel: int, marked: tuple[int, ...], height: in
     spans, pos, grouped = spans_markup(tok, text, result.tokens[:drawn], TokenFaces(tok, text),
                                        styles=dict.fromkeys(marked, MARK),
                                        classes=dict.fromkeys(marked, " tok-diff"), id_offset=panel * PANEL)
-    legend = f'<div class="bpe-legend" style="{LEGEND_STYLE}">{GROUP_LEGEND}</div>' if grouped else ""
     return (f'<div class="bpe-text bpe-compare" data-view="{VIEW}" data-tokenizer="{esc(result.key)}" '
             f'{box_attrs(result.label + ": the text split into tokens")} '
             f'style="{CONTAINER.format(h=height)}">{spans}{rest_html(text, pos, drawn, len(result.tokens))}'
-            f'</div>{legend}')
+            f'</div>{legend_html(grouped)}')
 
 
 def cost_frame(results: list[Encoded], text: str) -> pd.DataFrame:
