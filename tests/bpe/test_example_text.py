@@ -32,3 +32,17 @@ def test_the_new_word_is_not_in_the_corpus_and_is_made_of_two_of_its_words_halve
 def test_no_new_word_where_none_can_be_made():
     assert example_text("a b").new_word is None
     assert example_text("a b").text == "a b"
+
+
+def test_a_run_of_letters_of_a_script_without_spaces_is_no_word_to_cut_in_half():
+    """Japanese and Thai put no space between words: there a run of letters is a sentence, and half
+    of one joined to half of another is not "a word the corpus never contains"."""
+    mixed = "日本語の文章はスペースなしで書かれます。 The quick brown fox jumps over. 東京都に住んでいます。"
+    assert example_text(mixed).halves == ("brown", "jumps")
+    assert example_text("日本語の文章は スペースなしで 書かれます。").new_word is None
+    assert example_text("ภาษาไทยไม่มีการเว้นวรรคระหว่างคำ แต่เว้นวรรคระหว่างประโยค").new_word is None
+
+
+def test_the_two_halves_are_of_one_script():
+    made = example_text("ελληνική γλώσσα и столица мира")  # Greek's longest word is longer than Russian's
+    assert made.halves == ("ελληνική", "γλώσσα") and made.new_word == "ελληνσσα"
