@@ -80,8 +80,8 @@ def show_cost(config, vocab: int, again: bool) -> None:
     if failed:
         show_error(ProbeError(failed), "Could not time a step: ")
         return
-    others, gpt_workers = run_view.training_now(runs_dir)
-    st.info(run_view.estimate_text(measured, config, vocab, others, gpt_workers))
+    others, yours, gpt_workers = run_view.training_now(runs_dir, who.owner)
+    st.info(run_view.estimate_text(measured, config, vocab, others, gpt_workers, yours))
     advice = run_view.hour_advice(measured, config, others, gpt_workers)
     if advice:
         st.warning(advice, icon="⏳")

@@ -106,11 +106,25 @@ def measured_step(settings: str, _config, vocab_size: int,
         return None, str(exc)
 
 
-def training_now(runs_dir) -> tuple[int, int]:
-    """(runs, anyone's, queued or training on this server now; runs it trains at the same
-    moment): they take turns on the machine."""
+def training_now(runs_dir, owner: str) -> tuple[int, int, int]:
+    """(runs, anyone's, queued or training on this server now; how many of them ``owner``
+    launched; runs it trains at the same moment): they take turns on the machine, the attendee's
+    own run just launched among them."""
     training, queued = queue_state(runs_dir)
-    return len(training) + len(queued), queue_settings(runs_dir)["max_running"]
+    now = training + queued
+    yours = sum(run.parent.name == owner for run in now)  # a run's folder is in its owner's
+    return len(now), yours, queue_settings(runs_dir)["max_running"]
+
+
+def other_runs(others: int, yours: int) -> str:
+    """"3 other runs (1 of them yours)": straight after Launch, the run just launched is one of the
+    runs a further launch would share the machine with, and the attendee should know it is theirs."""
+    said = plural(others, "other run")
+    if not yours:
+        return said
+    if yours == others:
+        return f"{said} ({'yours' if others == 1 else 'all yours'})"
+    return f"{said} ({yours:,} of them yours)"
 
 
 WORKSHOP_HOUR_S = 3600
@@ -123,18 +137,19 @@ def run_seconds(est: StepEstimate, config, others: int, gpt_workers: int = 1) ->
     return est.run_seconds(config) * max(1.0, (others + 1) / gpt_workers)
 
 
-def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_workers: int = 1) -> str:
+def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_workers: int = 1,
+                  yours: int = 0) -> str:
     """What a run launched now will cost, and what the figure assumed: its time (settings, device,
     threads, the load), its memory, and where it queues: the turns it would take with the
-    ``others`` on ``gpt_workers`` GPT workers."""
+    ``others`` (``yours`` of them the attendee's) on ``gpt_workers`` GPT workers."""
     where = (f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu"
              else this_machine().describe(est.device))  # "cuda (NVIDIA H200)"
-    load = f"while {plural(others, 'other run')} trained" if others else "while no other run trained"
+    load = f"while {other_runs(others, yours)} trained" if others else "while no other run trained"
     alone = est.run_seconds(config)
     queue = " It starts at once: a GPT worker is free."
     if others + 1 > gpt_workers:
         together = about(run_seconds(est, config, others, gpt_workers))
-        queue = (f" It would take turns with the {plural(others, 'other run')} on this server's "
+        queue = (f" It would take turns with the {other_runs(others, yours)} on this server's "
                  f"{plural(gpt_workers, 'GPT worker')}: {together} in all while they train.")
     memory = training_memory(config, vocab_size) / 2**20
     return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → {about(alone)} for "
