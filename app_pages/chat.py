@@ -12,9 +12,9 @@ from ui.plumbing import state
 from ui.plumbing.cache import TRAINING_ERRORS, server_settings, session_tokenizer
 from ui.plumbing.charts import vega_spec
 from ui.plumbing.render import draw_html, md_safe, show_error, tokenizer_scope
-from ui.views.chat_view import (MAX_CHARS, history_frame, message_chart, message_frame,
-                                model_counts, own_count, rendering_html, request_chart, sentences,
-                                total_chart)
+from ui.views.chat_view import (MAX_CHARS, cost_config, cost_rows, headline, history_frame,
+                                message_chart, message_frame, model_counts, own_count, rendering_html,
+                                request_chart, total_chart)
 
 IDS, NEXT, TOOLS, USE_TOOLS = "chat_ids", "chat_next", "chat_tools", "chat_use_tools"
 CORPUS_CHARS = 1_000_000  # the sidebar's corpus as a message: a megabyte, counted off the page
@@ -131,8 +131,12 @@ if not counts:
     st.stop()
 
 st.subheader("What it costs")
-for sentence in sentences(counts, requests, any(m.role == "system" for m in messages)):
-    st.markdown(sentence)
+st.markdown(headline(counts))
+costs = cost_rows(counts, requests)
+st.dataframe(costs, hide_index=True, width="stretch", column_config=cost_config(costs, requests))
+st.caption("Tokens, a row a model. *Requests that fit*: each request adding these messages again, "
+           "until the model's context window is full. Further right, the system prompt and the tools: "
+           f"they go again with every request (*both*: over {requests:,} requests). Hover a header for more.")
 
 st.subheader("Tokens per message: content and template")
 labels = [f"{k + 1} {m.role}" for k, m in enumerate(messages)]

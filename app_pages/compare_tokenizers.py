@@ -24,7 +24,7 @@ from ui.views.compare_view import (
     token_options,
     unseen_html,
 )
-from ui.plumbing.render import draw_html, md_safe
+from ui.plumbing.render import counts_config, draw_html, md_safe
 from core.samples import label, load_sample, sample_names
 from ui.views.insights_view import premium, token_facts
 from ui.views.token_view import clicked_token, show_merge_graph
@@ -172,7 +172,8 @@ def draw_spans() -> None:
         }
         for r in loaded
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                 column_config=counts_config("vocabulary", "tokens"))
 
 
 def take_click() -> None:

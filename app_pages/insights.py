@@ -19,7 +19,7 @@ from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ER
                                server_settings, session_tokenizer)
 from ui.plumbing.charts import vega_spec
 from ui.plumbing.identity import viewer
-from ui.plumbing.render import md_safe, show_error
+from ui.plumbing.render import counts_config, md_safe, show_error
 from ui.views.insights_view import (corpus_token_counts, curve, curve_chart, curve_frame, embedding_chart,
                                    embedding_frame,
                                    findings, language_frame, parallel_texts, premium_chart, residue_frame,
@@ -155,7 +155,8 @@ def draw_sweep(sizes, points, refused: dict[int, int]) -> None:
     chart = sweep_chart(points)
     if chart is not None:
         st.vega_lite_chart(chart.to_dict(), width="stretch")
-    st.dataframe(sweep_rows(sizes, points, refused), hide_index=True, width="stretch")
+    st.dataframe(sweep_rows(sizes, points, refused), hide_index=True, width="stretch",
+                 column_config=counts_config("vocabulary", "parameters"))
     st.caption("Embedding share: the token embedding (tied to the output layer) as a part of the model's "
                "parameters: a larger vocabulary spends more of a small model on it.")
 
@@ -233,6 +234,7 @@ def trained_here() -> None:
                f"times in the run's training text (the first {1 - HELD_OUT:.0%} of its corpus).")
     if len(rare):
         st.dataframe(rare[["id", "token", "seen", "norm"]], hide_index=True, width="stretch",
+                     column_config=counts_config("seen"),
                      height=min(300, 36 + 35 * len(rare)))
 
 

@@ -51,6 +51,17 @@ def test_the_encodings_kept_for_the_room_hold_no_python_object_a_token():
     assert all(isinstance(e.tokens, PackedTokens) for e in kept) and sum(len(e.tokens) for e in kept) > 1_000
 
 
+def test_the_summary_table_writes_vocabulary_sizes_and_counts_with_separators():
+    """A reader takes "100261" for a phone number: the table shows 100,261 (Streamlit's localized
+    format), and keeps the figure a number, so its column still sorts as one."""
+    table = page().dataframe[0]
+    columns = json.loads(table.proto.columns)
+    for name in ("vocabulary", "tokens"):
+        assert columns[name]["type_config"] == {"type": "number", "format": "localized"}
+        assert table.value[name].dtype.kind == "i"
+    assert table.value["vocabulary"].max() > 9_999
+
+
 def token_counts(at: AppTest) -> list[str]:
     """Each panel's token count, from its line of figures ("**408** tokens · ...")."""
     return [m.group(1).replace(",", "") for m in

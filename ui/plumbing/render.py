@@ -84,6 +84,14 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'s' * (n != 1)}"
 
 
+def counts_config(*columns: str, help: dict[str, str] | None = None) -> dict:
+    """A table's ``column_config`` that shows these columns' whole numbers as people write them,
+    50,257 rather than 50257 (Streamlit's table prints an integer bare), with a header's ``help``
+    shown on hover."""
+    helps = help or {}
+    return {c: st.column_config.NumberColumn(c, format="localized", help=helps.get(c)) for c in columns}
+
+
 def show_error(exc: Exception, prefix: str = "") -> None:
     """An error banner for bad input.  Its message often quotes what the visitor supplied (a file
     name, a token, a pattern), so it is shown as typed: never as a link, bold text or HTML."""

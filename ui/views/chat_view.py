@@ -1,6 +1,6 @@
 """The Chat page's helpers: each model's reading of the conversation counted once per content
 (shared by every session), its rendering as token spans with the template's tokens in their own
-style, the two charts' frames and specs, and the questions' sentences.
+style, the two charts' frames and specs, and the table of what it costs.
 
 Leaves out: the formats and the counting (``core.chat``), the editor and layout (``app_pages/chat.py``).
 """
@@ -21,7 +21,7 @@ from core.chat.history import Growth
 from ui.plumbing import heavy_jobs
 from ui.plumbing.cache import server_settings
 from ui.plumbing.charts import FIT_WIDTH
-from ui.plumbing.render import DRAWN_TOKENS, md_safe, token_spans_html
+from ui.plumbing.render import DRAWN_TOKENS, counts_config, md_safe, token_spans_html
 from ui.serving.bounded_cache import BoundedCache
 
 # What the page counts on its own thread (the five formats take about a second per 100,000
@@ -153,26 +153,58 @@ def total_chart(frame: pd.DataFrame) -> alt.Chart:
     ).properties(width="container", height=260, autosize=FIT_WIDTH)
 
 
-def sentences(counts: dict[str, ChatCount], requests: int, system: bool) -> list[str]:
-    """One computed sentence per question: whose template costs most, the system prompt and the
-    tools over ``requests`` requests, and how many requests fit in each window."""
+def headline(counts: dict[str, ChatCount]) -> str:
+    """Whose format costs most here, and whose least: the one sentence above the table."""
     ranked = sorted(counts.values(), key=lambda c: -c.template_tokens)
-    most = ranked[0]
-    others = ", ".join(f"{md_safe(c.label)} {c.template_tokens:,}" for c in ranked[1:])
-    said = [f"**{md_safe(most.label)}**'s format costs the most here: {most.template_tokens:,} template "
-            f"tokens around {most.content_tokens:,} of content (then {others})."]
-    if system:
-        costs = ", ".join(f"{md_safe(c.label)} {_system(c):,} ({_system(c) * requests:,})" for c in ranked)
-        said.append(f"The system prompt is sent with every request: tokens per request (over {requests:,} "
-                    f"requests): {costs}.")
-    if any(c.tools_tokens for c in ranked):
-        costs = ", ".join(f"{md_safe(c.label)} {c.tools_tokens:,} ({c.tools_tokens * requests:,})"
-                          for c in ranked)
-        said.append(f"The tools block adds, per request (over {requests:,} requests): {costs}.")
-    fit = ", ".join(f"{md_safe(c.label)} {Growth.of(c).requests_that_fit(c.context_window):,} requests in "
-                    f"{c.context_window:,} tokens" for c in ranked if c.context_window)
-    said.append(f"At this rate (each request adding these messages again), the window holds: {fit}.")
-    return said
+    most, least = ranked[0], ranked[-1]
+    said = (f"**{md_safe(most.label)}**'s format costs the most here: {most.template_tokens:,} template "
+            f"tokens around {most.content_tokens:,} of content")
+    if least is most:
+        return said + "."
+    return said + f"; **{md_safe(least.label)}**'s the least, {least.template_tokens:,}."
+
+
+def cost_rows(counts: dict[str, ChatCount], requests: int) -> pd.DataFrame:
+    """A row a model, dearest format first: what the conversation costs once, how many requests its
+    window holds, what each request sends again (the system prompt, the tools) and that over
+    ``requests`` requests.  Columns nobody pays (no system prompt, no tools) are left out."""
+    ranked = sorted(counts.values(), key=lambda c: -c.template_tokens)
+    frame = pd.DataFrame({
+        "model": [c.label for c in ranked],
+        "template": [c.template_tokens for c in ranked],
+        "content": [c.content_tokens for c in ranked],
+        "requests that fit": [Growth.of(c).requests_that_fit(c.context_window) if c.context_window
+                              else None for c in ranked],
+        "context window": [c.context_window or None for c in ranked],
+        "system prompt": [_system(c) for c in ranked],
+        "tools": [c.tools_tokens for c in ranked],
+    })
+    frame[both_column(requests)] = (frame["system prompt"] + frame["tools"]) * requests
+    return frame.loc[:, (frame != 0).any()]
+
+
+def both_column(requests: int) -> str:
+    return f"both, {requests:,} requests"
+
+
+COST_HELP = {
+    "template": "Tokens that are not the messages' own text: the format's headers, separators and "
+                "special tokens, and the tools block.",
+    "content": "Tokens of the messages' own text, cut as the template places them.",
+    "system prompt": "Tokens the system prompt takes, with its template: sent again with every request.",
+    "tools": "Tokens the tools block takes: sent again with every request.",
+    "requests that fit": "How many requests the window holds, each adding these messages again, before "
+                         "one no longer fits.",
+    "context window": "Tokens the model reads at most at once.",
+}
+
+
+def cost_config(frame: pd.DataFrame, requests: int) -> dict:
+    """The table's columns as people write whole numbers, each header explained on hover."""
+    helps = {**COST_HELP, both_column(requests): "The system prompt and the tools, sent again with each "
+                                                 f"of {requests:,} requests."}
+    model = st.column_config.TextColumn("model", pinned=True)  # named while the figures scroll past
+    return {"model": model, **counts_config(*frame.columns[1:], help=helps)}
 
 
 def _system(count: ChatCount) -> int:
