@@ -413,7 +413,3 @@ def main(argv: list[str] | None = None) -> None:
             serve(args, haproxy, Path(folder))
         except Stopped:
             print("Stopped: the proxy and every app process have exited.", flush=True)
-
-
-if __name__ == "__main__":
-    main()
