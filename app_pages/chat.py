@@ -12,7 +12,7 @@ from ui.plumbing import state
 from ui.plumbing.cache import TRAINING_ERRORS, server_settings, session_tokenizer
 from ui.plumbing.charts import vega_spec
 from ui.plumbing.render import draw_html, md_safe, show_error, tokenizer_scope
-from ui.views.chat_view import (MAX_CHARS, cost_config, cost_rows, headline, history_frame,
+from ui.views.chat_view import (MAX_CHARS, cost_caption, cost_rows, cost_table, headline, history_frame,
                                 message_chart, message_frame, model_counts, own_count, rendering_html,
                                 request_chart, total_chart)
 
@@ -91,12 +91,13 @@ st.caption("A conversation as each model reads it: its chat template's separator
            "are an estimate, as OpenAI never published theirs.")
 opening()
 messages = editor()
-with st.expander("Tools the model may call (JSON Schema functions)"):
+# a key keeps it open while messages are added above it (its place on the page changes)
+with st.expander("Tools the model may call (JSON Schema functions)", key="chat_tools_open"):
     st.checkbox("Send these tools with the conversation", key=USE_TOOLS)
     st.text_area("Tool definitions", key=TOOLS, height=200)
 c = st.columns(2)
 thinking = c[0].toggle("Qwen 3 thinking on", key="chat_thinking")
-requests = c[1].slider("Requests, each sending the history again (for the questions and the history chart)",
+requests = c[1].slider("Requests, each sending the history again (for the table and the history chart)",
                        1, 200, 20, key="chat_requests")
 if not messages:
     st.info("Add a message to see how each model reads it.")
@@ -133,10 +134,8 @@ if not counts:
 st.subheader("What it costs")
 st.markdown(headline(counts))
 costs = cost_rows(counts, requests)
-st.dataframe(costs, hide_index=True, width="stretch", column_config=cost_config(costs, requests))
-st.caption("Tokens, a row a model. *Requests that fit*: each request adding these messages again, "
-           "until the model's context window is full. Further right, the system prompt and the tools: "
-           f"they go again with every request (*both*: over {requests:,} requests). Hover a header for more.")
+st.table(cost_table(costs))
+st.caption(cost_caption(costs, requests))
 
 st.subheader("Tokens per message: content and template")
 labels = [f"{k + 1} {m.role}" for k, m in enumerate(messages)]

@@ -56,6 +56,9 @@ class ChatCount:
     tools_tokens: int
     repeated_tokens: int  # every message's tokens but the system's, tools apart: what each request adds again
     context_window: int | None
+    # the system messages' tokens, tools apart (Qwen's and GPT-OSS's formats write the tools inside
+    # the system message): sent again with every request, as the tools are
+    system_tokens: int
 
     @property
     def ids(self) -> list[int]:

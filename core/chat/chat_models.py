@@ -110,9 +110,14 @@ def count_chat(model: ChatModel, tokenizer: BPETokenizer, messages, tools=(), *,
 
     text, tokens, counts = counted(tools)
     _, bare, bare_counts = counted(()) if tools else (text, tokens, counts)
-    repeated = sum(m.content_tokens + m.template_tokens for m in bare_counts if m.role != "system")
+    system, repeated = 0, 0
+    for m in bare_counts:
+        if m.role == "system":
+            system += m.content_tokens + m.template_tokens
+        else:
+            repeated += m.content_tokens + m.template_tokens
     return ChatCount(model.name, model.label, model.exact, text, tokens, counts, len(tokens) - len(bare),
-                     repeated, model.context_window)
+                     repeated, model.context_window, system)
 
 
 def count_models(messages, tools=(), thinking: bool = False) -> dict[str, ChatCount | str]:

@@ -50,14 +50,13 @@ def test_it_opens_on_the_sample_with_a_tool_and_cores_figures():
         count = count_chat(model, chat_tokenizer(name), SAMPLE_MESSAGES, SAMPLE_TOOLS)
         assert headline(count) in shown(at)
     assert "costs the most here" in shown(at)
-    costs = at.dataframe[0].value.set_index("model")
+    costs = at.table[0].value.set_index("model")
     for name, model in CHAT_MODELS.items():  # what each request sends again, and how many fit
         count = count_chat(model, chat_tokenizer(name), SAMPLE_MESSAGES, SAMPLE_TOOLS)
-        system = sum(m.content_tokens + m.template_tokens for m in count.messages if m.role == "system")
         row = costs.loc[count.label]
         assert (row["template"], row["tools"], row["system prompt"]) == (
-            count.template_tokens, count.tools_tokens, system)
-        assert row["both, 20 requests"] == 20 * (system + count.tools_tokens)
+            count.template_tokens, count.tools_tokens, count.system_tokens)
+        assert row["system + tools × 20"] == 20 * (count.system_tokens + count.tools_tokens)
         assert row["requests that fit"] == Growth.of(count).requests_that_fit(model.context_window)
     assert list(costs["template"]) == sorted(costs["template"], reverse=True)  # dearest format first
     rows = chart_rows(at, 0)
@@ -140,4 +139,6 @@ def test_a_tool_that_is_not_an_object_is_named_and_left_out():
     at = page()
     at.text_area(key="chat_tools").set_value('[{"name": "f", "parameters": ["x"]}]').run()
     assert any("parameters must be a JSON Schema object" in e.value for e in at.error)
-    assert "tools" not in at.dataframe[0].value.columns
+    assert "tools" not in at.table[0].value.columns and "system prompt × 20" in at.table[0].value.columns
+    said = "The system prompt goes again with every request (× 20: in 20 requests)."
+    assert any(said in c.value for c in at.caption)

@@ -41,3 +41,23 @@ def test_the_chat_page_reads_whole_in_both_themes(site, shots_dir, width, theme)
         assert all(model.label in " ".join(chart) for model in CHAT_MODELS.values()), chart
     pg.screenshot(path=str(shots_dir / f"chat_{width}_{theme}.png"))
     assert pg.dialogs == []
+
+
+def test_the_tools_stay_open_while_messages_are_added_above_them(site):
+    """Adding a message moves the tools' expander down the page: it stays as the attendee left it."""
+    from playwright.sync_api import expect
+
+    url, new_context = site
+    pg = new_context().new_page()
+    pg.set_viewport_size({"width": 1400, "height": 2400})
+    pg.goto(url + "/chat")
+    main = pg.locator('[data-testid="stMainBlockContainer"]')
+    expect(main.get_by_role("heading", name="Chat templates")).to_be_visible(timeout=NAVIGATION_MS)
+    idle(pg)
+    main.get_by_text("Tools the model may call (JSON Schema functions)").click()
+    tools = main.get_by_label("Tool definitions")
+    expect(tools).to_be_visible()
+    main.get_by_role("button", name="Add a message").click()
+    expect(main.get_by_label("Message 5", exact=True)).to_be_visible(timeout=NAVIGATION_MS)
+    idle(pg)
+    expect(tools).to_be_visible()

@@ -4,6 +4,7 @@ message; a content's tokens that differ from the same text alone are reported.""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 
 from core.bpe import BPETokenizer
@@ -69,3 +70,16 @@ def test_one_models_json_has_the_issues_shape():
     assert data["messages"][0] == {"role": "system", "content_tokens": count.messages[0].content_tokens,
                                    "template_tokens": count.messages[0].template_tokens}
     assert data["template_tokens"] + sum(m["content_tokens"] for m in data["messages"]) == data["tokens"]
+
+
+@pytest.mark.parametrize("name", ["qwen3", "o200k_harmony", "llama3"])
+def test_the_system_prompt_is_counted_apart_from_the_tools_a_format_writes_into_it(name):
+    """Qwen's and GPT-OSS's formats write the tools inside the system message (Llama's a line about
+    them): its tokens with the tools would count them twice beside ``tools_tokens``, in what each
+    request sends again."""
+    count = count_chat(CHAT_MODELS[name], chat_tokenizer(name), SAMPLE_MESSAGES, SAMPLE_TOOLS)
+    bare = count_chat(CHAT_MODELS[name], chat_tokenizer(name), SAMPLE_MESSAGES)
+    system = sum(m.content_tokens + m.template_tokens for m in bare.messages if m.role == "system")
+    assert count.system_tokens == bare.system_tokens == system > 0
+    with_tools = sum(m.content_tokens + m.template_tokens for m in count.messages if m.role == "system")
+    assert with_tools > system  # Llama's system header gains a line for tools, its first user message them

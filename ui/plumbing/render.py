@@ -84,12 +84,10 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'s' * (n != 1)}"
 
 
-def counts_config(*columns: str, help: dict[str, str] | None = None) -> dict:
+def counts_config(*columns: str) -> dict:
     """A table's ``column_config`` that shows these columns' whole numbers as people write them,
-    50,257 rather than 50257 (Streamlit's table prints an integer bare), with a header's ``help``
-    shown on hover."""
-    helps = help or {}
-    return {c: st.column_config.NumberColumn(c, format="localized", help=helps.get(c)) for c in columns}
+    50,257 rather than 50257: Streamlit's table prints an integer bare."""
+    return {c: st.column_config.NumberColumn(c, format="localized") for c in columns}
 
 
 def show_error(exc: Exception, prefix: str = "") -> None:

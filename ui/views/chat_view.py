@@ -21,7 +21,7 @@ from core.chat.history import Growth
 from ui.plumbing import heavy_jobs
 from ui.plumbing.cache import server_settings
 from ui.plumbing.charts import FIT_WIDTH
-from ui.plumbing.render import DRAWN_TOKENS, counts_config, md_safe, token_spans_html
+from ui.plumbing.render import DRAWN_TOKENS, md_safe, plural, token_spans_html
 from ui.serving.bounded_cache import BoundedCache
 
 # What the page counts on its own thread (the five formats take about a second per 100,000
@@ -158,54 +158,48 @@ def headline(counts: dict[str, ChatCount]) -> str:
     ranked = sorted(counts.values(), key=lambda c: -c.template_tokens)
     most, least = ranked[0], ranked[-1]
     said = (f"**{md_safe(most.label)}**'s format costs the most here: {most.template_tokens:,} template "
-            f"tokens around {most.content_tokens:,} of content")
+            f"tokens wrapped around {most.content_tokens:,} tokens of content")
     if least is most:
         return said + "."
-    return said + f"; **{md_safe(least.label)}**'s the least, {least.template_tokens:,}."
+    return said + f"; the least is **{md_safe(least.label)}**'s, {least.template_tokens:,}."
 
 
 def cost_rows(counts: dict[str, ChatCount], requests: int) -> pd.DataFrame:
-    """A row a model, dearest format first: what the conversation costs once, how many requests its
-    window holds, what each request sends again (the system prompt, the tools) and that over
-    ``requests`` requests.  Columns nobody pays (no system prompt, no tools) are left out."""
+    """A row a model, dearest format first: its template's tokens, what each request sends again
+    (the system prompt, the tools) and that over ``requests`` requests, and how many requests its
+    window holds.  A column nobody pays (no system prompt, no tools) is left out."""
     ranked = sorted(counts.values(), key=lambda c: -c.template_tokens)
     frame = pd.DataFrame({
         "model": [c.label for c in ranked],
         "template": [c.template_tokens for c in ranked],
-        "content": [c.content_tokens for c in ranked],
-        "requests that fit": [Growth.of(c).requests_that_fit(c.context_window) if c.context_window
-                              else None for c in ranked],
-        "context window": [c.context_window or None for c in ranked],
-        "system prompt": [_system(c) for c in ranked],
+        "system prompt": [c.system_tokens for c in ranked],
         "tools": [c.tools_tokens for c in ranked],
     })
-    frame[both_column(requests)] = (frame["system prompt"] + frame["tools"]) * requests
-    return frame.loc[:, (frame != 0).any()]
+    frame = frame.loc[:, (frame != 0).any()]
+    again = [c for c in ("system prompt", "tools") if c in frame]
+    if again:
+        name = "system + tools" if len(again) == 2 else again[0]
+        frame[f"{name} × {requests:,}"] = frame[again].sum(axis=1) * requests
+    frame["requests that fit"] = [Growth.of(c).requests_that_fit(c.context_window) for c in ranked]
+    frame["context window"] = [c.context_window for c in ranked]
+    return frame
 
 
-def both_column(requests: int) -> str:
-    return f"both, {requests:,} requests"
+def cost_caption(frame: pd.DataFrame, requests: int) -> str:
+    """What the table's columns mean, only those it has."""
+    said = ("Tokens, a row a model, the dearest format first. *Template*: every token that is not a "
+            "message's own text (headers, separators, special tokens, the tools).")
+    again = [c for c in ("system prompt", "tools") if c in frame]
+    if again:
+        said += (f" The {' and the '.join(again)} go{'es' * (len(again) == 1)} again with every request "
+                 f"(× {requests:,}: in {plural(requests, 'request')}).")
+    return said + (" *Requests that fit*: how many requests the context window holds, each adding "
+                   "these messages again.")
 
 
-COST_HELP = {
-    "template": "Tokens that are not the messages' own text: the format's headers, separators and "
-                "special tokens, and the tools block.",
-    "content": "Tokens of the messages' own text, cut as the template places them.",
-    "system prompt": "Tokens the system prompt takes, with its template: sent again with every request.",
-    "tools": "Tokens the tools block takes: sent again with every request.",
-    "requests that fit": "How many requests the window holds, each adding these messages again, before "
-                         "one no longer fits.",
-    "context window": "Tokens the model reads at most at once.",
-}
+def cost_table(frame: pd.DataFrame):
+    """The table as Streamlit draws it: whole numbers as people write them (131,072), no index."""
+    figures = [c for c in frame.columns if c != "model"]
+    return frame.style.format("{:,}", subset=figures).hide(axis="index")
 
 
-def cost_config(frame: pd.DataFrame, requests: int) -> dict:
-    """The table's columns as people write whole numbers, each header explained on hover."""
-    helps = {**COST_HELP, both_column(requests): "The system prompt and the tools, sent again with each "
-                                                 f"of {requests:,} requests."}
-    model = st.column_config.TextColumn("model", pinned=True)  # named while the figures scroll past
-    return {"model": model, **counts_config(*frame.columns[1:], help=helps)}
-
-
-def _system(count: ChatCount) -> int:
-    return sum(m.content_tokens + m.template_tokens for m in count.messages if m.role == "system")
