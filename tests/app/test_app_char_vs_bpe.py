@@ -182,3 +182,12 @@ def test_the_test_text_made_from_a_paste_says_how_it_was_made():
     assert any("the test text is not the corpus" in m.value for m in at.markdown)
     at.text_area(key="w_test_text").set_value("Le renard et le prince").run()
     assert not [c for c in at.caption if c.value.startswith("Made from the corpus")]
+
+
+def test_a_paste_without_spaces_is_said_to_be_cut_after_so_many_characters():
+    """Japanese puts no space between words: its opening is cut anywhere, and no word is made up."""
+    japanese = "日本語の文章は単語の間に空白を入れずに書かれるので、区切りは文脈から読み取られます。" * 5
+    at = open_page("char_vs_bpe", "corpus_paste", japanese)
+    said = " ".join(c.value for c in at.caption)
+    assert "Made from the corpus: the corpus's first 100 characters." in said
+    assert "cut at the end of a word" not in said and "never contains" not in said

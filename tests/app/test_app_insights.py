@@ -81,6 +81,11 @@ def test_every_language_group_is_labelled_with_core_s_premiums(at):
     hindi = next(r for r in rows if r["code"] == "hin" and r["tokenizer"] == "GPT-4o (o200k_base)")
     assert hindi["tokens"] == token_count(o200k, texts["hin"])
     assert hindi["premium"] == pytest.approx(hindi["tokens"] / token_count(o200k, texts["eng"]), abs=1e-3)
+    # the table under the chart: every premium with two decimals (not "1", "5.75", "9.505")
+    [table] = [d for d in at.dataframe if "language" in d.value.columns]
+    columns = json.loads(table.proto.columns)
+    assert {columns[t]["type_config"]["format"] for t in tokenizers} == {"%.2f×"}
+    assert any(t.startswith("Yours (") and t.endswith(" merges)") for t in tokenizers)  # as Compare says
 
 
 @pytest.mark.slow

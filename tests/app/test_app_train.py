@@ -104,8 +104,10 @@ def test_launch_watch_stop_and_generate(app, tmp_path):
 
     poll(at, val_loss_shown)
     assert at.get("vega_lite_chart"), "the loss chart is drawn"
-    # the estimate, for a further launch, names the run just launched as the attendee's own
-    assert "while 1 other run (yours) trained" in " ".join(i.value for i in at.info)
+    # the estimate, for a further launch, names the run just launched as the attendee's own, and
+    # says the step was timed before it
+    said = " ".join(i.value for i in at.info)
+    assert "1 other run (yours)" in said and "while no other run trained" in said, said
     at.button(key="gpt_stop").click().run()
     poll(at, lambda a: list_runs(tmp_path)[0].status == "stopped", timeout=30)
     assert not pid_alive(list_runs(tmp_path)[0].pid)
@@ -189,16 +191,21 @@ def test_a_gpu_estimate_names_the_gpu_it_was_measured_on(monkeypatch):
 
 
 def test_the_estimate_says_which_of_the_runs_it_would_share_the_machine_with_are_yours():
+    """Straight after Launch the run just launched trains: a further launch shares the machine with
+    it, and it is the attendee's; the step was timed before it, with no run beside it."""
     from core.room.probe import StepEstimate
     from ui.views import run_view
 
     est = StepEstimate(seconds=0.05, device="cpu", threads=1, steps=10)
     config = tiny_config(max_steps=2000)
-    said = run_view.estimate_text(est, config, 65, others=1, gpt_workers=1, yours=1)
-    assert "while 1 other run (yours) trained" in said and "turns with the 1 other run (yours)" in said
+    said = run_view.estimate_text(est, config, 65, others=1, gpt_workers=2, yours=1)
+    assert "while no other run trained" in said  # when it was measured
+    assert "It starts at once on a free GPT worker, beside the 1 other run (yours)." in said
+    said = run_view.estimate_text(est, config, 65, others=1, gpt_workers=1, yours=1, beside=2)
+    assert "while 2 other runs trained" in said and "turns with the 1 other run (yours)" in said
     said = run_view.estimate_text(est, config, 65, others=3, gpt_workers=2, yours=1)
     assert "turns with the 3 other runs (1 of them yours) on this server's 2 GPT workers" in said
-    assert "(yours)" not in run_view.estimate_text(est, config, 65, others=2, gpt_workers=2)
+    assert "yours)" not in run_view.estimate_text(est, config, 65, others=2, gpt_workers=2)
 
 
 def test_page_in_the_app_navigation(tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ section (into the ignored ``tests/.screenshots/``)."""
 import pytest
 
 from test_browser import NAVIGATION_MS, charts_drawn, chromium_context, idle, paste_corpus, serve, two_frames
+from test_browser_800 import CUT
 
 pytestmark = pytest.mark.browser
 
@@ -34,6 +35,7 @@ def test_the_six_questions_at_two_widths(width, tmp_path, shots_dir):
             two_frames(pg)
             pg.screenshot(path=str(shots_dir / f"questions_{i + 1}_{width}px.png"))
         assert "Traceback" not in main.inner_text()
+        assert main.evaluate(CUT) == []  # no label cut short with an ellipsis
 
 
 PASTE = ("Dear team, the meeting moved to 14:30 in room 2024.<|endoftext|>Next story: 3 apples.\n"

@@ -102,6 +102,11 @@ def _merges_input() -> None:
                     help="How many merges to learn (vocabulary = base symbols + merges).")
 
 
+def own_label(tok) -> str:
+    """Your tokenizer as every page names it: by the settings these controls set."""
+    return f"Yours ({tok.variant}, {len(tok.merge_triples):,} merges)"
+
+
 def use_byte_variant() -> None:
     """A button callback: BPE on UTF-8 bytes, which has a token for any text."""
     state.put("kept_variant", "byte")

@@ -36,6 +36,7 @@ from core.digest import text_digest
 
 from ui.serving.bounded_cache import BoundedCache
 from ui.plumbing.charts import FIT_WIDTH, grouped_height
+from ui.plumbing.controls import own_label
 from ui.plumbing.cache import PRETRAINED_LABELS as LABELS
 from ui.plumbing.cache import TRAINING_ERRORS, pretrained, session_tokenizer
 from ui.plumbing.render import (
@@ -65,7 +66,7 @@ def session_label() -> str:
         tok = session_tokenizer(progress=False)
     except TRAINING_ERRORS:
         return "Yours (this session's corpus)"
-    return f"Yours ({tok.variant}, {len(tok.merge_triples):,} merges)"
+    return own_label(tok)
 
 
 def choices() -> tuple[dict[str, str], dict[str, str]]:

@@ -92,18 +92,20 @@ ESTIMATE_TTL_S = 600  # a step timed for some settings is timed again after this
 
 
 @st.cache_data(ttl=ESTIMATE_TTL_S, max_entries=64, show_spinner=False)
-def measured_step(settings: str, _config, vocab_size: int,
-                  max_running: int | None) -> tuple[StepEstimate | None, str | None]:
+def measured_step(settings: str, _config, vocab_size: int, max_running: int | None,
+                  _runs_dir) -> tuple[StepEstimate | None, str | None, int]:
     """A step of ``_config`` (by its ``settings``, as JSON) timed in a child process, with the
-    threads a run launched now gets, or why it could not be: once per settings and ten minutes, a
-    failure too, so a page run waits for the child process once, not at every rerun.  Call it out of
-    the page's line (``page_queue.step_aside``): it waits seconds on a child process, and so does
-    every other run asking for the same settings meanwhile, on Streamlit's lock for them."""
+    threads a run launched now gets, or why it could not be, and the runs training beside it then
+    (the load the figure was measured under, not the load when it is read): once per settings and
+    ten minutes, a failure too, so a page run waits for the child process once, not at every rerun.
+    Call it out of the page's line (``page_queue.step_aside``): it waits seconds on a child process,
+    and so does every other run asking for the same settings meanwhile, on Streamlit's lock for them."""
     threads = _config.threads or run_threads(_config.device, max_running)
+    beside = training_now(_runs_dir, "")[0]
     try:
-        return estimate_step(replace(_config, threads=threads), vocab_size), None
+        return estimate_step(replace(_config, threads=threads), vocab_size), None, beside
     except ProbeError as exc:
-        return None, str(exc)
+        return None, str(exc), beside
 
 
 def training_now(runs_dir, owner: str) -> tuple[int, int, int]:
@@ -138,15 +140,18 @@ def run_seconds(est: StepEstimate, config, others: int, gpt_workers: int = 1) ->
 
 
 def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_workers: int = 1,
-                  yours: int = 0) -> str:
+                  yours: int = 0, beside: int = 0) -> str:
     """What a run launched now will cost, and what the figure assumed: its time (settings, device,
-    threads, the load), its memory, and where it queues: the turns it would take with the
-    ``others`` (``yours`` of them the attendee's) on ``gpt_workers`` GPT workers."""
+    threads, the ``beside`` runs training when it was measured), its memory, and where it queues:
+    beside or in turns with the ``others`` training now (``yours`` of them the attendee's) on
+    ``gpt_workers`` GPT workers."""
     where = (f"this CPU with {plural(est.threads, 'thread')}" if est.device == "cpu"
              else this_machine().describe(est.device))  # "cuda (NVIDIA H200)"
-    load = f"while {other_runs(others, yours)} trained" if others else "while no other run trained"
+    load = f"while {plural(beside, 'other run')} trained" if beside else "while no other run trained"
     alone = est.run_seconds(config)
     queue = " It starts at once: a GPT worker is free."
+    if others:
+        queue = f" It starts at once on a free GPT worker, beside the {other_runs(others, yours)}."
     if others + 1 > gpt_workers:
         together = about(run_seconds(est, config, others, gpt_workers))
         queue = (f" It would take turns with the {other_runs(others, yours)} on this server's "
