@@ -53,8 +53,8 @@ def test_connections_open_and_to_come_send_at_once(listener):
             assert nagle_off(listener) and nagle_off(open_before) and nagle_off(later)
 
 
-def test_a_page_run_turns_nagle_off_in_its_process(listener, monkeypatch):
-    monkeypatch.setattr(sockets, "_done", type(sockets._done)())  # as in a fresh app process
+def test_a_page_run_turns_nagle_off_in_its_process(listener):
+    sockets.start.cache_clear()  # as in a fresh app process
     open_page("start_here")
     client, server_end = accepted(listener)
     with client, server_end:

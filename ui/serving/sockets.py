@@ -20,13 +20,12 @@ is none (macOS, Windows) it does nothing.
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import stat
-import threading
 
 _FDS = "/proc/self/fd"
-_done = threading.Event()
 
 
 def _tcp_socket(fd: int) -> socket.socket | None:
@@ -69,9 +68,8 @@ def send_at_once() -> int:
     return count
 
 
+@functools.cache
 def start() -> None:
     """:func:`send_at_once`, once per process: the first page run's, before its messages go (two
     first runs at once may both do it, which sets the same option twice)."""
-    if not _done.is_set():
-        send_at_once()
-        _done.set()
+    send_at_once()
