@@ -134,7 +134,7 @@ if not counts:
 st.subheader("What it costs")
 st.markdown(headline(counts))
 costs = cost_rows(counts, requests)
-st.table(cost_table(costs))
+st.container(key="figures_chat_costs").markdown(cost_table(costs))
 st.caption(cost_caption(costs, requests))
 
 st.subheader("Tokens per message: content and template")

@@ -37,6 +37,10 @@ def test_the_chat_page_reads_whole_in_both_themes(site, shots_dir, width, theme)
     dashed = main.locator('.tok[style*="dashed"]')
     assert dashed.count() > 0 and "<|start_header_id|>" in main.inner_text()
     assert main.evaluate(CUT) == []
+    # "What it costs": every column in sight, none past the column's edge
+    costs = main.locator(".st-key-figures_chat_costs table")
+    assert costs.evaluate("t => t.getBoundingClientRect().right <= "
+                          "t.closest('[data-testid=stMainBlockContainer]').getBoundingClientRect().right")
     for chart in main.evaluate(CHART_LABELS):  # each chart names every model it draws
         assert all(model.label in " ".join(chart) for model in CHAT_MODELS.values()), chart
     pg.screenshot(path=str(shots_dir / f"chat_{width}_{theme}.png"))

@@ -181,7 +181,7 @@ def cost_rows(counts: dict[str, ChatCount], requests: int) -> pd.DataFrame:
         name = "system + tools" if len(again) == 2 else again[0]
         frame[f"{name} × {requests:,}"] = frame[again].sum(axis=1) * requests
     frame["requests that fit"] = [Growth.of(c).requests_that_fit(c.context_window) for c in ranked]
-    frame["context window"] = [c.context_window for c in ranked]
+    frame["window"] = [c.context_window for c in ranked]
     return frame
 
 
@@ -193,13 +193,18 @@ def cost_caption(frame: pd.DataFrame, requests: int) -> str:
     if again:
         said += (f" The {' and the '.join(again)} go{'es' * (len(again) == 1)} again with every request "
                  f"(× {requests:,}: in {plural(requests, 'request')}).")
-    return said + (" *Requests that fit*: how many requests the context window holds, each adding "
-                   "these messages again.")
+    return said + (" *Requests that fit*: how many requests the model's context *window* holds, each "
+                   "adding these messages again.")
 
 
-def cost_table(frame: pd.DataFrame):
-    """The table as Streamlit draws it: whole numbers as people write them (131,072), no index."""
-    figures = [c for c in frame.columns if c != "model"]
-    return frame.style.format("{:,}", subset=figures).hide(axis="index")
+def cost_table(frame: pd.DataFrame) -> str:
+    """The table as Markdown: every column in sight at 800 px (a wrapped header, where a data grid
+    scrolls its last columns out of sight), figures right-aligned as people write them (131,072),
+    and a few strings to send (a styled frame cost more of the server's CPU a run: docs/benchmarks.md,
+    "What one page run costs the server")."""
+    rows = [f"| {' | '.join(frame.columns)} |", "|---|" + "---:|" * (len(frame.columns) - 1)]
+    for model, *figures in frame.itertuples(index=False):
+        rows.append(f"| {md_safe(model)} | " + " | ".join(f"{n:,}" for n in figures) + " |")
+    return "\n".join(rows)
 
 
