@@ -101,7 +101,7 @@ def measured_step(settings: str, _config, vocab_size: int, max_running: int | No
     Call it out of the page's line (``page_queue.step_aside``): it waits seconds on a child process,
     and so does every other run asking for the same settings meanwhile, on Streamlit's lock for them."""
     threads = _config.threads or run_threads(_config.device, max_running)
-    beside = training_now(_runs_dir, "")[0]
+    beside = sum(map(len, queue_state(_runs_dir)))  # training and queued, anyone's
     try:
         return estimate_step(replace(_config, threads=threads), vocab_size), None, beside
     except ProbeError as exc:
@@ -149,13 +149,14 @@ def estimate_text(est: StepEstimate, config, vocab_size: int, others: int, gpt_w
              else this_machine().describe(est.device))  # "cuda (NVIDIA H200)"
     load = f"while {plural(beside, 'other run')} trained" if beside else "while no other run trained"
     alone = est.run_seconds(config)
-    queue = " It starts at once: a GPT worker is free."
-    if others:
-        queue = f" It starts at once on a free GPT worker, beside the {other_runs(others, yours)}."
     if others + 1 > gpt_workers:
         together = about(run_seconds(est, config, others, gpt_workers))
         queue = (f" It would take turns with the {other_runs(others, yours)} on this server's "
                  f"{plural(gpt_workers, 'GPT worker')}: {together} in all while they train.")
+    elif others:
+        queue = f" It starts at once on a free GPT worker, beside the {other_runs(others, yours)}."
+    else:
+        queue = " It starts at once: a GPT worker is free."
     memory = training_memory(config, vocab_size) / 2**20
     return (f"≈ **{est.seconds * 1000:,.0f} ms per step** → {about(alone)} for "
             f"{plural(config.max_steps, 'step')}, start, evaluations, checkpoints and samples included, "
