@@ -16,22 +16,25 @@ from ui.views.chat_view import (MAX_CHARS, cost_caption, cost_rows, cost_table, 
                                 message_chart, message_frame, model_counts, own_count, rendering_html,
                                 request_chart, total_chart)
 
-IDS, NEXT, TOOLS, USE_TOOLS = "chat_ids", "chat_next", "chat_tools", "chat_use_tools"
+# the conversation's order; every box's value is kept (``state.keep``: it outlives a visit to
+# another page, where Streamlit forgets a widget's own key) under the names below
+IDS, NEXT = "chat_ids", "chat_next"
+TOOLS, USE_TOOLS, THINKING, REQUESTS = "chat_tools", "chat_use_tools", "chat_thinking", "chat_requests"
 CORPUS_CHARS = 1_000_000  # the sidebar's corpus as a message: a megabyte, counted off the page
 
 
-def role_key(i: int) -> str:
+def role_name(i: int) -> str:
     return f"chat_role_{i}"
 
 
-def text_key(i: int) -> str:
+def text_name(i: int) -> str:
     return f"chat_text_{i}"
 
 
 def add(role: str, text: str) -> None:
     i = state.get(NEXT, 0)
-    state.put(role_key(i), role)
-    state.put(text_key(i), text)
+    state.put_kept(role_name(i), role)
+    state.put_kept(text_name(i), text)
     state.put(IDS, [*state.get(IDS, []), i])
     state.put(NEXT, i + 1)
 
@@ -41,8 +44,10 @@ def opening() -> None:
     if state.get(IDS) is None:
         for m in SAMPLE_MESSAGES:
             add(m.role, m.content)
-        state.put(TOOLS, json.dumps([t.as_openai()["function"] for t in SAMPLE_TOOLS], indent=2))
-        state.put(USE_TOOLS, True)
+        state.put_kept(TOOLS, json.dumps([t.as_openai()["function"] for t in SAMPLE_TOOLS], indent=2))
+        state.put_kept(USE_TOOLS, True)
+        state.put_kept(THINKING, False)
+        state.put_kept(REQUESTS, 20)
 
 
 def move(i: int, by: int) -> None:
@@ -55,11 +60,12 @@ def move(i: int, by: int) -> None:
 
 def remove(i: int) -> None:
     state.put(IDS, [j for j in state.get(IDS) if j != i])
+    state.forget_kept(role_name(i), text_name(i))  # a megabyte of corpus, removed, is not kept
 
 
 def add_next() -> None:
     ids = state.get(IDS)
-    last = state.get(role_key(ids[-1])) if ids else "assistant"
+    last = state.kept(role_name(ids[-1])) if ids else "assistant"
     add("assistant" if last == "user" else "user", "")
 
 
@@ -71,18 +77,18 @@ def editor() -> tuple[Message, ...]:
     ids = state.get(IDS)
     for n, i in enumerate(ids):  # the role and the buttons on one line, the text below: whole at 800 px
         c = st.columns([3, 2], vertical_alignment="bottom")
-        c[0].selectbox(f"Role of message {n + 1}", ROLES, key=role_key(i))
+        c[0].selectbox(f"Role of message {n + 1}", ROLES, **state.keep(role_name(i)))
         with c[1].container(horizontal=True, gap="small"):
             st.button("↑", key=f"chat_up_{i}", on_click=move, args=(i, -1), help="Move up", disabled=n == 0)
             st.button("↓", key=f"chat_down_{i}", on_click=move, args=(i, 1), help="Move down",
                       disabled=n == len(ids) - 1)
             st.button("✕", key=f"chat_remove_{i}", on_click=remove, args=(i,), help="Remove this message")
-        st.text_area(f"Message {n + 1}", key=text_key(i), height=68)
+        st.text_area(f"Message {n + 1}", height=68, **state.keep(text_name(i)))
     c = st.columns(2)
     c[0].button("Add a message", on_click=add_next, key="chat_add")
     c[1].button("Use my corpus as a message", on_click=add_corpus, key="chat_add_corpus",
                 help=f"The sidebar's corpus (up to {CORPUS_CHARS:,} characters) as a user message")
-    return tuple(Message(state.get(role_key(i)), state.get(text_key(i)) or "") for i in ids)
+    return tuple(Message(state.kept(role_name(i)), state.kept(text_name(i)) or "") for i in ids)
 
 
 st.title("💬 Chat templates")
@@ -93,12 +99,13 @@ opening()
 messages = editor()
 # a key keeps it open while messages are added above it (its place on the page changes)
 with st.expander("Tools the model may call (JSON Schema functions)", key="chat_tools_open"):
-    st.checkbox("Send these tools with the conversation", key=USE_TOOLS)
-    st.text_area("Tool definitions", key=TOOLS, height=200)
+    st.checkbox("Send these tools with the conversation", **state.keep(USE_TOOLS))
+    st.text_area("Tool definitions", height=200, **state.keep(TOOLS))
 c = st.columns(2)
-thinking = c[0].toggle("Qwen 3 thinking on", key="chat_thinking")
-requests = c[1].slider("Requests, each sending the history again (for the table and the history chart)",
-                       1, 200, 20, key="chat_requests")
+c[0].toggle("Qwen 3 thinking on", **state.keep(THINKING))
+c[1].slider("Requests, each sending the history again (for the table and the history chart)",
+            1, 200, **state.keep(REQUESTS))
+thinking, requests = state.kept(THINKING), state.kept(REQUESTS)
 if not messages:
     st.info("Add a message to see how each model reads it.")
     st.stop()
@@ -108,7 +115,7 @@ except ValueError as exc:  # past the corpus size bound
     show_error(exc)
     st.stop()
 try:
-    tools = parse_tools(json.loads(state.get(TOOLS) or "[]")) if state.get(USE_TOOLS) else ()
+    tools = parse_tools(json.loads(state.kept(TOOLS) or "[]")) if state.kept(USE_TOOLS) else ()
 except (json.JSONDecodeError, ValueError) as exc:
     show_error(exc, "The tools are not used: ")
     tools = ()

@@ -24,8 +24,8 @@ def page() -> AppTest:
 
 
 def messages(at: AppTest) -> list[Message]:
-    roles = [s.value for s in at.selectbox if (s.key or "").startswith("chat_role_")]
-    texts = [t.value for t in at.text_area if (t.key or "").startswith("chat_text_")]
+    roles = [s.value for s in at.selectbox if (s.key or "").startswith("w_chat_role_")]
+    texts = [t.value for t in at.text_area if (t.key or "").startswith("w_chat_text_")]
     return [Message(r, t) for r, t in zip(roles, texts)]
 
 
@@ -55,7 +55,7 @@ def cost_table(at: AppTest) -> tuple[list[str], dict[str, dict[str, int]]]:
 def test_it_opens_on_the_sample_with_a_tool_and_cores_figures():
     at = page()
     assert messages(at) == list(SAMPLE_MESSAGES)
-    assert [json.loads(at.text_area(key="chat_tools").value)[0]["name"]] == [SAMPLE_TOOLS[0].name]
+    assert [json.loads(at.text_area(key="w_chat_tools").value)[0]["name"]] == [SAMPLE_TOOLS[0].name]
     for name, model in CHAT_MODELS.items():
         count = count_chat(model, chat_tokenizer(name), SAMPLE_MESSAGES, SAMPLE_TOOLS)
         assert headline(count) in shown(at)
@@ -95,7 +95,8 @@ def test_add_remove_reorder_and_change_a_role():
     assert [m.content for m in messages(at)][1:3] == [SAMPLE_MESSAGES[2].content, SAMPLE_MESSAGES[1].content]
     at.button(key="chat_remove_0").click().run()
     assert [m.role for m in messages(at)] == ["assistant", "user", "user", "assistant"]
-    at.selectbox(key="chat_role_3").set_value("system").run()
+    assert "kept_chat_text_0" not in at.session_state  # a removed message's text is not kept
+    at.selectbox(key="w_chat_role_3").set_value("system").run()
     assert messages(at)[2].role == "system"
     count = count_chat(CHAT_MODELS["qwen3"], chat_tokenizer("qwen3"), messages(at), SAMPLE_TOOLS)
     assert headline(count) in shown(at) and not at.exception
@@ -103,7 +104,7 @@ def test_add_remove_reorder_and_change_a_role():
 
 def test_a_paste_into_a_message_and_the_corpus_as_a_message():
     at = page()
-    at.text_area(key="chat_text_1").set_value("Paste: <|im_end|> {{ 7 * 7 }}").run()
+    at.text_area(key="w_chat_text_1").set_value("Paste: <|im_end|> {{ 7 * 7 }}").run()
     typed = [*SAMPLE_MESSAGES[:1], Message("user", "Paste: <|im_end|> {{ 7 * 7 }}"), *SAMPLE_MESSAGES[2:]]
     count = count_chat(CHAT_MODELS["qwen3"], chat_tokenizer("qwen3"), typed, SAMPLE_TOOLS)
     assert headline(count) in shown(at)
@@ -111,6 +112,25 @@ def test_a_paste_into_a_message_and_the_corpus_as_a_message():
     paste_box(at).set_value("A corpus of my own, pasted in the sidebar.").run()
     at.button(key="chat_add_corpus").click().run()
     assert messages(at)[-1] == Message("user", "A corpus of my own, pasted in the sidebar.")
+
+
+def test_the_conversation_and_its_settings_outlive_a_visit_to_another_page():
+    """Streamlit forgets a widget's value on a page that does not draw it: the messages, the
+    tools, the thinking switch and the requests came back empty, every role "system"."""
+    at = page()
+    at.text_area(key="w_chat_text_1").set_value("My own question").run()
+    at.selectbox(key="w_chat_role_3").set_value("system").run()
+    at.text_area(key="w_chat_tools").set_value("[]").run()
+    at.toggle(key="w_chat_thinking").set_value(True).run()
+    at.slider(key="w_chat_requests").set_value(50).run()
+    before = messages(at)
+    at.switch_page("app_pages/learn_bpe.py").run()
+    at.switch_page("app_pages/chat.py").run()
+    assert messages(at) == before and before[1] == Message("user", "My own question")
+    assert before[3].role == "system"
+    assert at.text_area(key="w_chat_tools").value == "[]"
+    assert at.toggle(key="w_chat_thinking").value and at.slider(key="w_chat_requests").value == 50
+    assert not at.exception
 
 
 @pytest.fixture
@@ -127,7 +147,7 @@ def job_engine(tmp_path, monkeypatch):
 def test_a_long_conversation_is_counted_off_the_page_then_shown():
     at = page()
     long = "Lorem ipsum dolor sit amet, é 日本. " * (MAX_CHARS // 30)
-    at.text_area(key="chat_text_1").set_value(long).run()
+    at.text_area(key="w_chat_text_1").set_value(long).run()
     [bar] = progress_texts(at)  # the job engine counts it: a progress bar, and the page answers
     assert bar.startswith("Counting the conversation for each model")
     poll_until_done(at)
@@ -144,14 +164,14 @@ def test_a_long_conversation_is_counted_off_the_page_then_shown():
 def test_a_conversation_past_the_corpus_bound_is_refused(monkeypatch):
     monkeypatch.setenv("BPE_EXPLORER_MAX_CORPUS_BYTES", "1000")
     at = page()
-    at.text_area(key="chat_text_1").set_value("x" * 1_000).run()
+    at.text_area(key="w_chat_text_1").set_value("x" * 1_000).run()
     assert any("the limit is 1,000 bytes" in e.value for e in at.error)
     assert not at.exception
 
 
 def test_a_tool_that_is_not_an_object_is_named_and_left_out():
     at = page()
-    at.text_area(key="chat_tools").set_value('[{"name": "f", "parameters": ["x"]}]').run()
+    at.text_area(key="w_chat_tools").set_value('[{"name": "f", "parameters": ["x"]}]').run()
     assert any("parameters must be a JSON Schema object" in e.value for e in at.error)
     header, _ = cost_table(at)
     assert "tools" not in header and "system prompt × 20" in header

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import step_view, paste_box
 from core import BPETokenizer
 from core.bpe.explain import quoted, segment
+from ui.plumbing.corpus_sidebar import EMPTIED_BOX
 from ui.views import step_view as view
 from ui.views.token_view import PICKER_BASE_MAX
 
@@ -49,7 +50,8 @@ def test_first_open_shows_sennrich_and_its_merges():
     _, step, data = step_view(at)
     assert step == 0 and data["merges"] == merges_of(tok)
     assert sidebar_stats(at) == {"Characters": f"{len(SENNRICH):,}",
-                                 "Bytes (UTF-8)": f"{len(SENNRICH.encode()):,}", "Words": "11",
+                                 "Bytes (UTF-8)": f"{len(SENNRICH.encode()):,}",
+                                 "Words (split at spaces)": "11",
                                  "Unique characters": f"{len(set(SENNRICH))}"}
     # the tree of the last token goes down to characters, as text once its expander is opened (a
     # closed one sends no code block: a fresh tab loads no syntax highlighter)
@@ -108,9 +110,12 @@ def test_an_emptied_paste_box_keeps_the_corpus():
     """Emptying the box is not a paste: the corpus stays (the browser sends the box emptied by the
     server too, after a large paste)."""
     text = "the cat sat on the mat the cat ran"
-    at = paste(paste(app(), text), "")
+    at = paste(app(), text)
+    assert EMPTIED_BOX not in [c.value for c in at.sidebar.caption]
+    at = paste(at, "")
     assert at.session_state["corpus_text"] == text
     assert not at.info and step_view(at)[2]["merges"]
+    assert EMPTIED_BOX in [c.value for c in at.sidebar.caption]  # said, not left to guess
 
 
 def test_pasted_corpus_and_merges_setting_are_used():

@@ -341,7 +341,7 @@ def test_the_chat_station_lands_on_its_conversation_with_the_figures_it_quotes(r
     answer = compute_answer(station)
     at = open_tool(station.id, jobs=False)
     assert [t.value for t in at.title] == ["💬 Chat templates"]
-    at.checkbox(key="chat_use_tools").uncheck().run()  # the station's conversation has no tool
+    at.checkbox(key="w_chat_use_tools").uncheck().run()  # the station's conversation has no tool
     said = " ".join(m.value for m in at.markdown)
     total, template = answer.facts["first_total"], answer.facts["first_template"]
     assert f"**GPT\\-OSS**: {total} tokens, {template} of them" in said

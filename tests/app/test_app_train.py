@@ -280,6 +280,18 @@ def test_new_runs_join_the_comparison_and_removed_ones_stay_out(app, tmp_path):
     assert spec["encoding"]["y"]["field"] == "bits per character"
 
 
+def test_one_evaluation_draws_a_readable_comparison(app, tmp_path):
+    """A run's first evaluation alone: its step on an axis from 0, its bits per character between
+    ticks of two decimals (it was one tick, "4.053994", in the middle of an empty chart)."""
+    finished_run(tmp_path, ALICE, "char-a", "2026-01-01T00:00:01", 4.053994)
+    at = app.run()
+    spec = json.loads(at.get("vega_lite_chart")[-1].proto.spec)
+    x, y = spec["encoding"]["x"], spec["encoding"]["y"]
+    low, high = y["scale"]["domain"]
+    assert x["scale"]["domainMin"] == 0 and y["axis"]["format"] == ".2f"
+    assert low < 4.053994 < high and high - low == pytest.approx(0.2)
+
+
 @pytest.mark.slow
 def test_resume_a_stopped_run_then_delete_it(app, tmp_path):
     run = launch_run(tiny_config(max_steps=20_000, eval_interval=10), "paused", tmp_path,

@@ -109,7 +109,7 @@ def own_label(tok) -> str:
 
 def use_byte_variant() -> None:
     """A button callback: BPE on UTF-8 bytes, which has a token for any text."""
-    state.put("kept_variant", "byte")
+    state.put_kept("variant", "byte")
     state.reset_learn_step()
 
 
@@ -119,7 +119,7 @@ def default_test_text(corpus: str) -> ExampleText | None:
     if state.get(state.CHARBPE_TEST_EDITED):
         return None
     made = _corpus_example(state.corpus_digest(), corpus)
-    state.put("kept_test_text", made.text)
+    state.put_kept("test_text", made.text)
     return made
 
 
@@ -164,7 +164,7 @@ def restore_settings(params: dict) -> None:
     for param, name in state.URL_SETTINGS.items():
         value = _url_value(name, params[param]) if param in params else None
         if value is not None:
-            state.put("kept_" + name, value)
+            state.put_kept(name, value)
     if params.get(state.STEP_PARAM, "").isdigit():
         state.set_learn_step(int(params[state.STEP_PARAM]))  # the step view clamps it to the merges
     if params.get(state.RUN_PARAM):

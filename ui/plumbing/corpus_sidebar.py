@@ -34,6 +34,8 @@ from ui.plumbing.state import (CORPUS_ERROR, CORPUS_PASTE, CORPUS_PASTES, CORPUS
                                CORPUS_SAMPLE, CORPUS_UPLOADS)
 
 EDIT_LIMIT = 100_000  # larger corpora are not copied into the text box
+EMPTIED_BOX = ("An empty box changes nothing: the corpus is still the one below. Paste text, then "
+               "press Ctrl+Enter.")
 STORE_FOLDER = ".corpora"  # in the runs folder, never taken for an owner's folder of runs
 STORE_KEEP = 5  # pasted or uploaded corpora kept per owner, the newest, for reloads
 _DIGEST = re.compile(r"[0-9a-f]{32}")
@@ -324,6 +326,8 @@ def corpus_sidebar() -> None:
         # the size is checked in UTF-8 bytes when the text is used, and the summary counts characters
         st.text_area("Or paste your own text", key=_paste_key(), height=150, on_change=_on_paste,
                      help=f"Press Ctrl+Enter (or click outside the box) to use it. Up to {megabytes} MiB.")
+        if state.get(_paste_key()) == "" and 0 < len(state.corpus()[1]) <= EDIT_LIMIT:  # emptied by hand
+            st.caption(EMPTIED_BOX)
         st.file_uploader(f"Or upload a UTF-8 .txt file (up to {megabytes} MiB)", type=["txt"],
                          key=_upload_key(), on_change=_on_upload, max_upload_size=megabytes)
         with st.expander("More corpora"):
@@ -359,8 +363,9 @@ def _corpus_summary() -> None:
     # names its columns, where an empty one drew a blank row (and screen readers read nothing)
     st.markdown("| In this corpus | Count |\n|:--|--:|\n" + "".join(
         f"| {label} | {value:,} |\n" for label, value in (
-            ("Characters", s.characters), ("Bytes (UTF-8)", s.bytes), ("Words", s.words),
-            ("Unique characters", s.unique_characters))))
+            ("Characters", s.characters), ("Bytes (UTF-8)", s.bytes),
+            # what a word-level tokenizer splits on: a paragraph of Japanese is one such word
+            ("Words (split at spaces)", s.words), ("Unique characters", s.unique_characters))))
 
 
 def corpus_error_banner() -> None:

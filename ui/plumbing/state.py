@@ -238,6 +238,17 @@ def keep(name: str, on_change=None, max_chars: int | None = None) -> dict:
     return {"key": "w_" + name, "on_change": copy}
 
 
+def put_kept(name: str, value) -> None:
+    """Set the value :func:`keep`'s widget for ``name`` shows at its next drawing."""
+    st.session_state["kept_" + name] = value
+
+
+def forget_kept(*names: str) -> None:
+    """Drop the kept values of widgets that are gone for good (a removed message)."""
+    for name in names:  # the widget's own key goes at the end of the first run that does not draw it
+        st.session_state.pop("kept_" + name, None)
+
+
 def tokenizer_settings(variant: str | None = None) -> TokenizerSettings:
     """The chosen settings, or those another ``variant`` gets with the same regex and marker (the
     default marker when the box is empty: only the chosen variant reports an empty one)."""

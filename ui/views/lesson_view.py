@@ -239,7 +239,7 @@ def set_up_tool(station: Station) -> None:
     settings into this session exactly as the page's URL does for a new one (settings the station
     leaves out go back to their defaults); :func:`follow_tool` then switches page."""
     for name in state.URL_SETTINGS.values():
-        state.put("kept_" + name, state.KEPT_DEFAULTS[name])
+        state.put_kept(name, state.KEPT_DEFAULTS[name])
     if not (station.tool.any_text and own_corpus() is not None):  # else the attendee's text stays
         if station.tool.params.get(state.CORPUS_PARAM):
             put_aside_own_corpus()

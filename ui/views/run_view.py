@@ -56,7 +56,7 @@ def drop_unseen(prompt: str, unseen: list[str]) -> None:
 
 def use_byte_tokenizer() -> None:
     """A button callback: the next run gets a byte-level BPE tokenizer, which reads any text."""
-    state.put("kept_variant", "byte")  # the variant the BPE pages share, so they show it too
+    state.put_kept("variant", "byte")  # the variant the BPE pages share, so they show it too
     state.put(state.GPT_TOKENIZER, "bpe")
     state.reset_learn_step()
     st.toast("The next run you launch uses a byte-level BPE tokenizer: it can read any text.")
@@ -335,11 +335,19 @@ def bpc_charts(runs: dict[str, RunInfo], current_digest: str | None = None) -> l
     return [(corpus_title(corpus, current_digest), _bpc_chart(by_corpus[corpus])) for corpus in ordered]
 
 
+# the least span of a bits-per-character axis: a run's first evaluation alone drew an axis of one
+# tick ("4.053994") in the middle of nothing
+BPC_SPAN = 0.2
+
+
 def _bpc_chart(rows: list[dict]) -> alt.Chart:
+    values = [r["bits per character"] for r in rows]
+    pad = max(0.0, BPC_SPAN - (max(values) - min(values))) / 2
+    y_scale = alt.Scale(zero=False, **({"domain": [min(values) - pad, max(values) + pad]} if pad else {}))
     return (alt.Chart(pd.DataFrame(rows)).mark_line(point=True)
-            .encode(x=alt.X("step:Q", axis=STEP_AXIS),
-                    y=alt.Y("bits per character:Q", scale=alt.Scale(zero=False),
-                            axis=alt.Axis(title="bits / char", titleLimit=0)),
+            .encode(x=alt.X("step:Q", axis=STEP_AXIS, scale=alt.Scale(domainMin=0)),
+                    y=alt.Y("bits per character:Q", scale=y_scale,
+                            axis=alt.Axis(title="bits / char", titleLimit=0, format=".2f")),
                     color=alt.Color("run:N", legend=RUN_LEGEND),
                     tooltip=["run", "step", "bits per character", "elapsed s"])
             .properties(width="container", height=240, autosize=FIT_WIDTH))
