@@ -36,9 +36,10 @@ TREE_TOKEN = "tokenizers_tree_token_"
 TREE_FIRST = "o200k_base"  # whose merge tree the page shows first (GPT-4o's)
 CORPUS = "__corpus__"  # the pick that means the sidebar's corpus
 OWN = "__own__"  # the pick the box says once the attendee typed or pasted their own text
-PICK = "tokenizers_pick"
+# the pick, the text and the tokenizers shown are kept across pages (``state.keep``: Streamlit
+# forgets a widget's own key on a page that does not draw it, and a return to this page found no pick)
+PICK, TEXT, SHOWN = "tokenizers_pick", "tokenizers_text", "tokenizers_shown"
 PICK_LABELS = {CORPUS: "The corpus in the sidebar", OWN: "Your own text (typed or pasted)"}
-TEXT = "tokenizers_text"
 SEEN_CORPUS = "tokenizers_seen_corpus"  # the sidebar corpus's hash when the pick last followed it
 PANEL_WIDTH = 290  # a tokenizer's panel: three fit beside the sidebar at 1400 px, one at 800 px
 
@@ -47,7 +48,7 @@ PANEL_WIDTH = 290  # a tokenizer's panel: three fit beside the sidebar at 1400 p
 def picked_text(pick: str) -> str:
     """The text a pick puts in the box (the attendee's own text is whatever the box holds)."""
     if pick == OWN:
-        return state.get(TEXT) or ""
+        return state.kept(TEXT) or ""
     if pick == CORPUS:
         return state.corpus()[1][:CORPUS_CHARS]
     return load_sample(pick)[:MAX_TEXT_CHARS]
@@ -59,13 +60,13 @@ def pick_label(pick: str) -> str:
 
 def on_pick() -> None:
     """A pick fills the box with its text."""
-    state.put(TEXT, picked_text(state.get(PICK)))
+    state.put_kept(TEXT, picked_text(state.kept(PICK)))
 
 
 def on_text() -> None:
     """A text typed or pasted that is not the pick's makes the pick say so."""
-    if state.get(TEXT) != picked_text(state.get(PICK)):
-        state.put(PICK, OWN)
+    if state.kept(TEXT) != picked_text(state.kept(PICK)):
+        state.put_kept(PICK, OWN)
 
 
 def text_count(text: str) -> str:
@@ -74,7 +75,7 @@ def text_count(text: str) -> str:
     if len(text) > MAX_TEXT_CHARS:
         return f"{len(text):,} characters: the first {MAX_TEXT_CHARS:,} are compared."
     corpus = state.corpus()[1]
-    if state.get(PICK) == CORPUS and len(corpus) > CORPUS_CHARS:
+    if state.kept(PICK) == CORPUS and len(corpus) > CORPUS_CHARS:
         return (f"{len(text):,} characters: the start of the corpus ({len(corpus):,}). Paste more "
                 f"into the box to compare up to {MAX_TEXT_CHARS:,}.")
     return f"{len(text):,} characters"
@@ -91,35 +92,33 @@ def follow_the_corpus(first: str) -> None:
     digest = state.corpus_digest()
     if state.get(SEEN_CORPUS) != digest:
         chosen = state.get(state.CORPUS_SOURCE) is not None or state.get(SEEN_CORPUS) is not None
-        state.put(PICK, CORPUS if chosen else first)
+        state.put_kept(PICK, CORPUS if chosen else first)
         state.put(SEEN_CORPUS, digest)
-    if state.get(TEXT) is None or state.get(PICK) == CORPUS:  # the sidebar's corpus may have changed
-        state.put(TEXT, picked_text(state.get(PICK)))
+    if state.kept(TEXT) is None or state.kept(PICK) == CORPUS:  # the sidebar's corpus may have changed
+        state.put_kept(TEXT, picked_text(state.kept(PICK)))
 
 
 labels, missing = choices()
 picks = [n for n in sample_names() if n != FIRST_TEXT]
 picks = [FIRST_TEXT, *picks, CORPUS, OWN] if FIRST_TEXT in sample_names() else [*picks, CORPUS, OWN]
 follow_the_corpus(picks[0])
-st.selectbox("Pick a text", picks, key=PICK, format_func=pick_label, on_change=on_pick)
+st.selectbox("Pick a text", picks, format_func=pick_label, **state.keep(PICK, on_change=on_pick))
 # no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice); the caption counts characters
 text = st.text_area(
     "Text to compare (pick one above or paste your own)",
     height=150,
-    key=TEXT,
-    on_change=on_text,
     help="Any text: other scripts, emoji, code. Press Ctrl+Enter to apply.",
+    **state.keep(TEXT, on_change=on_text),
 )
 st.caption(text_count(text))
 text = text[:MAX_TEXT_CHARS]  # a longer text is compared on its first MAX_TEXT_CHARS characters
-shown = st.multiselect(
-    "Tokenizers (2 to 6)",
-    list(labels),
-    default=list(labels)[:MAX_SHOWN],
-    format_func=labels.get,
-    max_selections=MAX_SHOWN,
-    key="tokenizers_shown",
-)
+kept_shown = state.kept(SHOWN)
+if kept_shown is None:
+    state.put_kept(SHOWN, list(labels)[:MAX_SHOWN])
+else:  # those still offered (one may be missing here now)
+    state.put_kept(SHOWN, [k for k in kept_shown if k in labels])
+shown = st.multiselect("Tokenizers (2 to 6)", list(labels), format_func=labels.get, max_selections=MAX_SHOWN,
+                       **state.keep(SHOWN))
 for name, why in missing.items():
     st.caption(f"{md_safe(name)} is not shown: {md_safe(why)}")
 if len(shown) < 2 or not text:
@@ -129,13 +128,13 @@ if len(shown) < 2 or not text:
 results = encode_all(shown, labels, text)
 loaded = [r for r in results if not r.error]
 keys = [r.key for r in loaded]
-reference = st.selectbox(
+reference = state.remember("tokenizers_reference", st.selectbox(
     "Mark (red underline) the tokens cut differently from",
     keys,
     format_func=labels.get,
-    key="tokenizers_reference",
+    key=state.restore("tokenizers_reference", keys),
     index=keys.index(TREE_FIRST) if TREE_FIRST in keys else 0,
-)
+))
 reference_result = next((r for r in loaded if r.key == reference), None)
 
 
@@ -190,20 +189,20 @@ def take_click() -> None:
 
 def draw_tree() -> None:
     keys = [x.key for x in loaded]
-    if state.get(TREE_OF) not in keys:
+    if state.get(state.restore(TREE_OF, keys)) not in keys:
         state.put(TREE_OF, TREE_FIRST if TREE_FIRST in keys else keys[0])
     c = st.columns(2)
-    chosen = c[0].selectbox("Tokenizer", keys, format_func=labels.get, key=TREE_OF)
+    chosen = state.remember(TREE_OF, c[0].selectbox("Tokenizer", keys, format_func=labels.get, key=TREE_OF))
     r = loaded[keys.index(chosen)]
     ids = token_options(r)
-    if state.get(TREE_TOKEN + r.key) not in ids:
+    if state.get(state.restore(TREE_TOKEN + r.key, ids)) not in ids:
         state.put(TREE_TOKEN + r.key, ids[0])
-    token = c[1].selectbox(
+    token = state.remember(TREE_TOKEN + r.key, c[1].selectbox(
         "Token of the text (longest first), or click one above",
         ids,
         key=TREE_TOKEN + r.key,
         format_func=lambda i: f"{quoted(r.tok.token_str(i))} (id {i})",
-    )
+    ))
     st.markdown(f"How {md_safe(r.label)} built {md_safe(quoted(r.tok.token_str(token)))}:")
     show_merge_graph(r.tok, token)
     corpus = (state.corpus()[1], state.corpus_digest()) if r.key == SESSION else None

@@ -135,7 +135,7 @@ with st.container(border=True):
     st.caption(f"Model bounds {limits.describe()}.")
     overrides = size_inputs(base, limits) if preset == "custom" else {}
     state.suggest_run_name(f"{kind}-{preset}")
-    run_name = c1.text_input("Run name", key=state.GPT_RUN_NAME)
+    run_name = c1.text_input("Run name", **state.keep(state.GPT_RUN_NAME))
     try:
         tok = tokenizer_for(kind) if text else None
     except TRAINING_ERRORS as exc:
@@ -262,11 +262,12 @@ def live_run() -> None:
     if not current or {(r.owner, r.name, r.status) for r in current if r.active} != active_state:
         st.rerun()  # a run queued, started, ended or was deleted: the whole page follows
     all_runs = {run_view.run_label(r, who): r for r in current}
+    state.restore(state.GPT_SELECTED_RUN, all_runs)  # the run watched before a visit to another page
     if state.selected_run() not in all_runs:  # the attendee's own run first, never another's
         state.select_run(run_view.own_run_first(all_runs, who))
     # plain labels: Streamlit keeps showing the label a selected option had when it was picked
-    chosen = st.selectbox("Run", list(all_runs), key=state.GPT_SELECTED_RUN,
-                          placeholder="Pick a run shared with the room…")
+    chosen = state.remember(state.GPT_SELECTED_RUN, st.selectbox(
+        "Run", list(all_runs), key=state.GPT_SELECTED_RUN, placeholder="Pick a run shared with the room…"))
     state.url_put(state.RUN_PARAM, chosen)  # a reload shows this run again
     if chosen is None:
         st.info("You have no runs yet: launch one above. Runs others share with the room are in the "
@@ -303,7 +304,7 @@ def bpc_chart_section() -> None:
     st.subheader("Compare runs: validation bits per character")
     current = {run_view.run_label(r, who): r for r in list_runs(runs_dir, who)}
     state.sync_bpc_runs(list(current), run_view.opens_on(current, who))
-    chosen = st.multiselect("Runs", list(current), key=state.GPT_BPC_RUNS)
+    chosen = state.remember(state.GPT_BPC_RUNS, st.multiselect("Runs", list(current), key=state.GPT_BPC_RUNS))
     charts = run_view.bpc_charts({label: current[label] for label in chosen}, state.corpus_digest())
     if not charts:
         st.caption("No evaluations yet.")
@@ -325,14 +326,15 @@ if not ready:
     st.caption("A run's checkpoint can be sampled once it has finished or been stopped.")
     st.stop()
 ready, on_corpus = run_view.corpus_first(ready, state.corpus_digest())
-if state.get(GEN_RUN) not in ready or state.get(GEN_FOR) != state.corpus_digest():
+if state.get(state.restore(GEN_RUN, ready)) not in ready or state.get(GEN_FOR) != state.corpus_digest():
     # a run trained on the sidebar's corpus first, the attendee's own first, never the room's over it
     first = run_view.own_run_first(on_corpus, who, state.selected_run())
     state.put(GEN_RUN, first or run_view.own_run_first(ready, who, state.selected_run()))
     state.put(GEN_FOR, state.corpus_digest())
 # the run on a row of its own: a run's name with its owner ("… · the room (shared)") is cut in a column
-gen_label = st.selectbox("Checkpoint of run", list(ready), key=GEN_RUN, placeholder="Pick a finished run…",
-                         format_func=lambda run: run if run in on_corpus else f"{run} · another corpus")
+gen_label = state.remember(GEN_RUN, st.selectbox(
+    "Checkpoint of run", list(ready), key=GEN_RUN, placeholder="Pick a finished run…",
+    format_func=lambda run: run if run in on_corpus else f"{run} · another corpus"))
 if gen_label is None:
     st.caption("Your runs can be sampled once they have finished or been stopped; pick one the room "
                "shares to sample it.")
@@ -340,13 +342,16 @@ if gen_label is None:
 trained_on = run_view.run_corpus(ready[gen_label])
 st.caption("Trained on: " + run_view.corpus_title(trained_on, state.corpus_digest()))
 g2, g3, g4 = st.columns(3)
-temperature = g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")
-top_k = g3.number_input("Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")
-n_tokens = g4.number_input("Tokens", 1, 2000, 200, key="gpt_gen_tokens")
+temperature = state.remember("gpt_temperature", g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05,
+                                                         key=state.restore("gpt_temperature")))
+top_k = state.remember("gpt_top_k", g3.number_input("Top-k (0 = all)", 0, 10_000, 0,
+                                                    key=state.restore("gpt_top_k")))
+n_tokens = state.remember("gpt_gen_tokens", g4.number_input("Tokens", 1, 2000, 200,
+                                                            key=state.restore("gpt_gen_tokens")))
 # no max_chars (Streamlit's counter counts UTF-16 units): a prompt over MAX_PROMPT_CHARS characters is
 # refused with its length when sampled
-prompt = st.text_input("Prompt", "\n", key=state.GPT_PROMPT,
-                       help=f"Up to {MAX_PROMPT_CHARS:,} characters.")
+prompt = state.remember(state.GPT_PROMPT, st.text_input("Prompt", "\n", key=state.restore(state.GPT_PROMPT),
+                                                      help=f"Up to {MAX_PROMPT_CHARS:,} characters."))
 unseen = run_view.unseen_in_prompt(ready[gen_label].path, prompt)
 if unseen:
     st.warning("This run's tokenizer never saw " + ", ".join(md_safe(repr(c)) for c in unseen)

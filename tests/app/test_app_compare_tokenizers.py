@@ -39,7 +39,7 @@ def available() -> list[str]:
 
 
 def page(text: str | None = None) -> AppTest:
-    return open_page("compare_tokenizers", "tokenizers_text", text, timeout=120)
+    return open_page("compare_tokenizers", "w_tokenizers_text", text, timeout=120)
 
 
 def test_the_encodings_kept_for_the_room_hold_no_python_object_a_token():
@@ -222,11 +222,11 @@ def test_a_long_corpus_is_compared_on_its_start_and_the_caption_says_so():
     paste_box(at).set_value(corpus).run()
     at.switch_page("app_pages/compare_tokenizers.py").run()
     assert not at.exception, [e.message for e in at.exception]
-    box = at.text_area(key="tokenizers_text")
+    box = at.text_area(key="w_tokenizers_text")
     assert box.value == corpus[:CORPUS_CHARS]
     assert any(f"the start of the corpus ({len(corpus):,})" in c.value for c in at.main.caption)
     box.set_value(corpus).run()
-    assert at.text_area(key="tokenizers_text").value == corpus
+    assert at.text_area(key="w_tokenizers_text").value == corpus
     assert any(c.value == f"{len(corpus):,} characters" for c in at.main.caption)
     assert len(corpus) <= MAX_TEXT_CHARS
 

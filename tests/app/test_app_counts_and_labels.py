@@ -22,7 +22,7 @@ def utf16_units(text: str) -> int:
 
 
 def compare_page(text: str | None = None) -> AppTest:
-    return open_page("compare_tokenizers", "tokenizers_text", text, timeout=120)
+    return open_page("compare_tokenizers", "w_tokenizers_text", text, timeout=120)
 
 
 def counted_in_utf16(at: AppTest) -> list[str]:
@@ -59,17 +59,17 @@ def test_compare_counts_the_pasted_text_in_characters():
 
 def test_pick_a_text_names_the_attendee_s_own_text_once_pasted():
     at = compare_page()
-    pick = at.selectbox(key="tokenizers_pick")
-    assert pick.value == "multilingual and emoji" and at.text_area(key="tokenizers_text").value == \
+    pick = at.selectbox(key="w_tokenizers_pick")
+    assert pick.value == "multilingual and emoji" and at.text_area(key="w_tokenizers_text").value == \
         MULTILINGUAL
-    at.text_area(key="tokenizers_text").set_value("my own words, 안녕하세요").run()
-    pick = at.selectbox(key="tokenizers_pick")
+    at.text_area(key="w_tokenizers_text").set_value("my own words, 안녕하세요").run()
+    pick = at.selectbox(key="w_tokenizers_pick")
     assert pick.value == "__own__"
     assert pick.options[pick.index] == "Your own text (typed or pasted)"
-    assert at.text_area(key="tokenizers_text").value == "my own words, 안녕하세요"
+    assert at.text_area(key="w_tokenizers_text").value == "my own words, 안녕하세요"
     pick.set_value("sennrich").run()  # picking a sample again puts its text in the box
-    assert at.text_area(key="tokenizers_text").value.startswith("low low low")
-    assert at.selectbox(key="tokenizers_pick").value == "sennrich"
+    assert at.text_area(key="w_tokenizers_text").value.startswith("low low low")
+    assert at.selectbox(key="w_tokenizers_pick").value == "sennrich"
 
 
 def test_a_corpus_with_nothing_to_merge_says_so_for_the_merges_asked():

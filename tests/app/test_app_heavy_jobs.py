@@ -150,7 +150,7 @@ def test_the_other_bpe_pages_end_with_their_result_on_a_large_corpus(page_name):
     paste_box(at).set_value(big_corpus()).run()
     assert progress_texts(at)  # the statistics at least, in a worker
     if page_name == "compare_tokenizers":
-        at.selectbox(key="tokenizers_pick").set_value("__corpus__").run()
+        at.selectbox(key="w_tokenizers_pick").set_value("__corpus__").run()
     poll_until_done(at)
     assert not at.exception and not at.error, [e.message for e in at.exception] + [e.value for e in at.error]
     last = {"char_vs_bpe": "The test text, token by token",

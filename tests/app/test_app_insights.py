@@ -130,3 +130,16 @@ def test_the_sweep_is_refused_up_front_on_a_corpus_too_short_for_it(at):
     assert at.button(key="insights_sweep_launch").disabled
     said = " ".join(i.value for i in at.info)
     assert "too short to train a GPT on" in said and "Tiny Shakespeare" in said
+
+
+def test_its_choices_outlive_a_visit_to_another_page():
+    page = open_page("insights", timeout=300)
+    page.selectbox(key="insights_never_of").set_value("cl100k_base").run()
+    page.multiselect(key="insights_sweep_sizes").unselect(1024).run()
+    page.multiselect(key="insights_languages").set_value(["eng", "jpn"]).run()
+    page.switch_page("app_pages/chat.py").run()
+    page.switch_page("app_pages/insights.py").run()
+    assert page.selectbox(key="insights_never_of").value == "cl100k_base"
+    assert page.multiselect(key="insights_sweep_sizes").value == [320, 512]
+    assert page.multiselect(key="insights_languages").value == ["eng", "jpn"]
+    assert not page.exception

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import JOB_WAIT_S, paste_box, poll_until_done
+from core.chat.conversation import SAMPLE_MESSAGES
 from core.lessons import ProgressStore, compute_answer, explanation, load_path
 from tests.conftest import shared_path
 from tests.lessons.room_fixtures import finished_room_runs, finished_sweep_runs
@@ -37,7 +38,7 @@ def open_start(owner: str = OWNER, station: str | None = None) -> AppTest:
 
 
 def choose(at: AppTest, station_id: str) -> None:
-    at.button_group(key="lesson_station").set_value(station_id).run()
+    at.button_group(key="w_lesson_station").set_value(station_id).run()
     assert not at.exception, [e.message for e in at.exception]
 
 
@@ -65,7 +66,7 @@ def test_a_fresh_visitor_lands_on_start_here_with_the_first_station(runs_dir):
     at = open_start()
     assert [t.value for t in at.title] == ["🧭 Start here"]
     path = load_path()
-    assert at.button_group(key="lesson_station").value == path.stations[0].id
+    assert at.button_group(key="w_lesson_station").value == path.stations[0].id
     assert [h.value for h in at.subheader] == [f"1. {path.stations[0].title}"]
     assert any(m.value.startswith("**Predict first.**") for m in at.markdown)
     assert at.button(key=f"lesson_check_{path.stations[0].id}").disabled  # nothing predicted yet
@@ -119,14 +120,14 @@ def test_the_whole_path_walked_then_kept_for_the_owner(runs_dir):
         predict(at, station.id, answer.value if station.question.choices else float(answer.value))
         success = at.success[0]  # right, and why: the station's text filled from core's result
         assert success.value == f"**Right.** {explanation(station, answer, md_safe)}", station.id
-        assert at.button_group(key="lesson_station").formatted_values  # the path redrawn
-    labels = at.button_group(key="lesson_station").options
+        assert at.button_group(key="w_lesson_station").formatted_values  # the path redrawn
+    labels = at.button_group(key="w_lesson_station").options
     assert all(label.startswith("✓") for label in labels), labels
     assert at.success[-1].value.startswith("You have done every station")
     again = open_start()  # a new session, the same personal link: a reload, or the next day
     n = len(path.stations)
     assert f"{n} of {n} stations done" in again.get("progress")[0].proto.text
-    assert all(label.startswith("✓") for label in again.button_group(key="lesson_station").options)
+    assert all(label.startswith("✓") for label in again.button_group(key="w_lesson_station").options)
 
 
 def test_progress_survives_a_new_session_and_is_the_owner_s_own(runs_dir):
@@ -134,10 +135,10 @@ def test_progress_survives_a_new_session_and_is_the_owner_s_own(runs_dir):
     predict(at, "01_characters_bytes_tokens", 17)
     assert at.success
     again = open_start()
-    assert again.button_group(key="lesson_station").options[0].startswith("✓")
-    assert again.button_group(key="lesson_station").value == "02_first_merge"  # the first not done
+    assert again.button_group(key="w_lesson_station").options[0].startswith("✓")
+    assert again.button_group(key="w_lesson_station").value == "02_first_merge"  # the first not done
     stranger = open_start(owner="someone-else-0123456")
-    assert not stranger.button_group(key="lesson_station").options[0].startswith("✓")
+    assert not stranger.button_group(key="w_lesson_station").options[0].startswith("✓")
 
 
 def test_the_tool_button_opens_the_page_set_up_as_the_station_says(runs_dir):
@@ -204,7 +205,7 @@ def test_the_spelling_station_lands_on_its_word_as_core_cuts_it(runs_dir):
     at = open_tool(station.id)
     assert [t.value for t in at.title] == ["❓ Tokenizer questions"]
     args = station.question.args
-    assert at.text_input(key="questions_word").value == args["word"]  # "A word holds strawberry"
+    assert at.text_input(key="w_questions_word").value == args["word"]  # "A word holds strawberry"
     assert at.selectbox(key="questions_letter").value == args["letter"]
     row = gpt4_column(at, "␣word").loc["GPT-4 (cl100k_base)"]
     assert (row["word"], row["␣word"]) == (answer.facts["tokens"], answer.facts["spaced"])
@@ -262,7 +263,7 @@ def test_a_station_file_with_a_mistake_is_named_when_the_app_starts(runs_dir, tm
     assert plain(error.value).startswith(
         "A station file has a mistake, so it is left out (tell the instructor): "
         f"{lessons / '03_typo.toml'}: question.compute = 'frist_merge' is not a computation core has")
-    assert at.button_group(key="lesson_station").options == ["1 · First merge"]  # the good one still shows
+    assert at.button_group(key="w_lesson_station").options == ["1 · First merge"]  # the good one still shows
 
 
 def test_an_answer_recorded_before_the_station_file_changed_still_shows(runs_dir):
@@ -334,6 +335,30 @@ def test_station_7_s_button_opens_its_own_runs_not_the_newest_shared_one(runs_di
     assert sorted(label.split(" · ")[0] for label in compared) == ["07_char_vs_bpe_gpt-bpe",
                                                                      "07_char_vs_bpe_gpt-char"]
     assert any("vocab-320" in option for option in at.selectbox(key="gpt_selected_run").options)
+
+
+def test_the_station_shown_is_there_again_after_a_visit_to_another_page(runs_dir):
+    """Streamlit forgot the pills' key on the tool's page, and the URL's ``?station=`` went with the
+    page switch: an attendee back from a station's tool found the first station not done."""
+    at = open_start(station="13_chat_templates")
+    at.switch_page("app_pages/chat.py").run()
+    at.switch_page("app_pages/start_here.py").run()
+    assert at.button_group(key="w_lesson_station").value == "13_chat_templates"
+    assert not at.exception
+
+
+def test_a_station_opens_its_tool_as_new_whatever_was_typed_there_before(runs_dir):
+    """The tool's own boxes, kept across pages, are set back when a station opens it: the
+    figures the station quotes are those of the page's first view."""
+    at = open_start(station="13_chat_templates")
+    at.switch_page("app_pages/chat.py").run()
+    at.text_area(key="w_chat_text_1").set_value("My own question").run()
+    at.button(key="chat_remove_0").click().run()
+    at.switch_page("app_pages/start_here.py").run()
+    at.button(key="lesson_open_13_chat_templates").click().run()
+    assert [t.value for t in at.title] == ["💬 Chat templates"]
+    assert [t.value for t in at.text_area if (t.key or "").startswith("w_chat_text_")] == \
+        [m.content for m in SAMPLE_MESSAGES]
 
 
 def test_the_chat_station_lands_on_its_conversation_with_the_figures_it_quotes(runs_dir):

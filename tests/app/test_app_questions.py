@@ -54,7 +54,7 @@ def said(at) -> str:
 
 @pytest.mark.slow
 def test_a_word_in_every_form_with_its_letters(at, gpt4):
-    at.text_input(key="questions_word").set_value("strawberry").run()
+    at.text_input(key="w_questions_word").set_value("strawberry").run()
     at.selectbox(key="questions_letter").set_value("r").run()
     rows = table(at, "␣word")
     assert rows.loc[GPT4, "word"] == "str · aw · berry" and rows.loc[GPT4, "␣word"] == "␣strawberry"
@@ -86,7 +86,7 @@ def test_whitespace_shares_are_core_s(at, gpt4):
 
 @pytest.mark.slow
 def test_special_token_text_is_read_both_ways_and_the_app_says_what_it_does(at, gpt4):
-    at.text_input(key="questions_special_text").set_value("<|endoftext|>").run()
+    at.text_input(key="w_questions_special_text").set_value("<|endoftext|>").run()
     rows = table(at, "read as special (ids)")
     assert rows.loc[GPT4, "read as special (ids)"] == "100257"
     assert rows.loc[GPT4, "tokens"] == len(gpt4.encode("<|endoftext|>", allowed_special="none")) > 1
@@ -97,8 +97,8 @@ def test_special_token_text_is_read_both_ways_and_the_app_says_what_it_does(at, 
 
 @pytest.mark.slow
 def test_a_trailing_space_is_cut_otherwise(at, gpt4):
-    at.text_input(key="questions_prompt").set_value("Hello ").run()
-    at.text_input(key="questions_continuation").set_value("world").run()
+    at.text_input(key="w_questions_prompt").set_value("Hello ").run()
+    at.text_input(key="w_questions_continuation").set_value("world").run()
     rows = table(at, "cut otherwise")
     found = prompt_boundary(gpt4, "Hello ", "world")
     assert rows.loc[GPT4, "kept"] == f"{found.kept} of 2" and rows.loc[GPT4, "cut otherwise"] == "␣"
@@ -108,9 +108,9 @@ def test_a_trailing_space_is_cut_otherwise(at, gpt4):
 def test_formats_cost_core_s_counts_and_bad_json_is_named(at, gpt4):
     bars = {r["format"]: r["tokens"] for r in chart_rows(at, "format") if r["tokenizer"] == GPT4}
     assert bars == {f: c["tokens"] for f, c in format_costs(SAMPLE_RECORDS, {"t": gpt4})["t"].items()}
-    at.text_area(key="questions_records").set_value('{"not": "an array"}').run()
+    at.text_area(key="w_questions_records").set_value('{"not": "an array"}').run()
     assert any("not a JSON array of objects" in e.value for e in at.error)
-    at.text_area(key="questions_records").set_value('[{"a": 1}, {"a": 2}]').run()
+    at.text_area(key="w_questions_records").set_value('[{"a": 1}, {"a": 2}]').run()
     assert "2 records from your JSON" in said(at)
 
 
@@ -124,7 +124,11 @@ def test_compare_tokenizers_reads_a_pasted_special_token_as_ordinary_text(gpt4):
 
 
 def _special_box(at) -> str:
-    return at.text_input(key="questions_special_text").value
+    return at.text_input(key="w_questions_special_text").value
+
+
+def _prompt_boxes(at) -> tuple[str, str]:
+    return at.text_input(key="w_questions_prompt").value, at.text_input(key="w_questions_continuation").value
 
 
 @pytest.mark.slow
@@ -139,20 +143,18 @@ def test_the_boxes_follow_a_new_corpus_and_keep_what_was_typed_until_it_changes(
     assert "<|endoftext|>" in _special_box(at) and "story ended" in _special_box(at)
     prompt, rest = trailing_space_prompt(pasted)
     assert prompt.startswith("Once upon a time") and prompt.endswith(" ")
-    assert (at.text_input(key="questions_prompt").value, at.text_input(key="questions_continuation").value) \
-        == (prompt, rest)
+    assert _prompt_boxes(at) == (prompt, rest)
     assert "From your corpus" in said(at)
 
-    at.text_input(key="questions_prompt").set_value("My own prompt ").run()
+    at.text_input(key="w_questions_prompt").set_value("My own prompt ").run()
     at.run()
-    assert at.text_input(key="questions_prompt").value == "My own prompt "  # theirs, run after run
+    assert at.text_input(key="w_questions_prompt").value == "My own prompt "  # theirs, run after run
 
     paste_box(at).set_value("a new line of text").run()
-    assert at.text_input(key="questions_prompt").value == "a new line of "
+    assert at.text_input(key="w_questions_prompt").value == "a new line of "
     paste_box(at).set_value("nospaces\nanywhere").run()
     assert _special_box(at) == SPECIAL_EXAMPLE
-    assert (at.text_input(key="questions_prompt").value, at.text_input(key="questions_continuation").value) \
-        == EXAMPLE_PROMPT
+    assert _prompt_boxes(at) == EXAMPLE_PROMPT
     assert "a built-in example instead" in said(at)
     assert not at.exception, [e.message for e in at.exception]
 

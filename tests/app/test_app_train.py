@@ -92,7 +92,7 @@ def test_launch_watch_stop_and_generate(app, tmp_path):
                        "gpt_batch_size": 8}.items():
         at.number_input(key=key).set_value(value)
     at.number_input(key="gpt_steps").set_value(20_000)
-    at.text_input(key="gpt_run_name").input("../page run").run()
+    at.text_input(key="w_gpt_run_name").input("../page run").run()
     at.button(key="gpt_estimate").click().run()  # timed again
     said = " ".join(i.value for i in at.info)  # the figure, and what it assumed
     assert "ms per step" in said and "Measured on this CPU with" in said, said
@@ -254,14 +254,14 @@ def test_a_too_short_corpus_offers_tiny_shakespeare(app, monkeypatch):
 
 def test_the_run_name_follows_the_settings_until_typed(app):
     at = app.run()
-    assert at.text_input(key="gpt_run_name").value == "char-quick"  # a CPU's first preset
+    assert at.text_input(key="w_gpt_run_name").value == "char-quick"  # a CPU's first preset
     at.radio(key="gpt_tokenizer").set_value("bpe").run()
-    assert at.text_input(key="gpt_run_name").value == "bpe-quick"
+    assert at.text_input(key="w_gpt_run_name").value == "bpe-quick"
     at.selectbox(key="gpt_preset").select("small").run()
-    assert at.text_input(key="gpt_run_name").value == "bpe-small"
-    at.text_input(key="gpt_run_name").input("my first run").run()
+    assert at.text_input(key="w_gpt_run_name").value == "bpe-small"
+    at.text_input(key="w_gpt_run_name").input("my first run").run()
     at.radio(key="gpt_tokenizer").set_value("char").run()
-    assert at.text_input(key="gpt_run_name").value == "my first run"
+    assert at.text_input(key="w_gpt_run_name").value == "my first run"
 
 
 def test_new_runs_join_the_comparison_and_removed_ones_stay_out(app, tmp_path):
@@ -278,6 +278,19 @@ def test_new_runs_join_the_comparison_and_removed_ones_stay_out(app, tmp_path):
     assert at.multiselect(key="gpt_bpc_runs").value == ["bpe-b", "bpe-c", "char-d"]
     spec = json.loads(at.get("vega_lite_chart")[-1].proto.spec)
     assert spec["encoding"]["y"]["field"] == "bits per character"
+
+
+def test_the_run_watched_and_the_comparison_outlive_a_visit_to_another_page(app, tmp_path):
+    finished_run(tmp_path, ALICE, "char-a", "2026-01-01T00:00:01", 3.1)
+    finished_run(tmp_path, ALICE, "bpe-b", "2026-01-01T00:00:02", 2.9)
+    at = app.run()
+    at.selectbox(key="gpt_selected_run").set_value("char-a").run()
+    at.multiselect(key="gpt_bpc_runs").unselect("char-a").run()
+    at.switch_page("app_pages/learn_bpe.py").run()
+    at.switch_page("app_pages/train_gpt.py").run()
+    assert at.selectbox(key="gpt_selected_run").value == "char-a"  # not the newest again
+    assert at.multiselect(key="gpt_bpc_runs").value == ["bpe-b"]
+    assert not at.exception
 
 
 def test_one_evaluation_draws_a_readable_comparison(app, tmp_path):

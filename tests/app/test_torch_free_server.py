@@ -50,7 +50,7 @@ train.selectbox(key="gpt_preset").select("custom").run()
 for key, value in {"gpt_n_layer": 1, "gpt_n_head": 2, "gpt_n_embd": 32, "gpt_block_size": 16,
                    "gpt_batch_size": 8, "gpt_steps": 20}.items():
     train.number_input(key=key).set_value(value)
-train.text_input(key="gpt_run_name").input("launched").run()
+train.text_input(key="w_gpt_run_name").input("launched").run()
 train.button(key="gpt_estimate").click().run()
 assert any("ms per step" in i.value for i in train.info), [i.value for i in train.info]
 train.button(key="gpt_launch").click().run()

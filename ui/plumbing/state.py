@@ -3,10 +3,12 @@ indexes ``st.session_state`` with a key of its own.
 
 Naming: lowercase ``<area>_<name>``, the area being ``corpus``, ``learn``, ``charbpe`` (Char vs
 BPE), ``tokenizers`` (Compare tokenizers), ``gpt`` (Train a GPT), ``lesson`` (Start here),
-``owner`` or ``instructor``.  A widget whose value outlives its page (Streamlit forgets a widget's
-key on a page that does not draw it) has the key ``w_<name>`` and its value is kept at
-``kept_<name>``: :func:`keep` is the one way to do that.  Keys that only name a widget, never read
-here, follow the same ``<area>_<name>`` style in their page.
+``owner`` or ``instructor``.  Streamlit forgets a widget's key on a page that does not draw it, and
+every value an attendee gave a page outlives the visit to another: a box the server fills (from
+the corpus, a sample, a station) has the key ``w_<name>`` and its value kept at ``kept_<name>``
+(:func:`keep`); a choice left to the person keeps its key, and its value as last drawn at
+``last_<key>`` (:func:`restore` before drawing it, :func:`remember` after).  Keys that only name a
+widget, never read here, follow the same ``<area>_<name>`` style in their page.
 
 - ``corpus() -> (name, text)``, ``corpus_digest()``, ``set_corpus(name, text)``: the shared corpus;
   ``follow_corpus(digest, boxes)``: boxes filled from it, refilled when it changes.
@@ -61,7 +63,7 @@ CHARBPE_TEST_EDITED = "charbpe_test_edited"  # the person typed their own test t
 # Train a GPT
 GPT_RUNS_DIR = "gpt_runs_dir"
 GPT_SELECTED_RUN = "gpt_selected_run"
-GPT_RUN_NAME = "gpt_run_name"
+GPT_RUN_NAME = "gpt_run_name"  # kept (:func:`keep`), as the boxes of Tokenizer questions, Compare and Chat
 GPT_SUGGESTED_NAME = "gpt_suggested_run_name"
 GPT_BPC_RUNS = "gpt_bpc_runs"  # the runs on the bits-per-character chart
 GPT_BPC_SEEN = "gpt_bpc_seen"  # the runs that chart has offered already
@@ -69,7 +71,7 @@ GPT_OPEN_RUNS = "gpt_open_runs"  # (owner, name) of the runs a station's button 
 GPT_TOKENIZER = "gpt_tokenizer"
 GPT_PROMPT = "gpt_prompt"
 # Start here (``ui.views.lesson_view``)
-LESSON_STATION = "lesson_station"  # the station shown (the URL keeps it as ?station=)
+LESSON_STATION = "lesson_station"  # the station shown, kept (the URL keeps it as ?station=)
 LESSON_OPENING = "lesson_opening"  # the tool page the Open button set up, switched to next run
 CORPUS_PUT_ASIDE = "corpus_put_aside"  # (name, source) of the attendee's own corpus a station replaced
 # who is at this browser (``ui.plumbing.identity``)
@@ -201,14 +203,15 @@ def corpus_digest() -> str:
 
 
 def follow_corpus(digest: str, boxes: dict[str, object]) -> None:
-    """Fill the widgets ``boxes`` names (key -> value taken from the corpus ``digest``) when the
-    corpus changed since they were filled, or when a page switch forgot them: what an attendee
-    typed into such a box is theirs until the corpus changes, and never outlives it."""
+    """Fill the boxes ``boxes`` names (drawn with :func:`keep`; name -> value taken from the corpus
+    ``digest``) when the corpus changed since they were filled: what an attendee typed into such a
+    box is theirs, on this page and back from another, until the corpus changes, and never
+    outlives it."""
     ss = st.session_state
     changed = ss.get(QUESTIONS_BOXES_OF) != digest
-    for key, value in boxes.items():
-        if changed or key not in ss:
-            ss[key] = value
+    for name, value in boxes.items():
+        if changed or "kept_" + name not in ss:
+            ss["kept_" + name] = value
     ss[QUESTIONS_BOXES_OF] = digest
 
 
@@ -218,12 +221,14 @@ def kept(name: str):
     return st.session_state.get("kept_" + name, KEPT_DEFAULTS.get(name))
 
 
-def keep(name: str, on_change=None, max_chars: int | None = None) -> dict:
+def keep(name: str, on_change=None, max_chars: int | None = None, default=None) -> dict:
     """Keyword arguments for a widget whose value survives page switches: its key is
-    ``w_<name>``, filled from ``kept_<name>``, which each change copies back (cut to
-    ``max_chars``) before ``on_change`` runs.  Such a widget is drawn outside fragments: a change
-    in a fragment's run is an echo (:func:`fragment_run`)."""
+    ``w_<name>``, filled from ``kept_<name>`` (``default`` until something is kept), which each
+    change copies back (cut to ``max_chars``) before ``on_change`` runs.  Such a widget is drawn
+    outside fragments: a change in a fragment's run is an echo (:func:`fragment_run`)."""
     value = kept(name)
+    if value is None and default is not None:
+        value = st.session_state["kept_" + name] = default
     st.session_state["w_" + name] = value[:max_chars] if max_chars else value
 
     def copy() -> None:
@@ -247,6 +252,41 @@ def forget_kept(*names: str) -> None:
     """Drop the kept values of widgets that are gone for good (a removed message)."""
     for name in names:  # the widget's own key goes at the end of the first run that does not draw it
         st.session_state.pop("kept_" + name, None)
+
+
+def restore(key: str, options=None) -> str:
+    """Before drawing the widget ``key``: its value as last drawn (:func:`remember`), when Streamlit
+    forgot it on another page and it is still among ``options`` (all of them for a list; ``None``:
+    any); returns ``key``.  For the choices the server leaves to the person, or sets itself on the
+    same run, in a fragment or not (:func:`keep`, for a box the server fills, takes a change in a
+    fragment's run for an echo)."""
+    ss = st.session_state
+    last = ss.get("last_" + key)
+    if key not in ss and last is not None:
+        allowed = options is None or all(v in options for v in (last if isinstance(last, list) else [last]))
+        if allowed:
+            ss[key] = last
+    return key
+
+
+def remember(key: str, value):
+    """After drawing the widget ``key``: its ``value``, for :func:`restore`; returns ``value``."""
+    st.session_state["last_" + key] = value
+    return value
+
+
+# the area of the session-state names a page keeps of its own (its kept boxes, and keys of its own)
+PAGE_AREAS = {"chat": ("chat_",), "insights": ("questions_", "insights_"),
+              "compare_tokenizers": ("tokenizers_",)}
+
+
+def forget_page(page: str) -> None:
+    """Forget what ``page`` (``app_pages/<page>.py``) kept of its own, so that it opens as on a first
+    visit: a station of Start here opens its tool so, the figures it quotes on the screen."""
+    areas = PAGE_AREAS.get(page, ())
+    names = tuple(f"{kind}{area}" for area in areas for kind in ("", "kept_", "last_"))
+    for key in [k for k in st.session_state if names and k.startswith(names)]:
+        del st.session_state[key]
 
 
 def tokenizer_settings(variant: str | None = None) -> TokenizerSettings:
@@ -335,8 +375,8 @@ def suggest_run_name(name: str) -> None:
     """Put ``name`` in the run-name box unless the person typed a name of their own there, so a
     BPE run is not launched as "char-tiny" after the tokenizer was switched."""
     ss = st.session_state
-    if ss.get(GPT_RUN_NAME) in (None, ss.get(GPT_SUGGESTED_NAME)):
-        ss[GPT_RUN_NAME] = name
+    if ss.get("kept_" + GPT_RUN_NAME) in (None, ss.get(GPT_SUGGESTED_NAME)):
+        ss["kept_" + GPT_RUN_NAME] = name
     ss[GPT_SUGGESTED_NAME] = name
 
 
@@ -345,6 +385,7 @@ def sync_bpc_runs(names: list[str], first: list[str]) -> None:
     attendee's own runs and the room's), a run launched later (here or elsewhere) joins the chart,
     a deleted one leaves it, and runs the person removed stay out."""
     ss = st.session_state
+    restore(GPT_BPC_RUNS)  # as before a visit to another page (the runs gone are dropped below)
     if GPT_BPC_RUNS not in ss:
         ss[GPT_BPC_RUNS] = first[:BPC_RUNS_AT_FIRST]
     else:

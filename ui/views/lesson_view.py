@@ -104,18 +104,18 @@ def path_picker(path: LessonPath, progress: dict[str, StationProgress]) -> Stati
     kept in the URL (``?station=``, read when the session opens); a first visit opens the first
     station not done."""
     ids = [s.id for s in path.stations]
-    if state.get(state.LESSON_STATION) not in ids:
+    if state.kept(state.LESSON_STATION) not in ids:
         wanted = st.query_params.get(state.STATION_PARAM)
-        state.put(state.LESSON_STATION, wanted if wanted in ids else
-                  next((i for i in ids if not _done(progress, i)), ids[0]))
+        state.put_kept(state.LESSON_STATION, wanted if wanted in ids else
+                       next((i for i in ids if not _done(progress, i)), ids[0]))
     done = sum(_done(progress, i) for i in ids)
     st.progress(done / len(ids), text=f"{done} of {len(ids)} stations done")
 
     def label(station_id: str) -> str:
         s = path.station(station_id)
         return f"{'✓' if _done(progress, station_id) else s.number} · {s.short}"
-    chosen = st.pills("Your path (any order)", ids, format_func=label, key=state.LESSON_STATION,
-                      required=True)
+    chosen = st.pills("Your path (any order)", ids, format_func=label, required=True,
+                      **state.keep(state.LESSON_STATION))
     state.url_put(state.STATION_PARAM, chosen)
     return path.station(chosen) or path.stations[0]
 
@@ -240,6 +240,7 @@ def set_up_tool(station: Station) -> None:
     leaves out go back to their defaults); :func:`follow_tool` then switches page."""
     for name in state.URL_SETTINGS.values():
         state.put_kept(name, state.KEPT_DEFAULTS[name])
+    state.forget_page(station.tool.page)  # its own boxes too: what the station says is on the screen
     if not (station.tool.any_text and own_corpus() is not None):  # else the attendee's text stays
         if station.tool.params.get(state.CORPUS_PARAM):
             put_aside_own_corpus()
@@ -265,7 +266,7 @@ def next_station(path: LessonPath, station: Station, everything: dict[str, Stati
     todo = [s for s in order if s.id != station.id and not _done(everything, s.id)]
     if todo:
         st.button(f"Next: {todo[0].number}. {todo[0].title} ▶", key=f"lesson_next_{station.id}",
-                  on_click=state.put, args=(state.LESSON_STATION, todo[0].id))
+                  on_click=state.put_kept, args=(state.LESSON_STATION, todo[0].id))
     else:
         st.success("You have done every station of the path. 🎉")
 

@@ -61,12 +61,13 @@ def show(tokenizers: dict[str, BPETokenizer], names: dict[str, str], corpus_name
 
 def spelling_section(tokenizers, found: CorpusQuestions) -> None:
     st.subheader("Why can't a model spell, or count the r's in a word?")
-    word = st.text_input("A word", value=qv.EXAMPLE_WORD, key="questions_word",
+    word = st.text_input("A word", **state.keep("questions_word", default=qv.EXAMPLE_WORD),
                          help="The word of the famous question, to start with; try one of your corpus's "
                               "(below: those a space or a capital cuts otherwise).").strip()
     try:
         letters = sorted({c.lower() for c in word if c.isalpha()}, key=lambda c: -word.lower().count(c))
-        letter = st.selectbox("Count the letter", letters, key="questions_letter") if letters else ""
+        letter = state.remember("questions_letter", st.selectbox(
+            "Count the letter", letters, key=state.restore("questions_letter", letters))) if letters else ""
         st.dataframe(qv.spelling_rows(tokenizers, word, letter or ""), hide_index=True, width="stretch")
     except ValueError as exc:
         show_error(exc)
@@ -75,7 +76,8 @@ def spelling_section(tokenizers, found: CorpusQuestions) -> None:
     st.caption(f"A model is given the ids of these tokens, not their letters: {counting} it must have "
                f"learned what each id spells, and the same word is other ids after a space (␣word), with a "
                f"capital, or in capitals.")
-    label = st.selectbox("Your corpus's words, cut by", list(tokenizers), key="questions_words_of")
+    label = state.remember("questions_words_of", st.selectbox(
+        "Your corpus's words, cut by", list(tokenizers), key=state.restore("questions_words_of", tokenizers)))
     cuts = found.answers[label].words
     # a sentence, not metric tiles: a tile a third of an 800 px column cut "Cut otherwise after a s…"
     st.markdown(f"Of the corpus's **{plural(cuts.words, 'word')}** checked (its {MOST_WORDS:,} most "
@@ -102,8 +104,8 @@ def numbers_section(tokenizers, names: dict[str, str], found: CorpusQuestions, s
                "(3-1: `202 · 4`). Where the groups change from one number to the next, the same place "
                "value (units, tens) sits in a different token, at a different position.")
     c = st.columns(2)
-    a = c[0].number_input("a", 0, 10**15, 12345, key="questions_a")
-    b = c[1].number_input("b", 0, 10**15, 678, key="questions_b")
+    a = c[0].number_input("a", 0, 10**15, **state.keep("questions_a", default=12345))
+    b = c[1].number_input("b", 0, 10**15, **state.keep("questions_b", default=678))
     st.code(qv.aligned_sum(tokenizers, int(a), int(b)), language=None)
     st.caption("The addition as each tokenizer cuts each number, digits aligned by place value; `|` where "
                "a token ends. The model adds ids, not digits: the digits it must line up sit in tokens "
@@ -131,7 +133,7 @@ def specials_section(tokenizers, names: dict[str, str], found: CorpusQuestions) 
         st.caption("Your corpus holds no special token's text: a built-in example instead.")
     else:
         st.caption("From your corpus: its first special token's text, with what stands around it.")
-    shown = st.text_input("Text", key="questions_special_text")
+    shown = st.text_input("Text", **state.keep("questions_special_text"))
     st.dataframe(qv.special_rows(tokenizers, names, shown), hide_index=True, width="stretch")
     st.caption("Read as text, the special token's characters are a few ordinary tokens; read as the "
                "special token, they are one id that the model was trained to see only where a document "
@@ -146,8 +148,8 @@ def boundary_section(tokenizers, found: CorpusQuestions) -> None:
     else:
         st.caption("Your corpus has no line with a space to end a prompt on: a built-in example instead.")
     c = st.columns(2)
-    prompt = c[0].text_input("Prompt", key="questions_prompt")
-    rest = c[1].text_input("Continuation", key="questions_continuation")
+    prompt = c[0].text_input("Prompt", **state.keep("questions_prompt"))
+    rest = c[1].text_input("Continuation", **state.keep("questions_continuation"))
     st.dataframe(qv.boundary_rows(tokenizers, prompt, rest), hide_index=True, width="stretch")
     st.caption("The prompt's last tokens that its continuation cuts otherwise: a prompt ending in a space "
                "hands the model a lone space token where its training text mostly had a space joined to "
@@ -157,9 +159,9 @@ def boundary_section(tokenizers, found: CorpusQuestions) -> None:
 def formats_section(tokenizers, names: dict[str, str], found: CorpusQuestions) -> None:
     st.subheader("Why prefer YAML to JSON?")
     records, where = found.findings.records, "your corpus"
-    raw = st.text_area("Your own JSON (an array of flat objects)", key="questions_records", height=100,
+    raw = st.text_area("Your own JSON (an array of flat objects)", height=100,
                        help=f"At most {MAX_RECORDS_BYTES >> 10} KiB. Left empty: your corpus if it is such "
-                            "JSON, else a built-in sample.")
+                            "JSON, else a built-in sample.", **state.keep("questions_records"))
     if raw.strip():
         try:
             records, where = read_records(raw, "the JSON"), "your JSON"
