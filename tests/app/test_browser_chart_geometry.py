@@ -30,12 +30,14 @@ LAYOUTS = ((1400, "light"), (1400, "dark"), (800, "light"), (800, "dark"))  # th
 CHARTS = '[data-testid="stVegaLiteChart"], .bpe-pairs-chart, .bpe-curve'
 BAND = 12  # px: the least height of a row of bars, or of one bar in a row
 SLACK = 1  # px: what Vega's text bounds may round
-# every chart found has its Vega view, and Vega has done laying them out at the window's size and
-# theme: their geometry is what it was at the last look
-LAID_OUT = f"""() => {{ {GEOMETRY_JS}
+# the page's ``count`` charts each have their Vega view, and Vega has done laying them out at the
+# window's size and theme: their geometry is what it was at the last look (returned then, so what is
+# measured is what was seen settled, not a later look taken while a chart is drawn again)
+LAID_OUT = f"""(count) => {{ {GEOMETRY_JS}
   const charts = window.__chartGeometry(), seen = JSON.stringify(charts), same = seen === window.__seen;
   window.__seen = seen;
-  return same && charts.length > 0 && charts.every((c) => !c.missing && c.box.x2 - c.box.x1 > 0);
+  return same && charts.length === count && charts.every((c) => !c.missing && c.box.x2 - c.box.x1 > 0)
+    ? charts : null;
 }}"""
 
 
@@ -71,11 +73,15 @@ def site(tmp_path_factory):
         yield url, new_context
 
 
-def measured(pg) -> list[dict]:
-    """Every chart's geometry, once each is drawn at the window's present size and theme."""
-    scrolled_until(pg, LAID_OUT)
+def measured(pg, count: int, where: str) -> list[dict]:
+    """The geometry of the page's ``count`` charts, once each is drawn at the window's present size
+    and theme; a page that does not draw them in two minutes fails the test, naming what it drew."""
     idle(pg)
-    return pg.evaluate(f"() => {{ {GEOMETRY_JS}; return window.__chartGeometry(); }}")
+    try:
+        return scrolled_until(pg, LAID_OUT, count)
+    except TimeoutError:
+        drawn = pg.evaluate(f"() => {{ {GEOMETRY_JS}; return window.__chartGeometry(); }}")
+        pytest.fail(f"{where}: {count} charts wanted, drawn: {[c['chart'] for c in drawn]}")
 
 
 @pytest.mark.parametrize("corpus", CORPORA)
@@ -98,8 +104,7 @@ def test_every_chart_is_readable_on_any_corpus(site, corpus, shots_dir):
         for width, theme in LAYOUTS:
             pg.set_viewport_size({"width": width, "height": 2400})
             pg.emulate_media(color_scheme=theme)
-            charts = measured(pg)
-            assert len(charts) == PAGES[name], (name, [c["chart"] for c in charts])
+            charts = measured(pg, PAGES[name], f"{name}, {corpus}, {width} px {theme}")
             problems += [f"{name}, {corpus}, {width} px {theme}: {p}" for c in charts for p in unreadable(c)]
         for n, chart in enumerate(pg.locator(CHARTS).all()):
             shot = f"chart_{name}_{corpus}_{n}_800_dark.png".replace(" ", "_")

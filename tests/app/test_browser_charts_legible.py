@@ -15,6 +15,7 @@ Not the light theme: Streamlit draws every chart's axis and legend text in its o
 """
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -110,10 +111,17 @@ def browser(tmp_path_factory):
         yield url, new_context
 
 
-def scrolled_until(pg, check: str, arg=None) -> None:
-    """Scroll down the page again and again until the JS function ``check(arg)`` holds."""
-    pg.wait_for_function(f"async (arg) => {{ await ({SCROLL_THROUGH})(); return ({check})(arg); }}",
-                         arg=arg, polling=1000, timeout=120_000)
+def scrolled_until(pg, check: str, arg=None, timeout_s: float = 120):
+    """Scroll down the page again and again, a second apart, until the JS function ``check(arg)``
+    returns something true; returns that.  (Playwright's ``wait_for_function`` takes an async
+    function's promise for true at once: the scrolling must be awaited here.)"""
+    deadline = time.monotonic() + timeout_s
+    look = f"async (arg) => {{ await ({SCROLL_THROUGH})(); return ({check})(arg); }}"
+    while not (found := pg.evaluate(look, arg)):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not within {timeout_s} s: {check}")
+        pg.wait_for_timeout(1000)
+    return found
 
 
 def open_page(context, url: str, name: str):
