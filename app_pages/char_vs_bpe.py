@@ -277,8 +277,7 @@ def section(draw, title: str | None = None) -> None:
 
 section(show_counts)
 st.subheader("The test text, token by token")
-show_ids = state.remember("charbpe_show_ids",
-                          st.toggle("Show ids and bytes", key=state.restore("charbpe_show_ids")))
+show_ids = state.choice(st.toggle, "Show ids and bytes", key="charbpe_show_ids")
 section(show_test_tokens)
 section(show_curves, "Compression vs number of merges")
 section(show_gpt2, "GPT-2's tokenizer on the same text")

@@ -128,13 +128,15 @@ if len(shown) < 2 or not text:
 results = encode_all(shown, labels, text)
 loaded = [r for r in results if not r.error]
 keys = [r.key for r in loaded]
-reference = state.remember("tokenizers_reference", st.selectbox(
+reference = state.choice(
+    st.selectbox,
     "Mark (red underline) the tokens cut differently from",
     keys,
     format_func=labels.get,
-    key=state.restore("tokenizers_reference", keys),
+    key="tokenizers_reference",
+    allowed=keys,
     index=keys.index(TREE_FIRST) if TREE_FIRST in keys else 0,
-))
+)
 reference_result = next((r for r in loaded if r.key == reference), None)
 
 

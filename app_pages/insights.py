@@ -76,12 +76,10 @@ def vocabulary_section() -> None:
     st.subheader("What vocabulary size should I pick?")
     c = st.columns(2)
     variants = [CURVE_VARIANT, *(v for v in ("byte", "char", "word") if v != CURVE_VARIANT)]
-    variant = state.remember("insights_variant", c[0].selectbox(
-        "BPE variant", variants, key=state.restore("insights_variant", variants),
-        help="byte: GPT-4's split pattern, 256 base tokens."))
-    top = state.remember("insights_max_vocab", c[1].selectbox(
-        "Train up to", SIZES, index=SIZES.index(CURVE_TOP), key=state.restore("insights_max_vocab", SIZES),
-        format_func=lambda n: f"{n:,} tokens"))
+    variant = state.choice(c[0].selectbox, "BPE variant", variants, key="insights_variant", allowed=variants,
+                           help="byte: GPT-4's split pattern, 256 base tokens.")
+    top = state.choice(c[1].selectbox, "Train up to", SIZES, index=SIZES.index(CURVE_TOP),
+                       key="insights_max_vocab", allowed=SIZES, format_func=lambda n: f"{n:,} tokens")
     try:
         found = curve(text, digest, variant, top)
     except (ValueError, *TRAINING_ERRORS) as exc:
@@ -114,9 +112,8 @@ def sweep_section() -> None:
     st.markdown("**And for a model?** Small GPTs (the *quick* preset) trained on this corpus with byte-level "
                 "BPE at a few sizes, scored in validation bits per character. Identical runs train once "
                 "for the whole room.")
-    sizes = state.remember("insights_sweep_sizes", st.multiselect(
-        "Vocabulary sizes (3 to 5)", SWEEP_SIZES, default=SWEEP_DEFAULT, max_selections=5,
-        key=state.restore("insights_sweep_sizes", SWEEP_SIZES)))
+    sizes = state.choice(st.multiselect, "Vocabulary sizes (3 to 5)", SWEEP_SIZES, default=SWEEP_DEFAULT,
+                         max_selections=5, key="insights_sweep_sizes", allowed=SWEEP_SIZES)
     who = viewer()
     runs_dir = state.runs_dir()
     too_short = sweep_too_short
@@ -170,9 +167,8 @@ def never_section() -> None:
     st.subheader("Which tokens never appear?")
     yours = your_tokenizer()
     keys = [k for k in [*PRETRAINED_NAMES, YOURS] if k != YOURS or yours is not None]
-    key = state.remember("insights_never_of", st.selectbox(
-        "Tokenizer", keys, index=keys.index("o200k_base"), key=state.restore("insights_never_of", keys),
-        format_func=lambda k: label_of(k, yours)))
+    key = state.choice(st.selectbox, "Tokenizer", keys, index=keys.index("o200k_base"),
+                       key="insights_never_of", allowed=keys, format_func=lambda k: label_of(k, yours))
     try:
         tok = yours if key == YOURS else pretrained(key)
     except PRETRAINED_ERRORS as exc:
@@ -207,9 +203,9 @@ def never_section() -> None:
             st.dataframe(frame, hide_index=True, width="stretch", height=min(400, 36 + 35 * len(frame)))
             shown += [i for i in frame["id"].tolist() if i not in shown]
     if shown:
-        token = state.remember(f"insights_never_token_{key}", st.selectbox(
-            "How was it built?", shown[:500], key=state.restore(f"insights_never_token_{key}", shown[:500]),
-            format_func=lambda i: f"{visible(tok.token_str(i))} (id {i})"))
+        offered = shown[:500]
+        token = state.choice(st.selectbox, "How was it built?", offered, key=f"insights_never_token_{key}",
+                             allowed=offered, format_func=lambda i: f"{visible(tok.token_str(i))} (id {i})")
         show_merge_graph(tok, token)
         st.markdown(token_facts(tok, token, counts))
     trained_here()
@@ -225,8 +221,7 @@ def trained_here() -> None:
         st.caption("Train a GPT (on *Train a GPT*, or the sweep above) to see its tokens here.")
         return
     names = {r.name: r for r in runs}
-    name = state.remember("insights_embedding_run", st.selectbox(
-        "Run", list(names), key=state.restore("insights_embedding_run", names)))
+    name = state.choice(st.selectbox, "Run", list(names), key="insights_embedding_run", allowed=names)
     try:
         found = embedding_frame(names[name].path)
     except (OSError, ValueError) as exc:  # a checkpoint being replaced, or unreadable
@@ -251,13 +246,11 @@ def languages_section() -> None:
     texts, index = parallel_texts()
     yours = your_tokenizer()
     keys = [k for k in [*PRETRAINED_NAMES, YOURS] if k != YOURS or yours is not None]
-    chosen = state.remember("insights_languages_of", st.multiselect(
-        "Tokenizers", keys, default=keys, key=state.restore("insights_languages_of", keys),
-        format_func=lambda k: label_of(k, yours)))
-    codes = state.remember("insights_languages", st.multiselect(
-        "Languages", list(texts), default=[c for c in FIRST_LANGUAGES if c in texts],
-        key=state.restore("insights_languages", texts),
-        format_func=lambda c: index.get(c, {}).get("language", c)))
+    chosen = state.choice(st.multiselect, "Tokenizers", keys, default=keys, key="insights_languages_of",
+                          allowed=keys, format_func=lambda k: label_of(k, yours))
+    codes = state.choice(st.multiselect, "Languages", list(texts),
+                         default=[c for c in FIRST_LANGUAGES if c in texts], key="insights_languages",
+                         allowed=texts, format_func=lambda c: index.get(c, {}).get("language", c))
     tokenizers = {}
     for key in chosen:
         try:

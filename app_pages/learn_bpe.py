@@ -69,11 +69,11 @@ if tok.exhausted:
 
 window_start = 0
 if len(text) > WINDOW:
-    window_start = state.remember("learn_window_start", st.number_input(
-        "Show the text from character", 0, len(text) - 1, 0, step=WINDOW,
-        key=state.restore("learn_window_start", range(len(text))),
+    window_start = state.choice(
+        st.number_input, "Show the text from character", 0, len(text) - 1, 0, step=WINDOW,
+        key="learn_window_start", allowed=range(len(text)),
         help=f"The corpus is long; the merges are shown on about {WINDOW:,} characters of it. "
-             "Counts are always for the whole corpus."))
+             "Counts are always for the whole corpus.")
 window = shown_text(tok, text_window(text, int(window_start), WINDOW))  # NFC for Qwen
 try:
     start_tokens = real.encode_tokens(window) if real is not None else None  # merge 0: the real cut
@@ -95,9 +95,9 @@ def tree_section() -> None:
     # a new key per tokenizer, so a token picked for another corpus is not carried over
     tree_key = f"learn_tree_{start}_{tokenizer_scope(tok)}"
     clicked = clicked_token("learn", tree_key)
-    token_id = state.remember(tree_key, st.selectbox(
-        "Token (or click a token in the text above)", ids, index=len(ids) - 1,
-        key=state.restore(tree_key, names), format_func=names.get, on_change=forget_click, args=("learn",)))
+    token_id = state.choice(
+        st.selectbox, "Token (or click a token in the text above)", ids, index=len(ids) - 1,
+        key=tree_key, allowed=names, format_func=names.get, on_change=forget_click, args=("learn",))
     clickable = new_only and clicked is not None and (tok.merge_parts(clicked) is not None
                                                       or clicked in (tok.byte_ids or range(tok.base_size)))
     if new_only and real is None:

@@ -342,16 +342,13 @@ if gen_label is None:
 trained_on = run_view.run_corpus(ready[gen_label])
 st.caption("Trained on: " + run_view.corpus_title(trained_on, state.corpus_digest()))
 g2, g3, g4 = st.columns(3)
-temperature = state.remember("gpt_temperature", g2.slider("Temperature", 0.0, 2.0, 0.8, 0.05,
-                                                         key=state.restore("gpt_temperature")))
-top_k = state.remember("gpt_top_k", g3.number_input("Top-k (0 = all)", 0, 10_000, 0,
-                                                    key=state.restore("gpt_top_k")))
-n_tokens = state.remember("gpt_gen_tokens", g4.number_input("Tokens", 1, 2000, 200,
-                                                            key=state.restore("gpt_gen_tokens")))
+temperature = state.choice(g2.slider, "Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")
+top_k = state.choice(g3.number_input, "Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")
+n_tokens = state.choice(g4.number_input, "Tokens", 1, 2000, 200, key="gpt_gen_tokens")
 # no max_chars (Streamlit's counter counts UTF-16 units): a prompt over MAX_PROMPT_CHARS characters is
 # refused with its length when sampled
-prompt = state.remember(state.GPT_PROMPT, st.text_input("Prompt", "\n", key=state.restore(state.GPT_PROMPT),
-                                                      help=f"Up to {MAX_PROMPT_CHARS:,} characters."))
+prompt = state.choice(st.text_input, "Prompt", "\n", key=state.GPT_PROMPT,
+                      help=f"Up to {MAX_PROMPT_CHARS:,} characters.")
 unseen = run_view.unseen_in_prompt(ready[gen_label].path, prompt)
 if unseen:
     st.warning("This run's tokenizer never saw " + ", ".join(md_safe(repr(c)) for c in unseen)

@@ -7,8 +7,9 @@ BPE), ``tokenizers`` (Compare tokenizers), ``gpt`` (Train a GPT), ``lesson`` (St
 every value an attendee gave a page outlives the visit to another: a box the server fills (from
 the corpus, a sample, a station) has the key ``w_<name>`` and its value kept at ``kept_<name>``
 (:func:`keep`); a choice left to the person keeps its key, and its value as last drawn at
-``last_<key>`` (:func:`restore` before drawing it, :func:`remember` after).  Keys that only name a
-widget, never read here, follow the same ``<area>_<name>`` style in their page.
+``last_<key>`` (:func:`choice` draws it; a page that corrects the value first calls :func:`restore`
+before drawing and :func:`remember` after).  Keys that only name a widget, never read here, follow
+the same ``<area>_<name>`` style in their page.
 
 - ``corpus() -> (name, text)``, ``corpus_digest()``, ``set_corpus(name, text)``: the shared corpus;
   ``follow_corpus(digest, boxes)``: boxes filled from it, refilled when it changes.
@@ -207,12 +208,11 @@ def follow_corpus(digest: str, boxes: dict[str, object]) -> None:
     ``digest``) when the corpus changed since they were filled: what an attendee typed into such a
     box is theirs, on this page and back from another, until the corpus changes, and never
     outlives it."""
-    ss = st.session_state
-    changed = ss.get(QUESTIONS_BOXES_OF) != digest
+    changed = st.session_state.get(QUESTIONS_BOXES_OF) != digest
     for name, value in boxes.items():
-        if changed or "kept_" + name not in ss:
-            ss["kept_" + name] = value
-    ss[QUESTIONS_BOXES_OF] = digest
+        if changed or kept(name) is None:
+            put_kept(name, value)
+    st.session_state[QUESTIONS_BOXES_OF] = digest
 
 
 # -- values kept across pages ----------------------------------------------------------------------
@@ -252,6 +252,13 @@ def forget_kept(*names: str) -> None:
     """Drop the kept values of widgets that are gone for good (a removed message)."""
     for name in names:  # the widget's own key goes at the end of the first run that does not draw it
         st.session_state.pop("kept_" + name, None)
+
+
+def choice(widget, *args, key: str, allowed=None, **kwargs):
+    """``widget(*args, key=key, **kwargs)``'s value, for a choice left to the person: what they
+    chose comes back after a visit to another page while it is still ``allowed`` (:func:`restore`,
+    :func:`remember`).  A page that corrects a restored value before drawing calls those two itself."""
+    return remember(key, widget(*args, key=restore(key, allowed), **kwargs))
 
 
 def restore(key: str, options=None) -> str:
@@ -374,10 +381,9 @@ def select_run(label: str) -> None:
 def suggest_run_name(name: str) -> None:
     """Put ``name`` in the run-name box unless the person typed a name of their own there, so a
     BPE run is not launched as "char-tiny" after the tokenizer was switched."""
-    ss = st.session_state
-    if ss.get("kept_" + GPT_RUN_NAME) in (None, ss.get(GPT_SUGGESTED_NAME)):
-        ss["kept_" + GPT_RUN_NAME] = name
-    ss[GPT_SUGGESTED_NAME] = name
+    if kept(GPT_RUN_NAME) in (None, st.session_state.get(GPT_SUGGESTED_NAME)):
+        put_kept(GPT_RUN_NAME, name)
+    st.session_state[GPT_SUGGESTED_NAME] = name
 
 
 def sync_bpc_runs(names: list[str], first: list[str]) -> None:

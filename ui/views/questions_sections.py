@@ -66,8 +66,8 @@ def spelling_section(tokenizers, found: CorpusQuestions) -> None:
                               "(below: those a space or a capital cuts otherwise).").strip()
     try:
         letters = sorted({c.lower() for c in word if c.isalpha()}, key=lambda c: -word.lower().count(c))
-        letter = state.remember("questions_letter", st.selectbox(
-            "Count the letter", letters, key=state.restore("questions_letter", letters))) if letters else ""
+        letter = state.choice(st.selectbox, "Count the letter", letters, key="questions_letter",
+                              allowed=letters) if letters else ""
         st.dataframe(qv.spelling_rows(tokenizers, word, letter or ""), hide_index=True, width="stretch")
     except ValueError as exc:
         show_error(exc)
@@ -76,8 +76,8 @@ def spelling_section(tokenizers, found: CorpusQuestions) -> None:
     st.caption(f"A model is given the ids of these tokens, not their letters: {counting} it must have "
                f"learned what each id spells, and the same word is other ids after a space (␣word), with a "
                f"capital, or in capitals.")
-    label = state.remember("questions_words_of", st.selectbox(
-        "Your corpus's words, cut by", list(tokenizers), key=state.restore("questions_words_of", tokenizers)))
+    label = state.choice(st.selectbox, "Your corpus's words, cut by", list(tokenizers),
+                         key="questions_words_of", allowed=tokenizers)
     cuts = found.answers[label].words
     # a sentence, not metric tiles: a tile a third of an 800 px column cut "Cut otherwise after a s…"
     st.markdown(f"Of the corpus's **{plural(cuts.words, 'word')}** checked (its {MOST_WORDS:,} most "
