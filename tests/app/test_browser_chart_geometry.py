@@ -31,8 +31,8 @@ CHARTS = '[data-testid="stVegaLiteChart"], .bpe-pairs-chart, .bpe-curve'
 BAND = 12  # px: the least height of a row of bars, or of one bar in a row
 SLACK = 1  # px: what Vega's text bounds may round
 # the page's ``count`` charts each have their Vega view, and Vega has done laying them out at the
-# window's size and theme: their geometry is what it was at the last look (returned then, so what is
-# measured is what was seen settled, not a later look taken while a chart is drawn again)
+# window's size and theme: their geometry is what it was at the last look, and is returned from this
+# look (a later one could find a chart that is being drawn again)
 LAID_OUT = f"""(count) => {{ {GEOMETRY_JS}
   const charts = window.__chartGeometry(), seen = JSON.stringify(charts), same = seen === window.__seen;
   window.__seen = seen;
