@@ -35,7 +35,7 @@ def test_ruff_finds_nothing_to_fix():
 
 
 BENCHMARKS = ROOT / "docs" / "benchmarks.md"
-BENCHMARKS_MOST_LINES = 460  # about 20 lines for each of the 23 sections: a reference, not a diary
+BENCHMARKS_MOST_LINES = 480  # about 20 lines for each of the 24 benchmarks: a reference, not a diary
 NO_FIGURES_IN = ["core", "ui", "app_pages"]
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
 _UNIT = r"(?:ms|µs|s|seconds|min|KB|KiB|MB|MiB|GB|GiB)"

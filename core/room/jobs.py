@@ -344,9 +344,12 @@ class JobEngine:
             self._preload(preload)
 
     def _preload(self, modules: tuple[str, ...]) -> None:
-        """The fork server imports these once (the main module too, which multiprocessing imports
-        in each child otherwise: a script's must be guarded), and each job worker forked from it
-        starts ready."""
+        """The fork server imports these once, and each job worker forked from it starts with them.
+        Not the main module, though it is listed: Python 3.11 and 3.12 never preload it (CPython
+        gh-126631), so each new job worker runs it again as ``__mp_main__``.  The engine's own
+        (``core.room.engine``) imports little beyond these; a script that runs a :class:`JobEngine`
+        guards its work under ``if __name__ == "__main__"`` and keeps heavy imports off its module
+        level (``bench/bench_worker_pool.py``)."""
         if self._context.get_start_method() == "forkserver":
             self._context.set_forkserver_preload(["__main__", __name__, *modules])
 

@@ -14,7 +14,11 @@ one :func:`call` with a time limit (the latter watching its Dask worker's bounds
 
 Why not ``concurrent.futures.ProcessPoolExecutor``: a job must be killable alone (its attendee left,
 or it went over a bound) without breaking the calls of other workers, and must send progress while
-it runs; a pool does neither.  Torch-free: the setup imports torch where a worker needs it.
+it runs; a pool does neither.  Why not pebble's ``ProcessPool``, which does kill a task alone: it
+sends no progress, watches no worker's memory, sets every worker up alike (a GPT worker's GPU is its
+own), and, timed beside the engine, took longer to replace a killed worker and to stop a job past
+its time (why: docs/benchmarks.md, "The job engine against a well-kept pool").  Torch-free: the
+setup imports torch where a worker needs it.
 """
 
 from __future__ import annotations
