@@ -406,7 +406,10 @@ class JobEngine:
             self._workers += started
             handed = self._dispatch()
             timeout = TICK_S if self._live else self.idle_s if self._workers else None
-            waits = [self._wake_r, *(w.conn for w in self._workers)]
+            # a killed worker's pipe reads as ended before the process is gone (a job worker that
+            # runs only on idle CPU can take a while to die on a busy machine): its sentinel says
+            # when, and waiting on the pipe too would spin the collector until then
+            waits = [self._wake_r, *(w.conn for w in self._workers if not w.hung_up)]
             waits += [w.sentinel for w in self._workers]
         for worker, job in handed:  # a big corpus takes a while to send: not under the lock
             error = worker.send_job(job)

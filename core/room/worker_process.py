@@ -50,6 +50,7 @@ class WorkerProcess:
         self.process.start()
         child.close()
         self.progress = (0, 0)   # (done, total) as the call under way last reported it (:meth:`answer`)
+        self.hung_up = False     # its end of the pipe closed: the process ended, or is ending
 
     @property
     def sentinel(self) -> int:
@@ -65,11 +66,12 @@ class WorkerProcess:
             raise WorkerLost(self.describe_end()) from exc
 
     def receive(self) -> tuple | None:
-        """The worker's next message; ``None`` once its end of the pipe is closed (it ended).  A
-        message that does not unpickle here comes as ``("error", None, exc)``."""
+        """The worker's next message; ``None`` once its end of the pipe is closed (it ended:
+        :attr:`hung_up`).  A message that does not unpickle here comes as ``("error", None, exc)``."""
         try:
             return self.conn.recv()
         except (EOFError, OSError):
+            self.hung_up = True
             return None
         except Exception as exc:
             return ("error", None, exc)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import multiprocessing
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -211,6 +212,27 @@ def test_every_engine_is_used_through_the_one_interface():
         assert isinstance(engine, Jobs) and isinstance(engine, TurnQueue)
     finally:
         engine.close()
+
+
+def test_a_worker_whose_pipe_ended_before_its_process_leaves_the_collector_waiting(engines, monkeypatch):
+    """A killed job worker's pipe reads as ended before its process is gone (one that runs only on
+    idle CPU, freeing a big job's memory, can take a second to die on a busy machine).  The
+    collector waits for the process's end meanwhile: reading the ended pipe again at every turn of
+    its loop took a core from the room until then, and kept the dying worker off it."""
+    from core.room import jobs as room_jobs
+
+    ticks = []
+    tick = room_jobs.JobEngine._tick
+    monkeypatch.setattr(room_jobs.JobEngine, "_tick", lambda engine: (ticks.append(1), tick(engine)))
+    engine = engines(job_workers=1, limit_s=1.0)
+    began = time.monotonic()
+    job = engine.submit("alice", "hangs up", jf.hangs_up)
+    with pytest.raises(JobStopped) as stopped:
+        job.result(timeout=WAIT_S)
+    assert stopped.value.reason == "time"
+    # a tick every TICK_S while a job is live, and one per message: about ten a second, never thousands
+    assert len(ticks) / (time.monotonic() - began) < 50, len(ticks)
+    assert engine.submit("bob", "next", jf.double, (2,)).result(timeout=WAIT_S) == 4
 
 
 @pytest.mark.slow
