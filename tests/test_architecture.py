@@ -2,8 +2,9 @@
 
 - ``core.bpe`` (the tokenizer library) never imports ``core.gpt``, torch or streamlit; ``core.room``
   (the room's runs and queue) loads no torch, and no module a page reaches imports it but in a
-  function that runs in a child process; only ``ui`` and the pages import streamlit, and the
-  job workers, which import what ``ui.plumbing.heavy_jobs.PRELOAD`` names, load no streamlit.
+  function that runs in a child process; only ``ui`` and the pages import streamlit; the
+  job workers, which import what ``ui.plumbing.heavy_jobs.PRELOAD`` names, load neither, and a
+  child an app process spawns (a probe's) loads no streamlit.
 - A run's status values are spelled in one module, ``core.runfolder.status``.
 - The import graph of ``core``, ``ui`` and ``app_pages`` has no circle, counting imports inside
   functions too (a function-level import that dodges a circle is still a circle) and modules named
@@ -174,35 +175,56 @@ def _preloaded() -> tuple[str, ...]:
     return ast.literal_eval(value)
 
 
-# As ``streamlit run`` does: the app's script is ``__main__``, which multiprocessing has each job
-# worker import too; then a job worker reports what it loaded.
+# As the runs folder's engine runs (``python -m core.room.engine``, its main module named by its
+# spec, which multiprocessing has each new job worker run again): a job worker reports what it loaded.
 JOB_WORKER_CHECK = """
-import sys, time, types
-main = types.ModuleType("__main__")
-main.__file__ = {app!r}
-sys.modules["__main__"] = main
-from core.room.jobs import JobEngine
+import sys, time
+import core.room.engine
+sys.modules["__main__"] = core.room.engine
+from core.room.engine_link import SharedEngine
 import job_functions
-engine = JobEngine(job_workers=1, preload={preload!r})
-job = engine.submit("a session", "loaded", job_functions.loaded, (("streamlit", "torch"),))
-while not job.done:
-    time.sleep(0.05)
-print(",".join(job.result()))
+engine = SharedEngine()
+engine.configure(job_workers=1, limit_s=120, max_rss=None, abandon_s=None, preload={preload!r})
+job = engine.engine.submit("a session", "loaded", job_functions.loaded, (("streamlit", "torch"),))
+print(",".join(job.result(timeout=120)))
 engine.close()
 """
 
+# As ``streamlit run`` leaves it: the page's script is ``__main__`` (Streamlit puts its module there),
+# which multiprocessing has a spawned child run again, as the probe's one-call workers are.
+PROBE_CHILD_CHECK = """
+import sys, types
+main = types.ModuleType("__main__")
+main.__file__ = {app!r}
+sys.modules["__main__"] = main
+from core.room.worker_process import call
+import job_functions
+print(",".join(call(job_functions.loaded, (("streamlit",),), timeout=120)))
+"""
+
+
+def _loaded_in_child(code: str) -> str:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "room")])}
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env=env, timeout=180, check=True).stdout.strip()
+
 
 def test_job_workers_import_no_streamlit():
-    """A job worker imports the app's script and the modules of the jobs it runs (``PRELOAD``),
-    and no more: a page's view, or the script's own imports, would bring Streamlit and its whole
-    runtime into every job worker."""
+    """A job worker imports the engine's module, as its main, and the modules of the jobs it runs
+    (``PRELOAD``), and no more: a page's view there would bring Streamlit and its whole runtime into
+    every job worker, and torch would cost each one seconds and hundreds of MB."""
     names = _preloaded()
     assert names and all(name in MODULES and name.startswith("core.") for name in names), names
-    code = JOB_WORKER_CHECK.format(app=str(ROOT / "streamlit_app.py"), preload=names)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "room")])}
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         env=env, timeout=120, check=True).stdout.strip()
+    out = _loaded_in_child(JOB_WORKER_CHECK.format(preload=names))
     assert out == "", f"a job worker (preloading {names}) loaded {out}"
+
+
+def test_a_child_an_app_process_spawns_imports_no_streamlit():
+    """A probe's worker, spawned by an app process, runs the app's script again under another name:
+    the script starts the app only as ``__main__``, so the child does not load Streamlit (seconds
+    before a sample or a step's time)."""
+    out = _loaded_in_child(PROBE_CHILD_CHECK.format(app=str(ROOT / "streamlit_app.py")))
+    assert out == "", f"a child spawned by an app process loaded {out}"
 
 
 NAMES_OF_THEIR_OWN = {"__init__.py", "__main__.py", "conftest.py"}
