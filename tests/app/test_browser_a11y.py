@@ -6,6 +6,7 @@ right, in the step view and in Compare's panels.  Screenshots (800 px dark, the 
 and ties as a person with deuteranopia sees them) go to the ignored ``tests/.screenshots/``.
 """
 
+import ast
 import re
 
 import pytest
@@ -16,7 +17,17 @@ from test_browser import ROOT, chromium_context, idle, paste_corpus, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-PAGES = ["Start here", "Learn BPE", "Char vs BPE", "Compare tokenizers", "Train a GPT"]
+
+def _page_titles() -> list[str]:
+    """Every page's title, in the navigation's order (``ui/plumbing/frame.py``): a new page is checked
+    as soon as it is listed."""
+    tree = ast.parse((ROOT / "ui" / "plumbing" / "frame.py").read_text(encoding="utf-8"))
+    return [keyword.value.value for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page"
+            for keyword in node.keywords if keyword.arg == "title"]
+
+
+PAGES = _page_titles()
 RTL = "שלום עולם! עברית נכתבת מימין לשמאל. שלום שלום.\nمرحبا بالعالم! اللغة العربية جميلة. مرحبا مرحبا.\n"
 MULTILINGUAL = (ROOT / "sample_corpora" / "multilingual_and_emoji.txt").read_text(encoding="utf-8") + RTL
 BAD = ("serious", "critical")

@@ -3,10 +3,10 @@ below the 4.5:1 contrast WCAG asks for (axe-core's ``color-contrast`` rule), in 
 
 Streamlit fades a caption to 60% opacity (3.9:1 on white); here it is 85%.  Its primary colour
 is both the fill under white text (primary buttons, a multiselect's chosen names) and, in its
-dark theme, the text colour of a chosen pill: no violet is 4.5:1 against both white and the
-dark background, so the primary colours (``.streamlit/config.toml``) are dark enough for white
-text in both themes and a chosen pill's text takes the page's text colour, its violet tint and
-border marking the choice.  The colours in ``ui.plumbing.render``'s token boxes need none of this: they
+dark theme, the text colour of a chosen pill and of a slider's value: no violet is 4.5:1 against
+both white and the dark background, so the primary colours (``.streamlit/config.toml``) are dark
+enough for white text in both themes, a chosen pill's text takes the page's text colour, its
+violet tint and border marking the choice, and so does a slider's value, above its violet thumb.  The colours in ``ui.plumbing.render``'s token boxes need none of this: they
 carry their own fill and text colour (``TOKEN_RULES``, here too).
 
 Focus stays in sight: Streamlit scrolls the page inside its main container, under a header laid
@@ -34,6 +34,7 @@ CSS = "\n".join([
     '[data-testid="stCaptionContainer"]{opacity:.85;}',
     # as specific as Streamlit's own rule for a chosen pill (a class, [data-selected], :not), and then some
     '[data-testid="stApp"] button[data-selected="true"]:not([data-disabled]){color:inherit;}',
+    '[data-testid="stSlider"] [data-testid="stSliderThumbValue"]{color:inherit;}',
     # the header is 3.75rem tall; the rest is room for a focus ring
     '[data-testid="stMain"]{scroll-padding-top:5rem;}',
     # the toolbar is 2.75rem tall, the gap between elements 1rem
