@@ -2,9 +2,9 @@
 
 - ``core.bpe`` (the tokenizer library) never imports ``core.gpt``, torch or streamlit; ``core.room``
   (the room's runs and queue) loads no torch, and no module a page reaches imports it but in a
-  function that runs in a child process; only ``ui`` and the pages import streamlit; the
-  job workers, which import what ``ui.plumbing.heavy_jobs.PRELOAD`` names, load neither, and a
-  child an app process spawns (a probe's) loads no streamlit.
+  function that runs in a child process; only ``ui`` and the pages import streamlit; the job
+  workers, which import what ``ui.plumbing.heavy_jobs.PRELOAD`` names, load neither torch nor
+  streamlit, and a child an app process spawns (a probe's) loads no streamlit.
 - A run's status values are spelled in one module, ``core.runfolder.status``.
 - The import graph of ``core``, ``ui`` and ``app_pages`` has no circle, counting imports inside
   functions too (a function-level import that dodges a circle is still a circle) and modules named
@@ -178,7 +178,7 @@ def _preloaded() -> tuple[str, ...]:
 # As the runs folder's engine runs (``python -m core.room.engine``, its main module named by its
 # spec, which multiprocessing has each new job worker run again): a job worker reports what it loaded.
 JOB_WORKER_CHECK = """
-import sys, time
+import sys
 import core.room.engine
 sys.modules["__main__"] = core.room.engine
 from core.room.engine_link import SharedEngine

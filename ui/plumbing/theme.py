@@ -6,8 +6,9 @@ is both the fill under white text (primary buttons, a multiselect's chosen names
 dark theme, the text colour of a chosen pill and of a slider's value: no violet is 4.5:1 against
 both white and the dark background, so the primary colours (``.streamlit/config.toml``) are dark
 enough for white text in both themes, a chosen pill's text takes the page's text colour, its
-violet tint and border marking the choice, and so does a slider's value, above its violet thumb.  The colours in ``ui.plumbing.render``'s token boxes need none of this: they
-carry their own fill and text colour (``TOKEN_RULES``, here too).
+violet tint and border marking the choice, and so does a slider's value, above its violet thumb.
+The colours in ``ui.plumbing.render``'s token boxes need none of this: they carry their own fill
+and text colour (``TOKEN_RULES``, here too).
 
 Focus stays in sight: Streamlit scrolls the page inside its main container, under a header laid
 over that container's top, so a control the keyboard focuses (Learn BPE's Next) could be scrolled
