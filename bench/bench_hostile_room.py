@@ -72,10 +72,11 @@ from streamlit_client import Session  # noqa: E402
 sys.path.insert(0, str(ROOT))
 from core.room.jobs import IDLE_S as WORKER_IDLE_S  # noqa: E402
 from ui.serving.memory import COLLECT_EVERY_S, PERIOD_S  # noqa: E402
+from ui.plumbing.navigation import PAGES as NAVIGATION  # noqa: E402
 from ui.serving.supervisor import free_port, healthy  # noqa: E402
 
 CALM_CORPUS = "sample:English: Python docs (built in)"
-PAGES = ("learn_bpe", "char_vs_bpe", "compare_tokenizers", "insights", "chat", "train_gpt")  # not the start
+PAGES = tuple(name for name, _, _ in NAVIGATION[1:])  # every page but the start, in the navigation's order
 PASTE_LABEL = "Or paste your own text"
 DOCS_XZ = ROOT.parent / "shared" / "corpora" / "debian-docs-100mb.txt.xz"
 CHROMIUM = Path("/usr/bin/chromium")

@@ -11,11 +11,19 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ui.plumbing.navigation import PAGES as NAVIGATION
+
 APP = Path(__file__).resolve().parents[2] / "streamlit_app.py"
 EVERY_PAGE = sorted(p.stem for p in (APP.parent / "app_pages").glob("*.py"))  # a page added later too
 PAGES = {"app_pages/start_here.py": "🧭 Start here",
          "app_pages/learn_bpe.py": "🎞️ Learn BPE", "app_pages/char_vs_bpe.py": "⚖️ Char vs BPE",
          "app_pages/train_gpt.py": "🧠 Train a GPT", "app_pages/chat.py": "💬 Chat templates"}
+
+
+def test_the_navigation_lists_every_page_file():
+    """A page file the navigation leaves out is never shown, nor checked by the tests and visited by
+    the room benchmarks that read the navigation's list (``ui.plumbing.navigation``)."""
+    assert sorted(name for name, _, _ in NAVIGATION) == EVERY_PAGE
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -6,7 +6,6 @@ right, in the step view and in Compare's panels.  Screenshots (800 px dark, the 
 and ties as a person with deuteranopia sees them) go to the ignored ``tests/.screenshots/``.
 """
 
-import ast
 import re
 
 import pytest
@@ -14,20 +13,12 @@ import pytest
 from core import BPETokenizer
 from core.bpe.explain import occurrence_indices, segment
 from test_browser import ROOT, chromium_context, idle, paste_corpus, serve
+from ui.plumbing.navigation import PAGES as NAVIGATION
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def _page_titles() -> list[str]:
-    """Every page's title, in the navigation's order (``ui/plumbing/frame.py``): a new page is checked
-    as soon as it is listed."""
-    tree = ast.parse((ROOT / "ui" / "plumbing" / "frame.py").read_text(encoding="utf-8"))
-    return [keyword.value.value for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page"
-            for keyword in node.keywords if keyword.arg == "title"]
-
-
-PAGES = _page_titles()
+PAGES = [title for _, title, _ in NAVIGATION]  # every page, a new one too
 RTL = "שלום עולם! עברית נכתבת מימין לשמאל. שלום שלום.\nمرحبا بالعالم! اللغة العربية جميلة. مرحبا مرحبا.\n"
 MULTILINGUAL = (ROOT / "sample_corpora" / "multilingual_and_emoji.txt").read_text(encoding="utf-8") + RTL
 BAD = ("serious", "critical")

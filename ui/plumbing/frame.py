@@ -18,6 +18,7 @@ from ui.plumbing import heavy_jobs, state, theme
 from ui.plumbing.controls import restore_settings, sync_settings_url
 from ui.plumbing.corpus_sidebar import corpus_sidebar, restore_corpus, start_trainable
 from ui.plumbing.identity import owner_id
+from ui.plumbing.navigation import PAGES
 
 
 def run_app() -> None:
@@ -33,15 +34,8 @@ def _run_page() -> None:
     sockets.start()  # once per process: a run's messages leave at once (``ui.serving.sockets``)
     st.set_page_config(page_title="BPE Explorer", page_icon="🔤", layout="wide")
     theme.apply()  # contrast where Streamlit's theme falls short (``ui.plumbing.theme``)
-    page = st.navigation([
-        st.Page("app_pages/start_here.py", title="Start here", icon="🧭", default=True),
-        st.Page("app_pages/learn_bpe.py", title="Learn BPE", icon="🎞️"),
-        st.Page("app_pages/char_vs_bpe.py", title="Char vs BPE", icon="⚖️"),
-        st.Page("app_pages/compare_tokenizers.py", title="Compare tokenizers", icon="🔍"),
-        st.Page("app_pages/insights.py", title="Tokenizer questions", icon="❓"),
-        st.Page("app_pages/chat.py", title="Chat templates", icon="💬"),
-        st.Page("app_pages/train_gpt.py", title="Train a GPT", icon="🧠"),
-    ])
+    page = st.navigation([st.Page(f"app_pages/{name}.py", title=title, icon=icon, default=name == PAGES[0][0])
+                          for name, title, icon in PAGES])
     owner_id()  # keeps ?u= in the URL on every page, so a reload anywhere keeps the same owner
     if page.url_path:  # ?station= is Start here's (the browser's Back returns to it), not a tool's
         state.url_put(state.STATION_PARAM, None)
