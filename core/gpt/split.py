@@ -36,6 +36,14 @@ def part_tokens(text: str, tokenizer, val_fraction: float = 0.1) -> dict[str, in
 def check_length(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> None:
     """Refuse a corpus too short for ``block_size`` with this tokenizer before a run is launched:
     :class:`DataTooShortError` when the validation (or training) part holds fewer than
-    ``block_size + 1`` tokens, the rule ``core.gpt.data.prepare_data`` applies."""
-    for name, tokens in part_tokens(text, tokenizer, val_fraction).items():
-        check_window(name, tokens, block_size)
+    ``block_size + 1`` tokens, the rule ``core.gpt.data.prepare_data`` applies.
+
+    Only a part that could be too short is encoded, so the check costs a page the same on a pasted
+    8 MB as on a sample: no token is longer than the tokenizer's longest, in UTF-8 bytes, and a part
+    has at least as many bytes as characters, so a part of many more characters than a window of
+    such tokens holds one (twice over: a normalization may join characters)."""
+    longest = max(len(tokenizer.token_bytes(i)) for i in tokenizer.ids)
+    train_text, val_text = split_text(text, val_fraction)
+    for name, part in (("validation", val_text), ("training", train_text)):
+        if len(part) < 2 * (block_size + 1) * longest:
+            check_window(name, len(tokenizer.encode(part)), block_size)
