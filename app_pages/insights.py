@@ -25,7 +25,8 @@ from ui.views.insights_view import (corpus_token_counts, curve, curve_chart, cur
                                    embedding_frame,
                                    findings, language_frame, parallel_texts, premium_chart, residue_frame,
                                    unseen_note,
-                                   sweep_chart, sweep_rows, token_facts, unreachable_frame)
+                                   sweep_chart, sweep_rows, sweep_tokenizers_of, token_facts,
+                                   unreachable_frame)
 from ui.views import questions_sections
 from ui.views.token_view import show_merge_graph
 
@@ -121,17 +122,32 @@ def sweep_section() -> None:
         st.info(f"{md_safe(name)} is too short to train a GPT on: each part of it (the training part and "
                 f"the held-out tenth) must hold a window of {window_tokens()} tokens. Paste a longer text, "
                 f"or load Tiny Shakespeare (More corpora, in the sidebar).", icon="📏")
-    refused = {}
     if st.button("Train small GPTs at these sizes", key="insights_sweep_launch",
                  disabled=too_short or not 3 <= len(sizes) <= 5):
-        try:
-            launch_sweep(text, sizes, who.owner, runs_dir, settings=server_settings())
-        except SweepTooShortError as exc:
-            show_error(exc, "Not launched: ")
-            refused = exc.short
-        except (ValueError, OSError) as exc:  # a cap reached, a model over the device's bounds
-            show_error(exc, "Not launched: ")
+        state.put(state.INSIGHTS_SWEEP_ASKED, (digest, tuple(sorted(sizes))))
+    refused = launch_asked(who.owner, runs_dir)
     sweep_progress(sizes, who.owner, runs_dir, refused)
+
+
+def launch_asked(owner, runs_dir) -> dict[int, int]:
+    """Launch the sweep asked for once its tokenizers are trained (by a job worker on a large
+    corpus, whose bar shows meanwhile; the page's runs go on); the sizes refused as too short."""
+    asked = state.get(state.INSIGHTS_SWEEP_ASKED)
+    if asked is None or asked[0] != digest:  # none asked, or asked of a corpus since replaced
+        return {}
+    try:
+        tokenizers = sweep_tokenizers_of(text, digest, asked[1])
+        if tokenizers is None:
+            return {}
+        state.put(state.INSIGHTS_SWEEP_ASKED, None)
+        launch_sweep(text, asked[1], owner, runs_dir, settings=server_settings(), tokenizers=tokenizers)
+    except SweepTooShortError as exc:
+        show_error(exc, "Not launched: ")
+        return exc.short
+    except (ValueError, OSError, *TRAINING_ERRORS) as exc:  # a cap reached, a model over the device's bounds
+        state.put(state.INSIGHTS_SWEEP_ASKED, None)
+        show_error(exc, "Not launched: ")
+    return {}
 
 
 def sweep_progress(sizes, owner, runs_dir, refused: dict[int, int]) -> None:

@@ -26,17 +26,10 @@ def check_window(name: str, tokens: int, block_size: int) -> None:
             f"block size.")
 
 
-def part_tokens(text: str, tokenizer, val_fraction: float = 0.1) -> dict[str, int]:
-    """How many tokens each part of the corpus holds under ``tokenizer``, the validation part
-    first: what one window of a run must fit in."""
-    train_text, val_text = split_text(text, val_fraction)
-    return {"validation": len(tokenizer.encode(val_text)), "training": len(tokenizer.encode(train_text))}
-
-
-def check_length(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> None:
-    """Refuse a corpus too short for ``block_size`` with this tokenizer before a run is launched:
-    :class:`DataTooShortError` when the validation (or training) part holds fewer than
-    ``block_size + 1`` tokens, the rule ``core.gpt.data.prepare_data`` applies.
+def short_parts(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> dict[str, int]:
+    """The parts of the corpus (the validation part first) that hold fewer than ``block_size + 1``
+    tokens under ``tokenizer``, with how many they hold: empty when a run of ``block_size`` can use
+    the corpus (the rule ``core.gpt.data.prepare_data`` applies).
 
     Only a part that could be too short is encoded, so the check costs a page the same on a pasted
     8 MB as on a sample: no token is longer than the tokenizer's longest, in UTF-8 bytes, and a part
@@ -44,6 +37,18 @@ def check_length(text: str, tokenizer, block_size: int, val_fraction: float = 0.
     such tokens holds one (twice over: a normalization may join characters)."""
     longest = max(len(tokenizer.token_bytes(i)) for i in tokenizer.ids)
     train_text, val_text = split_text(text, val_fraction)
+    short = {}
     for name, part in (("validation", val_text), ("training", train_text)):
         if len(part) < 2 * (block_size + 1) * longest:
-            check_window(name, len(tokenizer.encode(part)), block_size)
+            tokens = len(tokenizer.encode(part))
+            if tokens < block_size + 1:
+                short[name] = tokens
+    return short
+
+
+def check_length(text: str, tokenizer, block_size: int, val_fraction: float = 0.1) -> None:
+    """Refuse a corpus too short for ``block_size`` with this tokenizer before a run is launched:
+    :class:`DataTooShortError` when the validation (or training) part holds fewer than
+    ``block_size + 1`` tokens (:func:`short_parts`)."""
+    for name, tokens in short_parts(text, tokenizer, block_size, val_fraction).items():
+        check_window(name, tokens, block_size)

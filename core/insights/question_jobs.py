@@ -10,6 +10,7 @@ A real model's tokenizer is given by its name and loaded once per job worker
   (``corpus_answers``);
 - :func:`formats`: what the same records cost in each format (``formats``);
 - :func:`curve`: characters per token at every vocabulary size (``vocab_curve``);
+- :func:`sweep`: the tokenizers a sweep of small GPTs trains with (``sweep``);
 - :func:`with_tokenizer`: any other function of a tokenizer (its groupings of digits, each
   token's count in the corpus).
 """
@@ -21,6 +22,7 @@ from ..room.tokenizer_jobs import named
 from ..room.worker_process import report_progress
 from .corpus_answers import CorpusQuestions, corpus_questions
 from .formats import format_costs
+from .sweep import sweep_tokenizers
 from .vocab_curve import VocabCurve, vocabulary_curve
 
 
@@ -36,6 +38,10 @@ def formats(records: list[dict], refs: dict[str, str | BPETokenizer]) -> dict[st
 
 def curve(text: str, max_vocab: int, variant: str, pattern: str | None) -> VocabCurve:
     return vocabulary_curve(text, max_vocab, variant, pattern=pattern, progress=report_progress)
+
+
+def sweep(text: str, sizes: tuple[int, ...]) -> dict[int, BPETokenizer]:
+    return sweep_tokenizers(text, sizes, progress=report_progress)
 
 
 def with_tokenizer(fn, ref: str | BPETokenizer, *args):

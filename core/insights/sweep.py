@@ -20,7 +20,7 @@ from pathlib import Path
 from ..bpe import BPETokenizer
 from ..bpe.checks import ArgumentError
 from ..gpt.config import PRESETS, make_config
-from ..gpt.split import part_tokens
+from ..gpt.split import short_parts
 from ..room.limits import detect_device
 from ..room.queries import RunInfo, is_run, read_metrics, run_info
 from ..settings import ServerSettings
@@ -30,14 +30,17 @@ SEED = 1337
 MAX_SIZES = 5
 
 
-def sweep_tokenizers(text: str, sizes, pattern: str = "gpt4") -> dict[int, BPETokenizer]:
+def sweep_tokenizers(text: str, sizes, pattern: str = "gpt4", progress=None) -> dict[int, BPETokenizer]:
     """A byte-level tokenizer of each vocabulary size, all cut from one training on the training
-    part of ``text``."""
+    part of ``text`` (``progress(done, total)`` as the merges are learned): work that grows with
+    the corpus, which a page leaves to a job worker on a large one
+    (``core.insights.question_jobs.sweep``)."""
     sizes = sorted({int(s) for s in sizes})
     if not 1 <= len(sizes) <= MAX_SIZES or sizes[0] < 256:
         raise ArgumentError(f"Give 1 to {MAX_SIZES} vocabulary sizes of at least 256 (the bytes).")
     train, _ = split_held_out(text)
-    full = BPETokenizer.from_text(train, sizes[-1] - 256, variant="byte", pattern=pattern, top_k=1)
+    full = BPETokenizer.from_text(train, sizes[-1] - 256, variant="byte", pattern=pattern, top_k=1,
+                                  progress=progress)
     return {size: full.truncated(min(size - 256, len(full.merges))) for size in sizes}
 
 
@@ -81,34 +84,36 @@ def surely_too_short(text: str, preset: str = "quick") -> bool:
 
 def _shortfall(text: str, tokenizers: dict[int, BPETokenizer], window: int) -> dict[int, int]:
     """The sizes at which a part of ``text`` holds fewer than ``window`` tokens, with that count:
-    a run's own rule (``core.gpt.split.check_length``), asked of every size before any is launched."""
+    a run's own rule (``core.gpt.split.short_parts``), asked of every size before any is launched."""
     short = {}
     for size, tok in tokenizers.items():
-        fewest = min(part_tokens(text, tok).values())
-        if fewest < window:
-            short[size] = fewest
+        parts = short_parts(text, tok, window - 1)
+        if parts:
+            short[size] = min(parts.values())
     return short
 
 
 def launch_sweep(text: str, sizes, owner: str, runs_dir=None, preset: str = "quick",
-                 settings: ServerSettings | None = None) -> dict[int, RunInfo]:
+                 settings: ServerSettings | None = None,
+                 tokenizers: dict[int, BPETokenizer] | None = None) -> dict[int, RunInfo]:
     """Queue (or join) one run per vocabulary size for ``owner``; returns at once.  The runs are the
     room's, so the owner's cap on runs is raised to the sweep's size for them, as for a station's
     runs (``core.lessons.room_runs``).  A corpus too short at any size is refused before anything is
-    launched (:class:`SweepTooShortError`): a run that can only fail would be the room's."""
+    launched (:class:`SweepTooShortError`): a run that can only fail would be the room's.
+    ``tokenizers``: :func:`sweep_tokenizers` of ``text`` and ``sizes``, where a job trained them."""
     from ..room.runs import launch_run
 
-    tokenizers = sweep_tokenizers(text, sizes)
+    tokenizers = tokenizers or sweep_tokenizers(text, sizes)
     config = make_config(preset, seed=SEED)
     short = _shortfall(text, tokenizers, config.block_size + 1)
     if short:
         raise SweepTooShortError(short, config.block_size, preset)
     settings = settings or ServerSettings.from_env()
     settings = replace(settings, max_runs_per_owner=max(len(tokenizers), settings.max_runs_per_owner))
-    launched = {}
+    launched, tag = {}, corpus_tag(text)
     for size, tok in tokenizers.items():
-        launched[size] = launch_run(config, run_name(text, size, preset), runs_dir, owner=owner, text=text,
-                                    tokenizer=tok, settings=settings, room=True)
+        launched[size] = launch_run(config, run_name(text, size, preset, tag), runs_dir, owner=owner,
+                                    text=text, tokenizer=tok, settings=settings, room=True)
     return launched
 
 

@@ -25,10 +25,11 @@ from ..runfolder.layout import IDENTITY_FILE, JOIN_FILE, read_json
 EXECUTION_ONLY = ("threads", "resume", "compile", "cuda_graph", "device")
 
 
-def run_identity(text: str, tokenizer, settings: dict, device: str) -> str:
+def run_identity(text: str | bytes, tokenizer, settings: dict, device: str) -> str:
     """A SHA-256 of everything that decides what a run learns: ``settings`` (a ``TrainConfig``'s
     ``to_dict()``, execution fields left out), the tokenizer's saved form, the kind of device
-    (``"cpu"``, ``"cuda"``, ``"mps"``) and the corpus as UTF-8 bytes.
+    (``"cpu"``, ``"cuda"``, ``"mps"``) and the corpus as UTF-8 bytes (``text``, or those bytes
+    where the caller has them: a launch writes them too).
 
     >>> from core.bpe import CharTokenizer
     >>> a = run_identity("abc", CharTokenizer.from_text("abc"), {"seed": 1, "threads": 1}, "cpu")
@@ -41,7 +42,7 @@ def run_identity(text: str, tokenizer, settings: dict, device: str) -> str:
     head = {"settings": learned, "tokenizer": tokenizer.to_dict(), "device": device.split(":")[0]}
     digest = hashlib.sha256(json.dumps(head, sort_keys=True, ensure_ascii=False).encode())
     digest.update(b"\0")
-    digest.update(text.encode("utf-8", "surrogatepass"))
+    digest.update(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 

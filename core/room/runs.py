@@ -45,10 +45,9 @@ from .owners import (LOCAL_OWNER, ROOM_OWNER, SERVER, RunAccessError, Viewer, sa
 from .queries import (RunInfo, find_identical, get_run, is_run, joins_of, launchers, list_runs,
                        owner_load, pid_alive, process_alive, read_metrics, read_samples, run_info,
                        seconds_per_step, turn_alive)
-from ..atomic import write_json
+from ..atomic import atomic_write, write_json
 from ..runfolder.layout import (CORPUS_FILE, QUEUE_LOCK, SHARE_FILE, STOP_FILE, TOKENIZER_FILE,
-                                TRAIN_CONFIG_FILE, default_runs_dir, now, read_json, write_queue_settings,
-                                write_text)
+                                TRAIN_CONFIG_FILE, default_runs_dir, now, read_json, write_queue_settings)
 from ..runfolder.status import ACTIVE, TRAINING, RunStatus, read_status, write_status
 from .spawn import ensure_engine
 
@@ -131,7 +130,8 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
     device = detect_device(config.device)
     check_config(config, device, tokenizer.vocab_size)
     caps = _scheduler_settings(settings, device)
-    identity = run_identity(text, tokenizer, config.to_dict(), device)
+    corpus = text.encode("utf-8")  # once, for its identity and its file: a pasted 8 MB takes a while
+    identity = run_identity(corpus, tokenizer, config.to_dict(), device)
     run_dir = runs_dir / validate_owner(owner) / sanitize_run_name(name)
     run_dir.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     with locked(runs_dir / QUEUE_LOCK):
@@ -149,7 +149,7 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
             if room:  # the room's own run, which the launcher joins
                 existing = runs_dir / ROOM_OWNER / unique_run_name(name, runs_dir, ROOM_OWNER)
                 existing.parent.mkdir(exist_ok=True, mode=0o700)
-            _write_run(existing, text, tokenizer, config, identity, caps)
+            _write_run(existing, corpus, tokenizer, config, identity, caps)
             if room:
                 write_json(existing / SHARE_FILE, {"shared": True})
         if existing != run_dir:
@@ -166,10 +166,12 @@ def _launched_by(runs_dir: Path, run_dir: Path, owner: str) -> Path | None:
     return next(iter(joins_of(runs_dir, run_dir, owner)), None)
 
 
-def _write_run(run_dir: Path, text: str, tokenizer, config: TrainConfig, identity: str, caps: dict) -> None:
+def _write_run(run_dir: Path, corpus: bytes, tokenizer, config: TrainConfig, identity: str,
+               caps: dict) -> None:
     """A new run folder, queued: everything the GPT workers need (under the queue lock)."""
     run_dir.mkdir(mode=0o700)
-    write_text(run_dir / CORPUS_FILE, text)
+    with atomic_write(run_dir / CORPUS_FILE, "wb") as f:
+        f.write(corpus)
     tokenizer.save(run_dir / TOKENIZER_FILE)
     write_json(run_dir / TRAIN_CONFIG_FILE, {**config.to_dict(), "resume": False,
                "threads": config.threads or threads_per_run(caps["max_running"])})

@@ -73,12 +73,7 @@ def test_a_page_run_stays_within_its_cpu_budget_whatever_was_pasted(page, chars,
     at = open_page(page, timeout=WAIT_S)  # on the built-in sample: the room's shared work done once
     thread_cpu.clear()
     paste_box(at).set_value(pasted_text(chars)).run()
-    deadline = time.monotonic() + WAIT_S
-    while job_progress_texts(at) and time.monotonic() < deadline:
-        time.sleep(POLL_S)
-        at.run()
-    assert not job_progress_texts(at), f"{page}: jobs still running after {WAIT_S} s: " \
-                                       f"{job_progress_texts(at)}"
+    wait_for_jobs(at, page)
     at.run()  # once its jobs are done: the page as the attendee now sees it at every rerun
     assert not at.exception, [e.message for e in at.exception]
     worst = max(range(len(thread_cpu)), key=thread_cpu.__getitem__)
@@ -115,3 +110,45 @@ def test_a_text_box_at_its_maximum_is_drawn_once_not_at_every_rerun(page, label,
         f"{page} with {chars:,} random characters in its box: reruns spent "
         f"{', '.join(f'{s:.2f}' for s in thread_cpu)} s of CPU on their own thread "
         f"(budget {PAGE_RUN_CPU_S} s)")
+
+
+@pytest.mark.slow
+def test_launching_the_sweep_of_small_gpts_leaves_its_training_to_a_job(thread_cpu, tmp_path):
+    """Tokenizer questions' *Train small GPTs at these sizes* on an 8 MB paste: the sweep's
+    tokenizers are trained by a job worker, under its bar, and its runs are launched once they are,
+    with no run of the page over the budget (the click trained them, and encoded both parts of the
+    corpus at every size, on the page's thread)."""
+    from core.insights.sweep import corpus_tag
+    from core.room.runs import SERVER, list_runs, stop_run
+
+    text = pasted_text(8_000_000)
+    at = open_page("insights", timeout=WAIT_S)
+    at.session_state["gpt_runs_dir"] = str(tmp_path)
+    paste_box(at).set_value(text).run()
+    wait_for_jobs(at, "insights")
+    thread_cpu.clear()
+    try:
+        at.button(key="insights_sweep_launch").click().run()
+        bars = job_progress_texts(at)
+        wait_for_jobs(at, "insights")
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+        launched = sorted(r.name for r in list_runs(tmp_path) if r.joined_by is not None)
+        assert launched == sorted(f"vocab-{size}-quick-{corpus_tag(text)}" for size in (320, 512, 1024))
+    finally:
+        for run in list_runs(tmp_path):
+            if run.active and run.joined_by is None:
+                stop_run(run.path, SERVER, timeout=30)
+    assert any("for the sweep" in bar for bar in bars), bars
+    worst = max(thread_cpu)
+    assert worst <= PAGE_RUN_CPU_S, f"a run of the page spent {worst:.2f} s of CPU on its own thread"
+
+
+def wait_for_jobs(at, page: str) -> None:
+    """Rerun the page, as its progress fragment does, until no job's bar shows."""
+    deadline = time.monotonic() + WAIT_S
+    while job_progress_texts(at) and time.monotonic() < deadline:
+        time.sleep(POLL_S)
+        at.run()
+    bars = job_progress_texts(at)
+    assert not bars, f"{page}: jobs still running after {WAIT_S} s: {bars}"

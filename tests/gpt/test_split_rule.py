@@ -6,7 +6,7 @@ import random
 import pytest
 
 from core import BPETokenizer
-from core.gpt.split import DataTooShortError, check_length
+from core.gpt.split import DataTooShortError, check_length, short_parts
 
 
 class Counting:
@@ -46,3 +46,12 @@ def test_a_long_corpus_is_found_long_enough_without_encoding_it():
     tok = Counting(BPETokenizer.from_text(text[:20_000], 50, "char"))
     check_length(text, tok, block_size=256)
     assert tok.encoded == []
+
+
+def test_each_part_too_short_is_named_with_the_tokens_it_holds():
+    """What a sweep tells per vocabulary size (``core.insights.sweep``): the shorter part's tokens."""
+    text = "ab" * 500  # one token a character: 900 tokens for training, 100 for validation
+    tok = BPETokenizer.from_text(text, 0, "char")
+    assert short_parts(text, tok, block_size=99) == {}
+    assert short_parts(text, tok, block_size=100) == {"validation": 100}
+    assert short_parts(text, tok, block_size=900) == {"validation": 100, "training": 900}

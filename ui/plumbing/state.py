@@ -59,6 +59,7 @@ JOBS_RESETS = "jobs_resets"  # learn_resets when this session's jobs were asked 
 LEARN_RUN_MS = "learn_run_ms"  # the server's time for the page's last run, read by bench/bench_app.py
 # Tokenizer questions
 QUESTIONS_BOXES_OF = "questions_boxes_of"  # the corpus (its hash) the sections' boxes were filled from
+INSIGHTS_SWEEP_ASKED = "insights_sweep_asked"  # (corpus hash, sizes) of a sweep whose tokenizers train
 # Char vs BPE
 CHARBPE_TEST_EDITED = "charbpe_test_edited"  # the person typed their own test text
 # Train a GPT

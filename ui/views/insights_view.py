@@ -10,7 +10,8 @@ and their charts.
   count against its embedding's norm (where under-trained tokens would show);
 - ``language_frame(keys)``: tokens and premium per language of the parallel corpus, per
   tokenizer (each counted once); ``premium_chart(frame)``: the grouped bars.
-- ``sweep_chart(points)``: a sweep's validation bits per character against vocabulary size;
+- ``sweep_tokenizers_of(text, digest, sizes)``: the tokenizers a sweep launches with, trained once;
+  ``sweep_chart(points)``: a sweep's validation bits per character against vocabulary size;
   ``sweep_rows``: a row for every size asked, launched or not.
 
 Leaves out: the answers themselves (``core.insights``), the page layout (``app_pages/insights.py``).
@@ -84,6 +85,20 @@ def curve_chart(frame: pd.DataFrame) -> alt.Chart:
         color=alt.Color("part:N", sort=list(PARTS), legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["vocabulary size", "part", "characters per token"],
     ).properties(width="container", height=320, autosize=FIT_WIDTH)
+
+
+@st.cache_resource(show_spinner=False)
+def _sweeps() -> BoundedCache:
+    """A sweep's tokenizers by (corpus hash, sizes), kept for whoever launches the same next."""
+    return BoundedCache(8, 64 * 2**20, lambda toks: sum(tokenizer_bytes(t) for t in toks.values()))
+
+
+def sweep_tokenizers_of(text: str, digest: str, sizes: tuple[int, ...]) -> dict[int, BPETokenizer] | None:
+    """The tokenizers a sweep of ``sizes`` trains its GPTs with; ``None``, under a progress bar,
+    while a job worker trains them on a large corpus."""
+    return computed(server_settings(), _sweeps(), ("sweep", digest, sizes), question_jobs.sweep,
+                    (text, sizes), len(text), f"Training byte-level BPE up to {max(sizes):,} tokens for the "
+                    f"sweep", " merges", advice=training_advice("byte"))
 
 
 def sweep_rows(sizes, points: list[SweepPoint], refused: dict[int, int]) -> list[dict]:
