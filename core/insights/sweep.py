@@ -141,9 +141,11 @@ def sweep_point(vocab_size: int, run: RunInfo) -> SweepPoint:
                       float(evals[-1]["val_bpc"]) if evals else None, n_params, share)
 
 
-def room_sweep(text: str, sizes, runs_dir=None, preset: str = "quick") -> dict[int, RunInfo | None]:
+def room_sweep(text: str, sizes, runs_dir=None, preset: str = "quick",
+               tokenizers: dict[int, BPETokenizer] | None = None) -> dict[int, RunInfo | None]:
     """The sweep's runs as the room has them, whoever launched them: by what they train (corpus,
-    tokenizer, settings, seed, kind of device), finished or under way (``None``: not launched)."""
+    tokenizer, settings, seed, kind of device), finished or under way (``None``: not launched).
+    ``tokenizers``: :func:`sweep_tokenizers` of ``text`` and ``sizes``, where the caller keeps them."""
     from ..room.identical import run_identity
     from ..room.queries import find_identical
     from ..runfolder.layout import default_runs_dir
@@ -152,7 +154,7 @@ def room_sweep(text: str, sizes, runs_dir=None, preset: str = "quick") -> dict[i
     config = make_config(preset, seed=SEED)
     device = detect_device(config.device)
     found = {}
-    for size, tok in sweep_tokenizers(text, sizes).items():
+    for size, tok in (tokenizers or sweep_tokenizers(text, sizes)).items():
         path = find_identical(runs_dir, run_identity(text, tok, config.to_dict(), device))
         found[size] = None if path is None else run_info(path)
     return found

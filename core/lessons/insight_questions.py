@@ -9,11 +9,13 @@ language pays the most tokens for the same text under a tokenizer (the parallel 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..bpe import BPETokenizer
 from ..insights import UDHR_DIR, language_costs, language_index, read_parallel
-from ..insights.sweep import room_sweep, sweep_point
+from ..insights.sweep import room_sweep, sweep_point, sweep_tokenizers
 from ..runfolder.status import RunStatus
-from .computations import COMPUTATIONS, Answer, StationData, computation, format_number
+from .computations import COMPUTATIONS, Answer, StationData, computation, format_number, load_corpus
 from .errors import AnswerNotReady, LessonError
 
 REFERENCE = "eng"
@@ -54,7 +56,7 @@ def lowest_bpc_vocabulary(data: StationData) -> Answer:
     at ``args.sizes``, the ``args.preset`` preset) the fewest validation bits per character."""
     sizes = [int(s) for s in data.arg("sizes") or []]
     preset = str(data.arg("preset") or "quick")
-    runs = room_sweep(data.text(), sizes, data.runs_dir, preset)
+    runs = room_sweep(data.text(), sizes, data.runs_dir, preset, _sweep_tokenizers(data.corpus, tuple(sizes)))
     missing = [size for size, run in runs.items() if run is None]
     if missing:
         raise AnswerNotReady(f"The room's GPTs at {', '.join(map(format_number, missing))} tokens are not "
@@ -73,6 +75,13 @@ def lowest_bpc_vocabulary(data: StationData) -> Answer:
                            f"{p.embedding_share:.0%} of {p.n_params:,} parameters" for p in points.values()),
         "best": f"{best.vocab_size:,}", "best_bpc": f"{best.val_bpc:.3f}",
         "share": f"{best.embedding_share:.0%}"})
+
+
+@lru_cache(maxsize=4)
+def _sweep_tokenizers(corpus: str | None, sizes: tuple[int, ...]) -> dict[int, BPETokenizer]:
+    """One training per station corpus and sizes: the answer is asked for at every run of the
+    station's page once an attendee answered, to see how far the room's runs are."""
+    return sweep_tokenizers(load_corpus(corpus), sizes)
 
 
 __all__ = ["COMPUTATIONS", "costliest_language", "lowest_bpc_vocabulary"]

@@ -42,3 +42,22 @@ def test_the_vocabulary_station_waits_while_the_sweep_trains(tmp_path):
     finished_sweep_runs(tmp_path, {320: 2.31, 512: 2.22, 1024: 2.40}, status="queued")
     with pytest.raises(AnswerNotReady, match="still training .*320: step 300 of 300 \\(queued\\)"):
         compute_answer(PATH.station(VOCABULARY), tmp_path)
+
+
+@pytest.mark.slow
+def test_the_vocabulary_station_trains_the_sweep_s_tokenizers_once(tmp_path, monkeypatch):
+    """Its answer is asked for at every run of Start here once an attendee answered (the room's runs
+    go on training), and the tokenizers it finds them by never change."""
+    import core.lessons.insight_questions as questions
+    from core.insights import sweep
+
+    trained = []
+    monkeypatch.setattr(questions, "sweep_tokenizers", lambda text, sizes: trained.append(sizes)
+                        or sweep.sweep_tokenizers(text, sizes))
+    questions._sweep_tokenizers.cache_clear()
+    finished_sweep_runs(tmp_path, {320: 2.31, 512: 2.22, 1024: 2.40}, status="queued")
+    for _ in range(3):
+        with pytest.raises(AnswerNotReady, match="still training"):
+            compute_answer(PATH.station(VOCABULARY), tmp_path)
+    assert trained == [(320, 512, 1024)]
+    questions._sweep_tokenizers.cache_clear()
