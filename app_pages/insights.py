@@ -133,7 +133,10 @@ def launch_asked(owner, runs_dir) -> dict[int, int]:
     """Launch the sweep asked for once its tokenizers are trained (by a job worker on a large
     corpus, whose bar shows meanwhile; the page's runs go on); the sizes refused as too short."""
     asked = state.get(state.INSIGHTS_SWEEP_ASKED)
-    if asked is None or asked[0] != digest:  # none asked, or asked of a corpus since replaced
+    if asked is None:
+        return {}
+    if asked[0] != digest:  # asked of a corpus since replaced: not launched on its return
+        state.put(state.INSIGHTS_SWEEP_ASKED, None)
         return {}
     try:
         tokenizers = sweep_tokenizers_of(text, digest, asked[1])
