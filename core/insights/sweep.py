@@ -112,8 +112,10 @@ def launch_sweep(text: str, sizes, owner: str, runs_dir=None, preset: str = "qui
     settings = replace(settings, max_runs_per_owner=max(len(tokenizers), settings.max_runs_per_owner))
     launched, tag = {}, corpus_tag(text)
     for size, tok in tokenizers.items():
+        first = next(iter(launched.values()), None)  # the same corpus: its file is linked, not written again
         launched[size] = launch_run(config, run_name(text, size, preset, tag), runs_dir, owner=owner,
-                                    text=text, tokenizer=tok, settings=settings, room=True)
+                                    text=text, tokenizer=tok, settings=settings, room=True,
+                                    corpus_of=first and first.path)
     return launched
 
 

@@ -107,7 +107,7 @@ def _enqueue(run_dir: Path, **fields) -> None:
 
 def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LOCAL_OWNER,
                text: str, tokenizer=None, settings: ServerSettings | None = None,
-               room: bool = False) -> RunInfo:
+               room: bool = False, corpus_of: Path | None = None) -> RunInfo:
     """Queue ``config`` as ``runs_dir/owner/name``, to train on ``text`` with ``tokenizer`` (its
     characters when None), and return at once; the scheduler gives it turns on its GPT workers.
 
@@ -122,7 +122,9 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
     Refused with a ``ValueError`` subclass: a model over the device's bounds (``LimitError``),
     an owner holding ``max_runs_per_owner`` runs' worth already (``RunLimitError``; a run that n
     attendees launched counts 1/n), an existing run of that name.  CPU runs get ``cores //
-    max_running`` torch threads unless ``config.threads`` says otherwise.
+    max_running`` torch threads unless ``config.threads`` says otherwise.  ``corpus_of``: a run
+    folder holding this same ``text`` (a sweep's first run), whose corpus file the new run links
+    rather than writes again: a page's thread writes a pasted 64 MB once, not once a run.
     """
     runs_dir = Path(runs_dir).absolute() if runs_dir else default_runs_dir()
     settings = settings or ServerSettings.from_env()
@@ -149,7 +151,7 @@ def launch_run(config: TrainConfig, name: str, runs_dir=None, *, owner: str = LO
             if room:  # the room's own run, which the launcher joins
                 existing = runs_dir / ROOM_OWNER / unique_run_name(name, runs_dir, ROOM_OWNER)
                 existing.parent.mkdir(exist_ok=True, mode=0o700)
-            _write_run(existing, corpus, tokenizer, config, identity, caps)
+            _write_run(existing, corpus, tokenizer, config, identity, caps, corpus_of)
             if room:
                 write_json(existing / SHARE_FILE, {"shared": True})
         if existing != run_dir:
@@ -167,17 +169,31 @@ def _launched_by(runs_dir: Path, run_dir: Path, owner: str) -> Path | None:
 
 
 def _write_run(run_dir: Path, corpus: bytes, tokenizer, config: TrainConfig, identity: str,
-               caps: dict) -> None:
+               caps: dict, corpus_of: Path | None = None) -> None:
     """A new run folder, queued: everything the GPT workers need (under the queue lock)."""
     run_dir.mkdir(mode=0o700)
-    with atomic_write(run_dir / CORPUS_FILE, "wb") as f:
-        f.write(corpus)
+    if not _linked(corpus_of, run_dir / CORPUS_FILE, len(corpus)):
+        with atomic_write(run_dir / CORPUS_FILE, "wb") as f:
+            f.write(corpus)
     tokenizer.save(run_dir / TOKENIZER_FILE)
     write_json(run_dir / TRAIN_CONFIG_FILE, {**config.to_dict(), "resume": False,
                "threads": config.threads or threads_per_run(caps["max_running"])})
     write_identity(run_dir, identity)
     write_queue_settings(run_dir.parent.parent, **caps)
     _enqueue(run_dir, max_steps=config.max_steps)
+
+
+def _linked(run_dir: Path | None, target: Path, size: int) -> bool:
+    """Whether ``target`` is now a link to ``run_dir``'s corpus file, of ``size`` bytes (no GPT
+    worker writes a corpus file, and deleting a run leaves the other links whole)."""
+    source = None if run_dir is None else Path(run_dir) / CORPUS_FILE
+    try:
+        if source is None or source.stat().st_size != size:
+            return False
+        os.link(source, target)
+    except OSError:  # another file system, or links not allowed: written instead
+        return False
+    return True
 
 
 def _join(runs_dir: Path, join_dir: Path, run_dir: Path, owner: str, settings: ServerSettings) -> None:

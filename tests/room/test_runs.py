@@ -19,7 +19,7 @@ from core.room.cpu_policy import BACKGROUND_NICENESS
 from core.room.limits import TURN_S, LimitError
 from core.runfolder.locks import FileLock
 from core.gpt.loop import train
-from core.runfolder.layout import ENGINE_LOCK
+from core.runfolder.layout import CORPUS_FILE, ENGINE_LOCK
 from core.runfolder.status import read_status
 from core.room.runs import (SERVER, RunAccessError, RunLimitError, Viewer, delete_run, get_run,
                            launch_run, list_runs, pid_alive, read_metrics, read_samples, resume_run,
@@ -410,6 +410,29 @@ def test_delete_a_run_but_never_a_queued_one_or_another_folder(runs_dir):
     with pytest.raises(ValueError, match="not a run folder"):
         delete_run(precious, ALICE)
     assert precious.is_dir()
+
+
+def test_a_run_of_the_same_corpus_links_its_file_and_deleting_one_leaves_the_other_whole(runs_dir):
+    """A sweep's runs share their corpus (``corpus_of``): written once, not once a run."""
+    blocker = FileLock(runs_dir / ENGINE_LOCK)  # no engine: the runs stay queued
+    assert blocker.acquire()
+    try:
+        first = launch_run(tiny_config(), "first", runs_dir, owner=ALICE.owner, text=TEXT, settings=ROOMY)
+        second = launch_run(tiny_config(seed=2), "second", runs_dir, owner=ALICE.owner, text=TEXT,
+                            settings=ROOMY, corpus_of=first.path)
+        other = launch_run(tiny_config(seed=3), "other", runs_dir, owner=ALICE.owner, text=TEXT + "!",
+                           settings=ROOMY, corpus_of=first.path)  # not the same text: written, not linked
+        corpus = [run.path / CORPUS_FILE for run in (first, second, other)]
+        assert corpus[0].samefile(corpus[1]) and not corpus[0].samefile(corpus[2])
+        assert corpus[2].read_text(encoding="utf-8") == TEXT + "!"
+        stop_run(first.path, ALICE)
+        delete_run(first.path, ALICE)
+        assert corpus[1].read_text(encoding="utf-8") == TEXT
+    finally:
+        for run in list_runs(runs_dir):
+            if run.status == "queued":
+                stop_run(run.path, SERVER)
+        blocker.release()
 
 
 def test_the_queue_says_what_trains_what_waits_and_for_about_how_long(runs_dir):
