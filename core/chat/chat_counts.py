@@ -10,7 +10,7 @@ format marks SPECIAL are special tokens.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .pieces import CONTENT, SPECIAL
 
@@ -45,7 +45,8 @@ class MessageCount:
 
 @dataclass(frozen=True)
 class ChatCount:
-    """One model's reading of a conversation.  ``exact``: False for an estimate (GPT-4, GPT-4o)."""
+    """One model's reading of a conversation.  ``exact``: False for an estimate (GPT-4, GPT-4o).
+    ``tokens`` are all ``total`` of them, unless :meth:`head` kept the first few."""
 
     name: str
     label: str
@@ -59,14 +60,18 @@ class ChatCount:
     # the system messages' tokens, tools apart (Qwen's and GPT-OSS's formats write the tools inside
     # the system message): sent again with every request, as the tools are
     system_tokens: int
+    total: int
 
     @property
     def ids(self) -> list[int]:
         return [t.id for t in self.tokens]
 
-    @property
-    def total(self) -> int:
-        return len(self.tokens)
+    def head(self, keep: int) -> ChatCount:
+        """The same count holding its first ``keep`` tokens only, and the text they cover: what a
+        page draws of a long conversation, without copying the rest of its tokens from a job worker
+        (a million characters' tokens took seconds to unpickle on the page's thread)."""
+        tokens = self.tokens[:keep]
+        return replace(self, tokens=tokens, text=self.text[:tokens[-1].end] if tokens else "")
 
     @property
     def content_tokens(self) -> int:

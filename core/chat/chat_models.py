@@ -117,17 +117,20 @@ def count_chat(model: ChatModel, tokenizer: BPETokenizer, messages, tools=(), *,
         else:
             repeated += m.content_tokens + m.template_tokens
     return ChatCount(model.name, model.label, model.exact, text, tokens, counts, len(tokens) - len(bare),
-                     repeated, model.context_window, system)
+                     repeated, model.context_window, system, len(tokens))
 
 
-def count_models(messages, tools=(), thinking: bool = False) -> dict[str, ChatCount | str]:
+def count_models(messages, tools=(), thinking: bool = False,
+                 keep: int | None = None) -> dict[str, ChatCount | str]:
     """Every chat model's count, or the sentence saying why its template refuses the conversation
     (Llama's wants a user message after tools): what the Chat page shows, and runs as one job for a
-    long conversation (a module-level function, so a job worker can import it)."""
+    long conversation (a module-level function, so a job worker can import it).  ``keep``: each
+    count's first tokens only (:meth:`ChatCount.head`), where a page draws no more."""
     counts = {}
     for name, model in CHAT_MODELS.items():
         try:
-            counts[name] = count_chat(model, chat_tokenizer(name), messages, tools, thinking=thinking)
+            count = count_chat(model, chat_tokenizer(name), messages, tools, thinking=thinking)
+            counts[name] = count if keep is None else count.head(keep)
         except ValueError as exc:
             counts[name] = str(exc)
     return counts

@@ -62,6 +62,16 @@ def test_the_sample_counts_each_message_and_what_the_tool_adds():
     assert all(m.content_tokens > 0 and m.template_tokens > 0 for m in count.messages)
 
 
+def test_a_count_s_head_keeps_its_totals_and_the_text_its_first_tokens_cover():
+    """What a page draws of a long conversation, copied from a job worker without the rest."""
+    count = count_chat(CHAT_MODELS["qwen3"], chat_tokenizer("qwen3"), SAMPLE_MESSAGES, SAMPLE_TOOLS)
+    head = count.head(10)
+    assert head.tokens == count.tokens[:10] and head.text == count.text[:count.tokens[9].end]
+    assert (head.total, head.template_tokens, head.messages) == (count.total, count.template_tokens,
+                                                                 count.messages)
+    assert count.head(count.total + 5) == count
+
+
 def test_one_models_json_has_the_issues_shape():
     count = count_chat(CHAT_MODELS["qwen3"], chat_tokenizer("qwen3"), SAMPLE_MESSAGES, SAMPLE_TOOLS)
     data = count.as_json()

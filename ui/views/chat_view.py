@@ -46,8 +46,9 @@ def model_counts(messages: tuple, tools: tuple, thinking: bool) -> dict[str, Cha
     content = repr((messages, tools)).encode("utf-8", "surrogatepass")
     key = ("chat", hashlib.sha256(content).hexdigest(), thinking)
     size = sum(len(m.content) for m in messages)
-    return heavy_jobs.computed(server_settings(), _counts(), key, count_models, (messages, tools, thinking),
-                               size, "Counting the conversation for each model",
+    return heavy_jobs.computed(server_settings(), _counts(), key, count_models,
+                               (messages, tools, thinking, DRAWN_TOKENS + 3), size,
+                               "Counting the conversation for each model",
                                advice="Use a shorter conversation.", inline_below=MAX_CHARS + 1)
 
 
