@@ -90,8 +90,6 @@ def test_every_button_of_a_page_stays_within_its_cpu_budget_on_a_large_paste(pag
     """Each button of the page's own area (present and future), clicked once on an 8 MB paste, its
     jobs then done: no run of the page over the budget.  A click is a page run too: the sweep's
     trained its tokenizers on the page's thread, which opening the page never showed."""
-    from core.room.runs import SERVER, list_runs, stop_run
-
     at = open_page(page, timeout=WAIT_S)
     at.session_state["gpt_runs_dir"] = str(tmp_path)  # a Launch clicked here trains there
     paste_box(at).set_value(pasted_text(8_000_000)).run()
@@ -109,9 +107,7 @@ def test_every_button_of_a_page_stays_within_its_cpu_budget_on_a_large_paste(pag
             assert not at.exception, (button.label, [e.message for e in at.exception])
             spent[button.label] = max(thread_cpu)
     finally:
-        for run in list_runs(tmp_path):
-            if run.active and run.joined_by is None:
-                stop_run(run.path, SERVER, timeout=30)
+        stop_runs(tmp_path)
     over = {label: round(cpu, 2) for label, cpu in spent.items() if cpu > PAGE_RUN_CPU_S}
     assert not over, f"{page}: clicks over {PAGE_RUN_CPU_S} s of CPU on the page's thread: {over}"
 
@@ -153,7 +149,7 @@ def test_launching_the_sweep_of_small_gpts_leaves_its_training_to_a_job(thread_c
     with no run of the page over the budget (the click trained them, and encoded both parts of the
     corpus at every size, on the page's thread)."""
     from core.insights.sweep import corpus_tag
-    from core.room.runs import SERVER, list_runs, stop_run
+    from core.room.runs import list_runs
 
     text = pasted_text(8_000_000, seed=8)  # its sweep trained by no other test of this process
     at = open_page("insights", timeout=WAIT_S)
@@ -170,9 +166,7 @@ def test_launching_the_sweep_of_small_gpts_leaves_its_training_to_a_job(thread_c
         launched = sorted(r.name for r in list_runs(tmp_path) if r.joined_by is not None)
         assert launched == sorted(f"vocab-{size}-quick-{corpus_tag(text)}" for size in (320, 512, 1024))
     finally:
-        for run in list_runs(tmp_path):
-            if run.active and run.joined_by is None:
-                stop_run(run.path, SERVER, timeout=30)
+        stop_runs(tmp_path)
     assert any("for the sweep" in bar for bar in bars), bars
     worst = max(thread_cpu)
     assert worst <= PAGE_RUN_CPU_S, f"a run of the page spent {worst:.2f} s of CPU on its own thread"
@@ -186,3 +180,13 @@ def wait_for_jobs(at, page: str) -> None:
         at.run()
     bars = job_progress_texts(at)
     assert not bars, f"{page}: jobs still running after {WAIT_S} s: {bars}"
+
+
+def stop_runs(runs_dir) -> None:
+    """Stop every run a click launched in ``runs_dir`` (a join goes with its run): no GPT trains on
+    after the test."""
+    from core.room.runs import SERVER, list_runs, stop_run
+
+    for run in list_runs(runs_dir):
+        if run.active and run.joined_by is None:
+            stop_run(run.path, SERVER, timeout=30)
