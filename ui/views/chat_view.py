@@ -27,6 +27,7 @@ from ui.serving.bounded_cache import BoundedCache
 # What the page counts on its own thread (the five formats take about a second per 100,000
 # characters); a longer conversation is counted by the room's job engine, as other heavy work is.
 MAX_CHARS = 20_000
+SHOWN_TOKENS = DRAWN_TOKENS + 3  # what a rendering draws, and the rest of a character
 TEMPLATE_STYLE = "background:#e5e7eb;border-style:dashed;"  # the template's own text
 SPECIAL_STYLE = "background:#1e3a8a;color:#ffffff;font-weight:600;"  # a special token it placed
 PARTS = ("content", "template")
@@ -47,7 +48,7 @@ def model_counts(messages: tuple, tools: tuple, thinking: bool) -> dict[str, Cha
     key = ("chat", hashlib.sha256(content).hexdigest(), thinking)
     size = sum(len(m.content) for m in messages)
     return heavy_jobs.computed(server_settings(), _counts(), key, count_models,
-                               (messages, tools, thinking, DRAWN_TOKENS + 3), size,
+                               (messages, tools, thinking, SHOWN_TOKENS), size,
                                "Counting the conversation for each model",
                                advice="Use a shorter conversation.", inline_below=MAX_CHARS + 1)
 
@@ -80,12 +81,11 @@ def rendering_html(count: ChatCount, tokenizer, height: int = 260) -> str:
 
 
 def _rendering_html(count: ChatCount, tokenizer, height: int) -> str:
-    shown = count.tokens[:DRAWN_TOKENS + 3]  # and the rest of a character
-    tokens = [Token(t.id, t.start, t.end, 0) for t in shown]
+    shown = count.head(SHOWN_TOKENS)
+    tokens = [Token(t.id, t.start, t.end, 0) for t in shown.tokens]
     styles = {n: SPECIAL_STYLE if t.part == "special" else TEMPLATE_STYLE
-              for n, t in enumerate(shown) if t.part != "content"}
-    text = count.text[:shown[-1].end] if shown else ""
-    return token_spans_html(tokenizer, text, tokens, height=height, styles=styles, total=count.total,
+              for n, t in enumerate(shown.tokens) if t.part != "content"}
+    return token_spans_html(tokenizer, shown.text, tokens, height=height, styles=styles, total=count.total,
                             label=f"The conversation as {count.label} reads it")
 
 
