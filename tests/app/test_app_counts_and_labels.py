@@ -9,9 +9,10 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import ROOT, finished_run, open_page
+from ui.plumbing.navigation import PAGES as NAVIGATION
 
 MULTILINGUAL = (ROOT / "sample_corpora" / "multilingual_and_emoji.txt").read_text(encoding="utf-8")
-PAGES = ["learn_bpe", "char_vs_bpe", "compare_tokenizers", "train_gpt"]
+PAGES = [name for name, _, _ in NAVIGATION]  # every page, a new one too
 ALICE = "alice-0123456789"
 ROOM_CORPUS = "First Citizen:\nBefore we proceed any further, hear me speak.\n" * 40
 OWN_CORPUS = "The quick brown fox jumps over the lazy dog. " * 60

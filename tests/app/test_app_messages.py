@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from core import CharTokenizer
 from core.runfolder.layout import CHECKPOINT_FILE
+from ui.plumbing.navigation import PAGES as NAVIGATION
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "streamlit_app.py"
@@ -78,8 +79,7 @@ def test_generate_offers_actions_for_unseen_characters(tmp_path):
     assert at.session_state["gpt_tokenizer"] == "bpe"
 
 
-@pytest.mark.parametrize("page", ["learn_bpe", "char_vs_bpe", "compare_tokenizers", "insights", "train_gpt",
-                                  "start_here"])
+@pytest.mark.parametrize("page", [name for name, _, _ in NAVIGATION])  # every page, a new one too
 def test_an_empty_corpus_is_a_message_on_every_page(tmp_path, page):
     """A corpus emptied (as a large paste's echo once did): no page shows a traceback (Compare
     tokenizers and Tokenizer questions did), and where the corpus is trained on, the page says so."""

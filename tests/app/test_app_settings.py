@@ -5,8 +5,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import ROOT
+from ui.plumbing.navigation import PAGES as NAVIGATION
 
-PAGES = ["start_here", "learn_bpe", "char_vs_bpe", "compare_tokenizers", "insights", "train_gpt", "chat"]
+PAGES = [name for name, _, _ in NAVIGATION]  # every page, a new one too
 
 
 @pytest.mark.parametrize("page", PAGES)
