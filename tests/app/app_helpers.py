@@ -22,6 +22,23 @@ def open_page(page: str, key: str | None = None, text: str | None = None,
     return at
 
 
+def markdown_tables(at: AppTest) -> list[list[list[str]]]:
+    """Every Markdown table of the main area (``ui.plumbing.render.markdown_table``), as rows of cells
+    read as a person does: the header first, without the alignment row, each cell as shown (its
+    escapes dropped)."""
+    import html
+
+    tables = []
+    for text in (m.value for m in at.main.get("markdown")):
+        lines = text.splitlines()
+        if len(lines) < 2 or not re.fullmatch(r"\|(:?-+:?\|)+", lines[1]):
+            continue
+        tables.append([[html.unescape(re.sub(r"\\(.)", r"\1", cell)).strip()
+                        for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+                       for line in lines[:1] + lines[2:]])
+    return tables
+
+
 def paste_box(at: AppTest):
     """The sidebar's paste box (its key changes each time the server rewrites it)."""
     [box] = [t for t in at.sidebar.text_area if (t.key or "").startswith("corpus_paste_")]

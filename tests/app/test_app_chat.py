@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import open_page, paste_box, poll_until_done, progress_texts
+from app_helpers import markdown_tables, open_page, paste_box, poll_until_done, progress_texts
 from core.chat import CHAT_MODELS, Message, chat_tokenizer, count_chat
 from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
 from core.chat.history import Growth
@@ -44,12 +44,9 @@ def shown(at: AppTest) -> str:
 
 def cost_table(at: AppTest) -> tuple[list[str], dict[str, dict[str, int]]]:
     """"What it costs" as the page writes it: its header, and each model's figures by column."""
-    [table] = [m.value for m in at.markdown if m.value.startswith("| model |")]
-    lines = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()]
-    header, rows = lines[0], lines[2:]
-    figures = {row[0].replace("\\", ""): row[1:] for row in rows}  # a model's name as typed, unescaped
+    [(header, *rows)] = [t for t in markdown_tables(at) if t[0][0] == "model"]
     return header, {model: {h: int(c.replace(",", "")) for h, c in zip(header[1:], cells)}
-                    for model, cells in figures.items()}
+                    for model, *cells in rows}
 
 
 def test_it_opens_on_the_sample_with_a_tool_and_cores_figures():

@@ -3,12 +3,12 @@ core.insights' answers on the sidebar's corpus (the opening Sennrich sample), wi
 where it has none of what a question is about."""
 
 import json
-
 import re
 
+import pandas as pd
 import pytest
 
-from app_helpers import job_progress_texts, open_page, paste_box, poll_until_done
+from app_helpers import job_progress_texts, markdown_tables, open_page, paste_box, poll_until_done
 from core import BPETokenizer
 from core.bpe.display import visible
 from core.insights import (SAMPLE_RECORDS, format_costs, number_groupings, numbers_in_text, prompt_boundary,
@@ -30,10 +30,11 @@ def gpt4() -> BPETokenizer:
 
 
 def table(at, column: str):
-    """The first table with ``column``, as a DataFrame indexed by tokenizer."""
-    for frame in at.dataframe:
-        if column in frame.value.columns:
-            return frame.value.set_index(frame.value.columns[0])
+    """The first table with ``column``, as a DataFrame indexed by its first column (the tokenizer,
+    or the number), each cell as the page shows it."""
+    for header, *rows in markdown_tables(at):
+        if column in header:
+            return pd.DataFrame(rows, columns=header).set_index(header[0])
     raise AssertionError(f"no table with {column!r}")
 
 
@@ -89,7 +90,8 @@ def test_special_token_text_is_read_both_ways_and_the_app_says_what_it_does(at, 
     at.text_input(key="w_questions_special_text").set_value("<|endoftext|>").run()
     rows = table(at, "read as special (ids)")
     assert rows.loc[GPT4, "read as special (ids)"] == "100257"
-    assert rows.loc[GPT4, "tokens"] == len(gpt4.encode("<|endoftext|>", allowed_special="none")) > 1
+    as_text = len(gpt4.encode("<|endoftext|>", allowed_special="none"))
+    assert rows.loc[GPT4, "tokens"] == str(as_text) and as_text > 1
     assert rows.loc["Llama 3", "read as special (ids)"].startswith("—")
     assert "refuses" in rows.loc[GPT4, "its library, by default"]
     assert APP_READS_SPECIALS in said(at)
@@ -171,9 +173,9 @@ def test_a_large_corpus_is_read_by_a_job_worker_and_its_answers_shown(gpt4):
     poll_until_done(at)
     assert not at.exception, [e.message for e in at.exception]
     assert _special_box(at).startswith("Chapter 31337 opens.<|endoftext|>")
-    [_, corpus] = [f.value.set_index("number") for f in at.dataframe if "times" in f.value.columns]
-    rows = corpus  # the built-in sentence's numbers, then the corpus's
-    assert rows.loc["␣2024", "times"] == 7000
+    [_, rows] = [pd.DataFrame(rows, columns=header).set_index("number")  # the sentence's, the corpus's
+                 for header, *rows in markdown_tables(at) if "times" in header]
+    assert rows.loc["␣2024", "times"] == "7,000"
     [cut] = [n for n in numbers_in_text(gpt4, text) if n.text == " 2024"]
     assert rows.loc["␣2024", GPT4].startswith(" · ".join(visible(t) for t in cut.cut.tokens))
 

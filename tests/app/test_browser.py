@@ -166,6 +166,13 @@ def idle(pg) -> None:
     two_frames(pg)
 
 
+def drawn(pg) -> None:
+    """:func:`idle`, and no element still a grey placeholder: Streamlit draws a widget whose code the
+    browser is still loading as a skeleton, so a page measured before then measures no widget."""
+    idle(pg)
+    pg.wait_for_function("!document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=NAVIGATION_MS)
+
+
 def two_frames(pg) -> None:
     """Two animation frames: whatever the page changed before them has been laid out and painted."""
     pg.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")

@@ -1,8 +1,10 @@
 """Every page in a real Chromium 800 px wide, the sidebar open, light and dark: what a person reads
 is whole.  No text of the page is cut short with an ellipsis (a metric's "4‥", a run's name in a
-picker), no table hides a column out of sight, and every chart names every group it draws: the
-labels Vega shows (not those it hides where they would overlap) hold each tokenizer, variant and
-run in full.  Screenshots of each page in both themes go to ``shots_dir``
+picker), no button or metric label runs past its box, no data grid hides a column out of sight (a
+Markdown table wraps its text instead: Tokenizer questions' comparisons of six tokenizers, wider than
+the column beside the open sidebar, scroll sideways in their own box), and every chart names every
+group it draws: the labels Vega shows (not those it hides where they would overlap) hold each
+tokenizer, variant and run in full.  Screenshots of each page in both themes go to ``shots_dir``
 (``800_<page>_<theme>.png``).
 
 Train a GPT opens on runs written by hand (no training): the room's two on one corpus, the
@@ -13,8 +15,9 @@ import pytest
 
 from test_app_compare_tokenizers import available
 from test_app_counts_and_labels import ALICE, the_room_and_alice
-from test_browser import NAVIGATION_MS, chromium_context, idle, serve
+from test_browser import NAVIGATION_MS, chromium_context, drawn, serve
 from ui.plumbing.cache import PRETRAINED_LABELS
+from ui.plumbing.navigation import PAGES as NAVIGATION
 
 pytestmark = pytest.mark.browser
 
@@ -26,6 +29,13 @@ PANEL_MIN = 280  # a Compare panel narrower than this wraps its tokens a few cha
 CUT = """root => [...root.querySelectorAll('*')]
     .filter(e => getComputedStyle(e).textOverflow === 'ellipsis' && e.scrollWidth > e.clientWidth + 1)
     .map(e => e.textContent.trim()).filter(t => t)"""
+# buttons and metrics whose text runs past their box, ellipsis or not (a label cut off, or spilling over)
+OVERFLOW = """root => [...root.querySelectorAll(
+    '[data-testid="stButton"] button, [data-testid="stMetricLabel"], [data-testid="stMetricValue"], ' +
+    '.bpe-step button, .bpe-metric-label, .bpe-metric-value')]
+  .flatMap(el => [el, ...el.querySelectorAll('*')])
+  .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+  .map(el => (el.closest('button, [data-testid="stMetric"], .bpe-metric') || el).innerText.trim())"""
 # per table, whether it scrolls sideways (a column out of sight): its grid's scroller, one a table
 TABLES_SCROLL = """root => [...root.querySelectorAll('[data-testid="stDataFrame"]')].map(t => {
     const s = t.querySelector('.dvn-scroller');
@@ -68,18 +78,14 @@ def at_800(site, path: str, theme: str, heading: str):
     return pg
 
 
-def drawn(pg) -> None:
-    """No script runs and no element is still a grey placeholder (the page is drawn)."""
-    idle(pg)
-    pg.wait_for_function("!document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=NAVIGATION_MS)
-
-
 def whole(pg, shots_dir, name: str, theme: str) -> list[list[str]]:
     """Assert no text of the page is cut; save its screenshot; the labels each chart shows."""
     pg.screenshot(path=str(shots_dir / f"800_{name}_{theme}.png"))
     assert pg.locator('[data-testid="stSidebar"]').is_visible()  # the narrow case: sidebar open
     cut = main(pg).evaluate(CUT)
     assert cut == [], f"cut short on {name} ({theme}): {cut}"
+    spilled = pg.locator("body").evaluate(OVERFLOW)  # the sidebar's buttons too
+    assert spilled == [], f"labels past their box on {name} ({theme}): {spilled}"
     scrolls = main(pg).evaluate(TABLES_SCROLL)
     assert True not in scrolls and None not in scrolls, f"a table of {name} hides a column: {scrolls}"
     charts = main(pg).evaluate(CHART_LABELS)
@@ -145,16 +151,21 @@ def test_char_vs_bpe_at_800(site, shots_dir, theme):
     assert {"char", "word", "byte"} <= set(labels)
 
 
+# every page without a test of its own above, a new one too: its path and its title
+OTHER_PAGES = [("/" if name == NAVIGATION[0][0] else f"/{name}", title) for name, title, _ in NAVIGATION
+               if name not in ("compare_tokenizers", "train_gpt", "char_vs_bpe")]
+
+
 @pytest.mark.parametrize("theme", THEMES)
-@pytest.mark.parametrize("path, heading", [("/learn_bpe", "Learn BPE"), ("/", "Start here")])
+@pytest.mark.parametrize("path, heading", OTHER_PAGES)
 def test_the_other_pages_at_800(site, shots_dir, theme, path, heading):
     from playwright.sync_api import expect
 
     pg = at_800(site, path, theme, heading)
     if path == "/learn_bpe":
         expect(main(pg).get_by_text("Merge 1:", exact=False).first).to_be_visible(timeout=NAVIGATION_MS)
-    else:
+    elif path == "/":
         expect(main(pg).get_by_role("button", name="Open Compare tokenizers ▶")).to_be_visible(
             timeout=NAVIGATION_MS)
     drawn(pg)
-    whole(pg, shots_dir, heading.lower().replace(" ", "_"), theme)
+    whole(pg, shots_dir, path.strip("/") or "start_here", theme)

@@ -9,6 +9,11 @@ from test_browser_800 import CUT
 
 pytestmark = pytest.mark.browser
 
+# each table of the questions (Markdown: its cells wrap), its first header and whether it scrolls sideways
+TABLES = """main => [...main.querySelectorAll('[data-testid="stMarkdownContainer"] table')].map(t => ({
+    head: t.querySelector('th').innerText,
+    scrolls: t.parentElement.scrollWidth > t.parentElement.clientWidth + 1
+}))"""
 SECTIONS = ["Why can't a model spell, or count the r's in a word?", "Why is a model bad at arithmetic?",
             "Why did GPT-2 struggle with Python?", "Why does a model stop at the text",
             "Why the warning about a trailing space?", "Why prefer YAML to JSON?"]
@@ -36,6 +41,10 @@ def test_the_six_questions_at_two_widths(width, tmp_path, shots_dir):
             pg.screenshot(path=str(shots_dir / f"questions_{i + 1}_{width}px.png"))
         assert "Traceback" not in main.inner_text()
         assert main.evaluate(CUT) == []  # no label cut short with an ellipsis
+        tables = main.evaluate(TABLES)
+        assert len(tables) >= 5, tables  # a word's forms, numbers, whitespace, special tokens, a prompt
+        if width == 1400:  # each whole, every column in sight (at 800 the widest scroll in their box)
+            assert [t for t in tables if t["scrolls"]] == [], tables
 
 
 PASTE = ("Dear team, the meeting moved to 14:30 in room 2024.<|endoftext|>Next story: 3 apples.\n"

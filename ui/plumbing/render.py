@@ -1,5 +1,6 @@
-"""Safe HTML for token spans, and safe Markdown for error banners.  Every piece of user text goes
-through ``html.escape`` before it reaches ``st.html``; nothing here interprets text as Markdown.
+"""Safe HTML for token spans, and safe Markdown for error banners and tables.  Every piece of user
+text goes through ``html.escape`` before it reaches ``st.html``; nothing here interprets text as
+Markdown.
 
 Token boundaries are alternating pastel backgrounds with a thin outline; hovering a token shows
 its id and bytes (``title``).  The pair about to merge is drawn by Learn BPE's step view, in the
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import html
 
+import pandas as pd
 import streamlit as st
 
 from core import BPETokenizer, Token
@@ -73,10 +75,37 @@ GROUP_LEGEND = ("A purple outline joins byte tokens that spell one character (sh
                 "hover it for the bytes.")
 
 
+MARKDOWN_ESCAPES = str.maketrans({ch: "\\" + ch for ch in "\\`*_{}[]()#+-.!|~$>"})
+
+
 def md_safe(s: str) -> str:
     """Text for ``st.markdown`` that shows as typed: HTML escaped, Markdown punctuation escaped."""
-    s = html.escape(s, quote=False)
-    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|~$>" else ch for ch in s)
+    return html.escape(s, quote=False).translate(MARKDOWN_ESCAPES)
+
+
+def markdown_table(frame: pd.DataFrame, formats: dict[str, str] | None = None) -> str:
+    """``frame`` as a Markdown table for ``st.markdown``: every column in sight however narrow the
+    page, its cells wrapping, where a data grid keeps each cell on one line and scrolls the columns
+    past its width out of sight (a word's other forms, a prompt with its continuation).  Text shows
+    as typed (:func:`md_safe`, a line break as ``↵``); numbers are right-aligned, written as people
+    write them (131,072), or with ``formats[column]`` (``"{:.2f}×"``); a missing one is "—".  A few
+    strings to send: a styled frame cost more of the server's CPU a run (docs/benchmarks.md, "What
+    one page run costs the server")."""
+    formats = formats or {}
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
+
+    def cell(column, value, number: bool) -> str:
+        if pd.isna(value):
+            return "—"
+        if number:
+            return formats.get(column, "{:,}").format(value)
+        return md_safe(str(value).replace("\r\n", "↵").replace("\n", "↵").replace("\r", "↵"))
+
+    columns = [[cell(c, v, n) for v in frame[c].tolist()] for c, n in zip(frame.columns, numeric)]
+    rows = ["| " + " | ".join(md_safe(str(c)) for c in frame.columns) + " |",
+            "|" + "".join("--:|" if number else ":--|" for number in numeric)]
+    rows += ["| " + " | ".join(cells) + " |" for cells in zip(*columns)]
+    return "\n".join(rows)
 
 
 def plural(n: int, word: str) -> str:

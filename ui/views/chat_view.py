@@ -198,14 +198,3 @@ def cost_caption(frame: pd.DataFrame, requests: int) -> str:
                    "adding these messages again.")
 
 
-def cost_table(frame: pd.DataFrame) -> str:
-    """The table as Markdown: every column in sight at 800 px (a wrapped header, where a data grid
-    scrolls its last columns out of sight), figures right-aligned as people write them (131,072),
-    and a few strings to send (a styled frame cost more of the server's CPU a run: docs/benchmarks.md,
-    "What one page run costs the server")."""
-    rows = [f"| {' | '.join(frame.columns)} |", "|---|" + "---:|" * (len(frame.columns) - 1)]
-    for model, *figures in frame.itertuples(index=False):
-        rows.append(f"| {md_safe(model)} | " + " | ".join(f"{n:,}" for n in figures) + " |")
-    return "\n".join(rows)
-
-
