@@ -20,8 +20,8 @@ above the element, over the bottom of whatever comes before it, so it hid a char
 words and a select box's arrow; an element that has one is moved down by the part of the toolbar
 the gap between elements leaves over.
 
-A table of figures written in Markdown (Chat's costs) keeps every column in sight at 800 px with
-narrower cells than Streamlit's own.
+A Markdown table (Chat's costs, Tokenizer questions' comparisons) has narrower cells than
+Streamlit's own: seven columns of figures stay in sight at 800 px.
 """
 
 from __future__ import annotations
@@ -40,8 +40,10 @@ CSS = "\n".join([
     '[data-testid="stMain"]{scroll-padding-top:5rem;}',
     # the toolbar is 2.75rem tall, the gap between elements 1rem
     '[data-testid="stElementContainer"]:has([data-testid="stElementToolbar"]){margin-top:1.75rem;}',
-    # a table of figures (a container keyed figures_...): narrower cells, so seven columns fit 800 px
-    '[class*="st-key-figures_"] :is(th,td){padding:.3rem .4rem;font-size:.9rem;}',
+    # a Markdown table of the page (ui.plumbing.render.markdown_table): narrower cells, so seven columns
+    # of figures fit 800 px, and a comparison of six tokenizers is no taller than it must be
+    '[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(th,td)'
+    '{padding:.3rem .4rem;font-size:.9rem;}',
 ])
 
 
