@@ -39,6 +39,17 @@ def markdown_tables(at: AppTest) -> list[list[list[str]]]:
     return tables
 
 
+def table_with(at: AppTest, column: str):
+    """The first Markdown table of the main area with ``column``, as a DataFrame indexed by its first
+    column (a tokenizer, a number), each cell as the page shows it."""
+    import pandas as pd
+
+    for header, *rows in markdown_tables(at):
+        if column in header:
+            return pd.DataFrame(rows, columns=header).set_index(header[0])
+    raise AssertionError(f"no table with {column!r}")
+
+
 def paste_box(at: AppTest):
     """The sidebar's paste box (its key changes each time the server rewrites it)."""
     [box] = [t for t in at.sidebar.text_area if (t.key or "").startswith("corpus_paste_")]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import JOB_WAIT_S, paste_box, poll_until_done
+from app_helpers import JOB_WAIT_S, paste_box, poll_until_done, table_with
 from core.chat.conversation import SAMPLE_MESSAGES
 from core.lessons import ProgressStore, compute_answer, explanation, load_path
 from tests.conftest import shared_path
@@ -192,12 +192,6 @@ def open_tool(station_id: str, jobs: bool = True) -> AppTest:
     return at
 
 
-def gpt4_column(at: AppTest, column: str):
-    """The Tokenizer questions table with ``column``, indexed by its first column."""
-    frame = next(f.value for f in at.dataframe if column in f.value.columns)
-    return frame.set_index(frame.columns[0])
-
-
 @pytest.mark.slow
 def test_the_spelling_station_lands_on_its_word_as_core_cuts_it(runs_dir):
     station = load_path().station("10_spelling")
@@ -207,7 +201,7 @@ def test_the_spelling_station_lands_on_its_word_as_core_cuts_it(runs_dir):
     args = station.question.args
     assert at.text_input(key="w_questions_word").value == args["word"]  # "A word holds strawberry"
     assert at.selectbox(key="questions_letter").value == args["letter"]
-    row = gpt4_column(at, "␣word").loc["GPT-4 (cl100k_base)"]
+    row = table_with(at, "␣word").loc["GPT-4 (cl100k_base)"]
     assert (row["word"], row["␣word"]) == (answer.facts["tokens"], answer.facts["spaced"])
     assert row[f"'{args['letter']}' per token"] == answer.facts["places"]
 
@@ -217,7 +211,7 @@ def test_the_numbers_station_lands_on_the_built_in_sentence_with_its_number(runs
     station = load_path().station("11_numbers")
     answer = compute_answer(station)
     at = open_tool(station.id)
-    row = gpt4_column(at, "number").loc["␣" + station.question.args["number"]]  # "the table shows ..."
+    row = table_with(at, "number").loc["␣" + station.question.args["number"]]  # "the table shows ..."
     assert row["GPT-4 (cl100k_base)"] == f"{answer.facts['spaced']}  ({answer.value})"
 
 

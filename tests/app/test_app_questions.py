@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import pytest
 
-from app_helpers import job_progress_texts, markdown_tables, open_page, paste_box, poll_until_done
+from app_helpers import job_progress_texts, markdown_tables, open_page, paste_box, poll_until_done, table_with
 from core import BPETokenizer
 from core.bpe.display import visible
 from core.insights import (SAMPLE_RECORDS, format_costs, number_groupings, numbers_in_text, prompt_boundary,
@@ -27,15 +27,6 @@ def at():
 @pytest.fixture(scope="module")
 def gpt4() -> BPETokenizer:
     return BPETokenizer.from_pretrained("cl100k_base")
-
-
-def table(at, column: str):
-    """The first table with ``column``, as a DataFrame indexed by its first column (the tokenizer,
-    or the number), each cell as the page shows it."""
-    for header, *rows in markdown_tables(at):
-        if column in header:
-            return pd.DataFrame(rows, columns=header).set_index(header[0])
-    raise AssertionError(f"no table with {column!r}")
 
 
 def chart_rows(at, field: str) -> list[dict]:
@@ -57,7 +48,7 @@ def said(at) -> str:
 def test_a_word_in_every_form_with_its_letters(at, gpt4):
     at.text_input(key="w_questions_word").set_value("strawberry").run()
     at.selectbox(key="questions_letter").set_value("r").run()
-    rows = table(at, "␣word")
+    rows = table_with(at, "␣word")
     assert rows.loc[GPT4, "word"] == "str · aw · berry" and rows.loc[GPT4, "␣word"] == "␣strawberry"
     assert rows.loc[GPT4, "'r' per token"] == "str: 1 · aw: 0 · berry: 2"
     assert rows.loc[GPT4, "letters inside longer tokens"] == \
@@ -69,7 +60,7 @@ def test_a_word_in_every_form_with_its_letters(at, gpt4):
 @pytest.mark.slow
 def test_numbers_fall_back_to_the_built_in_sentence_and_chart_every_grouping(at, gpt4):
     assert NUMBER_EXAMPLE in said(at)  # the Sennrich sample has no numbers
-    rows = table(at, "number")
+    rows = table_with(at, "number")
     assert rows.loc["␣2024", GPT4].startswith("␣ · 202 · 4")
     bars = [r for r in chart_rows(at, "grouping") if r["tokenizer"] == GPT4]
     expected = number_groupings(gpt4).groupings
@@ -88,7 +79,7 @@ def test_whitespace_shares_are_core_s(at, gpt4):
 @pytest.mark.slow
 def test_special_token_text_is_read_both_ways_and_the_app_says_what_it_does(at, gpt4):
     at.text_input(key="w_questions_special_text").set_value("<|endoftext|>").run()
-    rows = table(at, "read as special (ids)")
+    rows = table_with(at, "read as special (ids)")
     assert rows.loc[GPT4, "read as special (ids)"] == "100257"
     as_text = len(gpt4.encode("<|endoftext|>", allowed_special="none"))
     assert rows.loc[GPT4, "tokens"] == str(as_text) and as_text > 1
@@ -101,7 +92,7 @@ def test_special_token_text_is_read_both_ways_and_the_app_says_what_it_does(at, 
 def test_a_trailing_space_is_cut_otherwise(at, gpt4):
     at.text_input(key="w_questions_prompt").set_value("Hello ").run()
     at.text_input(key="w_questions_continuation").set_value("world").run()
-    rows = table(at, "cut otherwise")
+    rows = table_with(at, "cut otherwise")
     found = prompt_boundary(gpt4, "Hello ", "world")
     assert rows.loc[GPT4, "kept"] == f"{found.kept} of 2" and rows.loc[GPT4, "cut otherwise"] == "␣"
 
