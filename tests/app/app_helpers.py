@@ -22,14 +22,14 @@ def open_page(page: str, key: str | None = None, text: str | None = None,
     return at
 
 
-def markdown_tables(at: AppTest) -> list[list[list[str]]]:
-    """Every Markdown table of the main area (``ui.plumbing.render.markdown_table``), as rows of cells
+def markdown_tables(at: AppTest, area=None) -> list[list[list[str]]]:
+    """Every Markdown table of ``area`` (the main area unless given: ``at.sidebar``), as rows of cells
     read as a person does: the header first, without the alignment row, each cell as shown (its
-    escapes dropped)."""
+    escapes dropped: ``ui.plumbing.render.markdown_table``)."""
     import html
 
     tables = []
-    for text in (m.value for m in at.main.get("markdown")):
+    for text in (m.value for m in (area or at.main).get("markdown")):
         lines = text.splitlines()
         if len(lines) < 2 or not re.fullmatch(r"\|(:?-+:?\|)+", lines[1]):
             continue
@@ -39,15 +39,20 @@ def markdown_tables(at: AppTest) -> list[list[list[str]]]:
     return tables
 
 
-def table_with(at: AppTest, column: str):
-    """The first Markdown table of the main area with ``column``, as a DataFrame indexed by its first
-    column (a tokenizer, a number), each cell as the page shows it."""
+def tables_with(at: AppTest, column: str) -> list:
+    """The Markdown tables of the main area with ``column``, in page order, each a DataFrame indexed
+    by its first column (a tokenizer, a number), each cell as the page shows it."""
     import pandas as pd
 
-    for header, *rows in markdown_tables(at):
-        if column in header:
-            return pd.DataFrame(rows, columns=header).set_index(header[0])
-    raise AssertionError(f"no table with {column!r}")
+    return [pd.DataFrame(rows, columns=header).set_index(header[0])
+            for header, *rows in markdown_tables(at) if column in header]
+
+
+def table_with(at: AppTest, column: str):
+    """The first of :func:`tables_with`."""
+    found = tables_with(at, column)
+    assert found, f"no table with {column!r}"
+    return found[0]
 
 
 def paste_box(at: AppTest):

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app_helpers import step_view, paste_box
+from app_helpers import markdown_tables, paste_box, step_view
 from core import BPETokenizer
 from core.bpe.explain import quoted, segment
 from ui.plumbing.corpus_sidebar import EMPTIED_BOX
@@ -25,11 +25,9 @@ def app() -> AppTest:
 
 def sidebar_stats(at: AppTest) -> dict[str, str]:
     """The corpus statistics table in the sidebar, as {label: shown value}."""
-    [table] = [m.value for m in at.sidebar.markdown if "| Characters |" in m.value]
-    header = [cell.strip() for cell in table.splitlines()[0].strip("|").split("|")]
+    [(header, *rows)] = [t for t in markdown_tables(at, at.sidebar) if ["Characters"] in [r[:1] for r in t]]
     assert all(header), header  # columns with names: an empty header row draws as a blank row
-    rows = [line.strip("|").split("|") for line in table.splitlines()[2:]]
-    return {label.strip(): value.strip() for label, value in rows}
+    return {label: value for label, value in rows}
 
 
 def merges_of(tok: BPETokenizer) -> list[list[int]]:

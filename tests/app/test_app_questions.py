@@ -5,10 +5,10 @@ where it has none of what a question is about."""
 import json
 import re
 
-import pandas as pd
 import pytest
 
-from app_helpers import job_progress_texts, markdown_tables, open_page, paste_box, poll_until_done, table_with
+from app_helpers import (job_progress_texts, open_page, paste_box, poll_until_done, table_with,
+                         tables_with)
 from core import BPETokenizer
 from core.bpe.display import visible
 from core.insights import (SAMPLE_RECORDS, format_costs, number_groupings, numbers_in_text, prompt_boundary,
@@ -164,8 +164,7 @@ def test_a_large_corpus_is_read_by_a_job_worker_and_its_answers_shown(gpt4):
     poll_until_done(at)
     assert not at.exception, [e.message for e in at.exception]
     assert _special_box(at).startswith("Chapter 31337 opens.<|endoftext|>")
-    [_, rows] = [pd.DataFrame(rows, columns=header).set_index("number")  # the sentence's, the corpus's
-                 for header, *rows in markdown_tables(at) if "times" in header]
+    [_, rows] = tables_with(at, "times")  # the built-in sentence's numbers, then the corpus's
     assert rows.loc["␣2024", "times"] == "7,000"
     [cut] = [n for n in numbers_in_text(gpt4, text) if n.text == " 2024"]
     assert rows.loc["␣2024", GPT4].startswith(" · ".join(visible(t) for t in cut.cut.tokens))
