@@ -12,7 +12,7 @@ import pytest
 
 from core import BPETokenizer
 from core.bpe.explain import occurrence_indices, segment
-from test_browser import ROOT, chromium_context, idle, paste_corpus, serve
+from test_browser import ROOT, chromium_context, drawn, idle, paste_corpus, serve
 from ui.plumbing.navigation import PAGES as NAVIGATION
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -69,7 +69,8 @@ def open_page(browser, path: str, width: int = 1400, theme: str = "light"):
 
 def visit(pg, name: str) -> None:
     """Open ``name`` from the navigation (the session, and its pasted text, stay) and wait until it
-    has drawn what it draws by itself."""
+    has drawn what it draws by itself, no widget still a placeholder (axe-core checks what is
+    there: a widget still loading its code would be left out)."""
     from playwright.sync_api import expect
 
     pg.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=name).click()
@@ -79,7 +80,7 @@ def visit(pg, name: str) -> None:
         pg.wait_for_function("document.querySelectorAll('.bpe-step canvas').length >= 2", timeout=120_000)
     if name == "Compare tokenizers":
         expect(pg.locator(".bpe-compare").first).to_be_visible(timeout=120_000)
-    idle(pg)
+    drawn(pg)
 
 
 def serious(pg) -> list[str]:
