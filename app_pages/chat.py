@@ -11,7 +11,7 @@ from core.chat.conversation import SAMPLE_MESSAGES, SAMPLE_TOOLS
 from ui.plumbing import state
 from ui.plumbing.cache import TRAINING_ERRORS, server_settings, session_tokenizer
 from ui.plumbing.charts import vega_spec
-from ui.plumbing.render import draw_html, markdown_table, md_safe, show_error, tokenizer_scope
+from ui.plumbing.render import draw_html, md_safe, show_error, show_table, tokenizer_scope
 from ui.views.chat_view import (MAX_CHARS, cost_caption, cost_rows, headline, history_frame,
                                 message_chart, message_frame, model_counts, own_count, rendering_html,
                                 request_chart, total_chart)
@@ -141,7 +141,7 @@ if not counts:
 st.subheader("What it costs")
 st.markdown(headline(counts))
 costs = cost_rows(counts, requests)
-st.container(key="figures_chat_costs").markdown(markdown_table(costs))
+show_table(costs, "What the conversation costs, by model", where=st.container(key="figures_chat_costs"))
 st.caption(cost_caption(costs, requests))
 
 st.subheader("Tokens per message: content and template")

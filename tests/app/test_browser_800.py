@@ -2,10 +2,11 @@
 is whole.  No text of the page is cut short with an ellipsis (a metric's "4‥", a run's name in a
 picker), no button or metric label runs past its box, no data grid hides a column out of sight (a
 Markdown table wraps its text instead: Tokenizer questions' comparisons of six tokenizers, wider than
-the column beside the open sidebar, scroll sideways in their own box), and every chart names every
-group it draws: the labels Vega shows (not those it hides where they would overlap) hold each
-tokenizer, variant and run in full.  Screenshots of each page in both themes go to ``shots_dir``
-(``800_<page>_<theme>.png``).
+the column beside the open sidebar, scroll sideways in a box of their own, which the keyboard
+reaches), the page itself never scrolls sideways (its headings would slide under the sidebar), and
+every chart names every group it draws: the labels Vega shows (not those it hides where they would
+overlap) hold each tokenizer, variant and run in full.  Screenshots of each page in both themes go
+to ``shots_dir`` (``800_<page>_<theme>.png``).
 
 Train a GPT opens on runs written by hand (no training): the room's two on one corpus, the
 attendee's two on another.
@@ -41,6 +42,10 @@ TABLES_SCROLL = """root => [...root.querySelectorAll('[data-testid="stDataFrame"
     const s = t.querySelector('.dvn-scroller');
     return s ? s.scrollWidth > s.clientWidth + 1 : null;
 })"""
+# per Markdown table wider than its box: whether the box scrolls and takes the keyboard's focus
+WIDE_TABLES = """root => [...root.querySelectorAll('[data-testid="stMarkdownContainer"] table')]
+  .map(t => t.parentElement).filter(box => box.scrollWidth > box.clientWidth + 1)
+  .map(box => getComputedStyle(box).overflowX === 'auto' && box.tabIndex === 0)"""
 # per chart, the text of every label Vega draws (it keeps a label it hides at opacity 0)
 CHART_LABELS = """root => [...root.querySelectorAll('.vega-embed svg')].map(svg =>
     [...svg.querySelectorAll('text')].filter(t => {
@@ -88,6 +93,9 @@ def whole(pg, shots_dir, name: str, theme: str) -> list[list[str]]:
     assert spilled == [], f"labels past their box on {name} ({theme}): {spilled}"
     scrolls = main(pg).evaluate(TABLES_SCROLL)
     assert True not in scrolls and None not in scrolls, f"a table of {name} hides a column: {scrolls}"
+    page = pg.locator('[data-testid="stMain"]')
+    assert page.evaluate("m => m.scrollWidth <= m.clientWidth + 1"), f"{name} ({theme}) scrolls sideways"
+    assert False not in main(pg).evaluate(WIDE_TABLES), f"a wide table of {name} past its column"
     charts = main(pg).evaluate(CHART_LABELS)
     for labels in charts:
         assert not [t for t in labels if t.endswith("…")], labels

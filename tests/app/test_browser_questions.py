@@ -46,6 +46,7 @@ def test_the_six_questions_at_two_widths(width, tmp_path, shots_dir):
         assert len(tables) >= 5, tables  # a word's forms, numbers, whitespace, special tokens, a prompt
         if width == 1400:  # each whole, every column in sight (at 800 the widest scroll in their box)
             assert [t for t in tables if t["scrolls"]] == [], tables
+        assert pg.locator("[data-testid=stMain]").evaluate("m => m.scrollWidth <= m.clientWidth + 1")
 
 
 PASTE = ("Dear team, the meeting moved to 14:30 in room 2024.<|endoftext|>Next story: 3 apples.\n"

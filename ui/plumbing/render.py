@@ -108,6 +108,17 @@ def markdown_table(frame: pd.DataFrame, formats: dict[str, str] | None = None) -
     return "\n".join(rows)
 
 
+def show_table(frame: pd.DataFrame, label: str, formats: dict[str, str] | None = None, where=st) -> None:
+    """``frame`` as a :func:`markdown_table` in ``where``, in a box of its own that scrolls sideways
+    when the table is wider than the column (a comparison of six tokenizers beside the open sidebar
+    at 800 px): a table in the page's flow ran past the column, and the whole page scrolled sideways,
+    its headings sliding under the sidebar.  The box takes the keyboard's focus, so its hidden
+    columns are reached with the arrow keys too, and a screen reader names it ``label``.  Its cells
+    are :func:`md_safe`, so the HTML allowed for the box is the box's alone."""
+    where.markdown(f'<div class="bpe-table" role="region" tabindex="0" aria-label="{html.escape(label)}">'
+                   f"\n\n{markdown_table(frame, formats)}\n\n</div>", unsafe_allow_html=True)
+
+
 def plural(n: int, word: str) -> str:
     """"1 record", "2 records": a count as people write it."""
     return f"{n:,} {word}{'s' * (n != 1)}"

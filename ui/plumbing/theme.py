@@ -21,7 +21,8 @@ words and a select box's arrow; an element that has one is moved down by the par
 the gap between elements leaves over.
 
 A Markdown table (Chat's costs, Tokenizer questions' comparisons) has narrower cells than
-Streamlit's own: seven columns of figures stay in sight at 800 px.
+Streamlit's own: seven columns of figures stay in sight at 800 px; one wider than the column
+scrolls sideways in its own box (``ui.plumbing.render.show_table``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ CSS = "\n".join([
     # of figures fit 800 px, and a comparison of six tokenizers is no taller than it must be
     '[data-testid="stMain"] [data-testid="stMarkdownContainer"] :is(th,td)'
     '{padding:.3rem .4rem;font-size:.9rem;}',
+    # and one wider than the column scrolls sideways in its box (show_table)
+    '.bpe-table{overflow-x:auto;}',
 ])
 
 

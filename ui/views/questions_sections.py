@@ -19,7 +19,7 @@ from core.insights.formats import FORMAT_HELP, MAX_RECORDS_BYTES, SAMPLE_RECORDS
 
 from ..plumbing import state
 from ..plumbing.charts import vega_spec
-from ..plumbing.render import markdown_table, md_safe, plural, show_error
+from ..plumbing.render import md_safe, plural, show_error, show_table
 from . import questions_view as qv
 
 APP_READS_SPECIALS = (
@@ -68,7 +68,7 @@ def spelling_section(tokenizers, found: CorpusQuestions) -> None:
         letters = sorted({c.lower() for c in word if c.isalpha()}, key=lambda c: -word.lower().count(c))
         letter = state.choice(st.selectbox, "Count the letter", letters, key="questions_letter",
                               allowed=letters) if letters else ""
-        st.markdown(markdown_table(qv.spelling_rows(tokenizers, word, letter or "")))
+        show_table(qv.spelling_rows(tokenizers, word, letter or ""), f"{word}, cut by each tokenizer")
     except ValueError as exc:
         show_error(exc)
         return
@@ -90,12 +90,13 @@ def spelling_section(tokenizers, found: CorpusQuestions) -> None:
 def numbers_section(tokenizers, names: dict[str, str], found: CorpusQuestions, size: int) -> None:
     st.subheader("Why is a model bad at arithmetic?")
     st.caption(f"The numbers of a built-in sentence: “{qv.NUMBER_EXAMPLE}”")
-    st.markdown(markdown_table(qv.number_rows(qv.example_numbers(tokenizers))))
+    show_table(qv.number_rows(qv.example_numbers(tokenizers)), "The sentence's numbers, by tokenizer")
     if not found.findings.has_numbers:
         st.caption("Your corpus has no numbers of its own.")
     else:
         st.caption("Your corpus's most frequent numbers:")
-        st.markdown(markdown_table(qv.number_rows({label: a.numbers for label, a in found.answers.items()})))
+        show_table(qv.number_rows({label: a.numbers for label, a in found.answers.items()}),
+                   "Your corpus's numbers, cut by each tokenizer")
     frame = qv.grouping_frame(tokenizers, names, size)
     if frame is not None:  # else a job worker counts them: its progress bar is drawn
         st.vega_lite_chart(vega_spec("number groupings", frame, qv.grouping_chart), width="stretch")
@@ -119,7 +120,7 @@ def whitespace_section(tokenizers, corpus_name: str, found: CorpusQuestions) -> 
                    "whitespace.")
     frame = qv.whitespace_frame(shown, found, f"your corpus ({corpus_name})"[:60])
     st.vega_lite_chart(vega_spec("whitespace", frame, qv.whitespace_chart), width="stretch")
-    st.markdown(markdown_table(frame, {"share": "{:.1%}"}))
+    show_table(frame, "Whitespace tokens by tokenizer", {"share": "{:.1%}"})
     st.caption("Tokens whose text is whitespace only (indentation, runs of spaces, new lines), on your "
                "corpus and on a built-in Python file. Each is a step of the model's context spent on "
                "spaces: GPT-2 has a token for one space, not for a run of them.")
@@ -132,7 +133,7 @@ def specials_section(tokenizers, names: dict[str, str], found: CorpusQuestions) 
     else:
         st.caption("From your corpus: its first special token's text, with what stands around it.")
     shown = st.text_input("Text", **state.keep("questions_special_text"))
-    st.markdown(markdown_table(qv.special_rows(tokenizers, names, shown)))
+    show_table(qv.special_rows(tokenizers, names, shown), "The text, read by each tokenizer")
     st.caption("Read as text, the special token's characters are a few ordinary tokens; read as the "
                "special token, they are one id that the model was trained to see only where a document "
                "ends, so what comes after it is a new document to the model.")
@@ -148,7 +149,7 @@ def boundary_section(tokenizers, found: CorpusQuestions) -> None:
     c = st.columns(2)
     prompt = c[0].text_input("Prompt", **state.keep("questions_prompt"))
     rest = c[1].text_input("Continuation", **state.keep("questions_continuation"))
-    st.markdown(markdown_table(qv.boundary_rows(tokenizers, prompt, rest)))
+    show_table(qv.boundary_rows(tokenizers, prompt, rest), "The prompt and its continuation, by tokenizer")
     st.caption("The prompt's last tokens that its continuation cuts otherwise: a prompt ending in a space "
                "hands the model a lone space token where its training text mostly had a space joined to "
                "the next word. Token healing removes those tokens and lets the model write them again.")
