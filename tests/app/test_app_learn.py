@@ -170,3 +170,22 @@ def test_a_corpus_of_many_distinct_characters_lists_its_merges_only():
     [picker] = [s for s in at.selectbox if s.label.startswith("Token (or click")]
     assert picker.options == [f"{s.new_id}: {quoted(tok.token_str(s.new_id))}" for s in tok.trace]
     assert any(f"The corpus has {tok.base_size:,} distinct characters" in c.value for c in at.caption)
+
+
+def test_a_token_picked_for_its_tree_comes_back_after_another_page_without_a_warning(monkeypatch):
+    """The tree's token, chosen, is the one shown again after a visit to Char vs BPE; the server's
+    log stays clean (Streamlit warned, once a process, of a widget given both a default and the
+    value restored for it)."""
+    import streamlit.elements.lib.policies as policies
+
+    warned = []
+    monkeypatch.setattr(policies, "_shown_default_value_warning", False)
+    monkeypatch.setattr(policies._LOGGER, "warning", lambda message, *args, **kw: warned.append(args))
+    at = app()
+    [box] = [s for s in at.selectbox if s.key and s.key.startswith("learn_tree_")]
+    chosen = box.value - 1  # it opens on the last merge's token: the one before it
+    box.set_value(chosen).run()
+    at.switch_page("app_pages/char_vs_bpe.py").run()
+    at.switch_page("app_pages/learn_bpe.py").run()
+    [box] = [s for s in at.selectbox if s.key and s.key.startswith("learn_tree_")]
+    assert box.value == chosen and warned == []

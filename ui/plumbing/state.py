@@ -259,7 +259,10 @@ def choice(widget, *args, key: str, allowed=None, **kwargs):
     """``widget(*args, key=key, **kwargs)``'s value, for a choice left to the person: what they
     chose comes back after a visit to another page while it is still ``allowed`` (:func:`restore`,
     :func:`remember`).  A page that corrects a restored value before drawing calls those two itself."""
-    return remember(key, widget(*args, key=restore(key, allowed), **kwargs))
+    if _restored(key, allowed):  # the widget's default is moot (and Streamlit would warn of both)
+        kwargs.pop("index", None)
+        kwargs.pop("value", None)
+    return remember(key, widget(*args, key=key, **kwargs))
 
 
 def restore(key: str, options=None) -> str:
@@ -268,13 +271,20 @@ def restore(key: str, options=None) -> str:
     any); returns ``key``.  For the choices the server leaves to the person, or sets itself on the
     same run, in a fragment or not (:func:`keep`, for a box the server fills, takes a change in a
     fragment's run for an echo)."""
+    _restored(key, options)
+    return key
+
+
+def _restored(key: str, options=None) -> bool:
+    """:func:`restore`; whether it set the widget's value."""
     ss = st.session_state
     last = ss.get("last_" + key)
     if key not in ss and last is not None:
         allowed = options is None or all(v in options for v in (last if isinstance(last, list) else [last]))
         if allowed:
             ss[key] = last
-    return key
+            return True
+    return False
 
 
 def remember(key: str, value):
