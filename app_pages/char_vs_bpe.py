@@ -242,7 +242,7 @@ def show_downloads() -> None:
 
 
 def show_loaded_tokenizer() -> None:
-    uploaded = st.file_uploader("Load a tokenizer file (ours, or the book's {chars, merges} JSON)",
+    uploaded = st.file_uploader("Load a tokenizer file (ours, or the mygpt book's {chars, merges} JSON)",
                                 type=["json"], key="charbpe_tokenizer_upload",
                                 max_upload_size=MAX_TOKENIZER_FILE_BYTES // 2**20)
     if uploaded is None:

@@ -102,7 +102,10 @@ with st.expander("Tools the model may call (JSON Schema functions)", key="chat_t
     st.checkbox("Send these tools with the conversation", **state.keep(USE_TOOLS))
     st.text_area("Tool definitions", height=200, **state.keep(TOOLS))
 c = st.columns(2)
-c[0].toggle("Qwen 3 thinking on", **state.keep(THINKING))
+c[0].toggle("Qwen 3 thinking on", **state.keep(THINKING),
+            help="Off, Qwen 3's template starts the model's answer with an empty `<think></think>`, "
+                 "so it answers at once: a few tokens more here. On, it leaves the start to the model, "
+                 "which writes its reasoning first: tokens it generates, counted in no table here.")
 c[1].slider("Requests, each sending the history again (for the table and the history chart)",
             1, 200, **state.keep(REQUESTS))
 thinking, requests = state.kept(THINKING), state.kept(REQUESTS)

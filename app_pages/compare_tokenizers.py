@@ -169,12 +169,13 @@ def draw_spans() -> None:
             "tokenizer": r.label,
             "vocabulary": r.tok.vocab_size,
             "tokens": len(r.tokens),
-            "chars per token": round(r.chars_per_token, 3),
+            "chars per token": r.chars_per_token,
         }
         for r in loaded
     ]
+    ratio = st.column_config.NumberColumn("chars per token", format="%.2f")  # as each panel writes it
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                 column_config=counts_config("vocabulary", "tokens"))
+                 column_config={**counts_config("vocabulary", "tokens"), "chars per token": ratio})
 
 
 def take_click() -> None:

@@ -157,7 +157,7 @@ with st.container(border=True):
     if too_short:
         st.warning(f"This corpus is too short to train on with a context of {config.block_size} tokens: "
                    f"the 10% kept for validation needs at least {config.block_size + 1} tokens. Load a "
-                   f"longer corpus, or a smaller block_size (Model size: custom).", icon="📏")
+                   f"longer corpus, or a shorter context (Model size: custom, then block_size).", icon="📏")
         st.button("Load Tiny Shakespeare (1 MB of plays)", key="gpt_load_shakespeare",
                   on_click=load_tiny_shakespeare)
     blocked = too_big or too_short or not text or not device_ok
@@ -253,7 +253,8 @@ def run_metrics(run, metrics: list[dict]) -> None:
     m.metric("val loss", f"{evals[-1]['val_loss']:.3f}" if evals else "–", width="content")
     m.metric("val bits / char", f"{evals[-1]['val_bpc']:.3f}" if evals else "–", width="content")
     m.metric("context (chars)", f"{run.config.get('context_chars', 0):,.0f}" if run.config else "–",
-             help="How many characters of text block_size tokens cover, on average.", width="content")
+             help="How many characters of text the model's context (block_size tokens) covers, on average.",
+             width="content")
 
 
 @st.fragment(run_every=2 if active_state else None)

@@ -15,6 +15,7 @@ from conftest import shared_path
 from core.corpus import CorpusError
 from core.gpt.config import make_config
 from core.room.runs import SERVER, launch_run, list_runs, pid_alive, read_metrics, set_shared, stop_run
+from core import samples
 from core.samples import PYTHON_DOCS
 from ui.plumbing.corpus_sidebar import TRAINING_CHOICE
 
@@ -217,8 +218,15 @@ def test_page_in_the_app_navigation(tmp_path, monkeypatch):
     # the opening sample is too short to train on: the page opens on the English one, and says so
     assert at.session_state["corpus_name"] == PYTHON_DOCS
     assert TRAINING_CHOICE in [c.value for c in at.sidebar.caption]
+    assert "corpus_back_to_opening" not in [b.key for b in at.sidebar.button]  # not where it is needed
     at.switch_page("app_pages/learn_bpe.py").run()  # said on every page while it is the corpus
     assert TRAINING_CHOICE in [c.value for c in at.sidebar.caption]
+    # and, off Train a GPT, a way back to the example the pages opened on, as on a first visit
+    at.sidebar.button(key="corpus_back_to_opening").click().run()
+    assert at.session_state["corpus_name"] == samples.label(samples.DEFAULT_SAMPLE)
+    assert TRAINING_CHOICE not in [c.value for c in at.sidebar.caption] and "corpus" not in at.query_params
+    at.switch_page("app_pages/train_gpt.py").run()  # which Train a GPT replaces again
+    assert at.session_state["corpus_name"] == PYTHON_DOCS and not at.warning
 
 
 def test_a_too_short_corpus_offers_tiny_shakespeare(app, monkeypatch):

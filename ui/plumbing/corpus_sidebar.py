@@ -197,6 +197,15 @@ def start_trainable() -> None:
         state.put(state.TRAINING_SAMPLE, state.get(state.CORPUS_SOURCE))
 
 
+def _back_to_opening() -> None:
+    """Undo :func:`start_trainable`'s choice: the opening sample again, as on a first visit (no
+    corpus chosen, so Train a GPT chooses again when it is opened)."""
+    name = samples.DEFAULT_SAMPLE
+    state.put(CORPUS_SAMPLE, name)
+    _load(samples.label(name), samples.load_sample(name), from_samples=True,
+          digest=state.sample_digest(name))
+
+
 def _on_server_path() -> None:
     folder = settings().corpus_dir
     raw = state.get(CORPUS_PATH, "").strip()
@@ -307,7 +316,8 @@ def restore_corpus(params: dict) -> None:
         _load_source(params[state.CORPUS_PARAM])
 
 
-def corpus_sidebar() -> None:
+def corpus_sidebar(page: str = "") -> None:
+    """The sidebar's corpus controls and figures, on the page whose URL path is ``page``."""
     state.init_state()
     if state.get(_paste_key()) is None:
         _sync_paste_box()
@@ -322,6 +332,11 @@ def corpus_sidebar() -> None:
         chosen = state.get(state.TRAINING_SAMPLE)
         if chosen and chosen == state.get(state.CORPUS_SOURCE):
             st.caption(TRAINING_CHOICE)
+            if page != "train_gpt":  # the way back to the example the other pages opened on
+                st.button(f"↩ Back to {_OPENING}'s example", key="corpus_back_to_opening",
+                          on_click=_back_to_opening,
+                          help="The short text the pages opened on; Train a GPT chooses a longer one "
+                               "again when you open it.")
         # no max_chars: Streamlit's counter counts UTF-16 units (an emoji twice), not characters;
         # the size is checked in UTF-8 bytes when the text is used, and the summary counts characters
         st.text_area("Or paste your own text", key=_paste_key(), height=150, on_change=_on_paste,

@@ -47,7 +47,7 @@ def _run_page() -> None:
     if page.url_path == "train_gpt":
         start_trainable()
     heavy_jobs.cancel_stale()  # a new corpus or new settings: this session's running jobs are moot
-    corpus_sidebar()
+    corpus_sidebar(page.url_path)
     memory.hold_corpus(state.corpus_digest())  # the caches keep its work while a session has it
     with st.sidebar:
         supervisor.rerun_on_reconnect()  # a tab whose app process died comes back at once
