@@ -80,7 +80,8 @@ def curve_frame(c) -> pd.DataFrame:
 
 def curve_chart(frame: pd.DataFrame) -> alt.Chart:
     return alt.Chart(frame).mark_line(strokeWidth=2.5).encode(
-        x=alt.X("vocabulary size:Q", title="vocabulary size (tokens)"),
+        x=alt.X("vocabulary size:Q", title="vocabulary size (tokens)",
+                axis=alt.Axis(format=",d", tickMinStep=1)),  # whole tokens, even over 256 to 265
         y=alt.Y("characters per token:Q", title="characters per token"),
         color=alt.Color("part:N", sort=list(PARTS), legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["vocabulary size", "part", "characters per token"],
