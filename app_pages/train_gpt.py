@@ -306,7 +306,8 @@ def bpc_chart_section() -> None:
     current = {run_view.run_label(r, who): r for r in list_runs(runs_dir, who)}
     state.sync_bpc_runs(list(current), run_view.opens_on(current, who))
     chosen = state.remember(state.GPT_BPC_RUNS, st.multiselect("Runs", list(current), key=state.GPT_BPC_RUNS))
-    charts = run_view.bpc_charts({label: current[label] for label in chosen}, state.corpus_digest())
+    charts = run_view.bpc_charts({label: current[label] for label in chosen},
+                                 (state.corpus_digest(), state.corpus()[0]))
     if not charts:
         st.caption("No evaluations yet.")
     if len(charts) > 1:
@@ -341,7 +342,8 @@ if gen_label is None:
                "shares to sample it.")
     st.stop()
 trained_on = run_view.run_corpus(ready[gen_label])
-st.caption("Trained on: " + run_view.corpus_title(trained_on, state.corpus_digest()))
+sidebar_corpus = (state.corpus_digest(), state.corpus()[0])
+st.caption("Trained on: " + md_safe(run_view.corpus_title(trained_on, sidebar_corpus)))
 g2, g3, g4 = st.columns(3)
 temperature = state.choice(g2.slider, "Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")
 top_k = state.choice(g3.number_input, "Top-k (0 = all)", 0, 10_000, 0, key="gpt_top_k")

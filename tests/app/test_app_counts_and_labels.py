@@ -132,8 +132,8 @@ def test_generate_opens_on_a_checkpoint_of_the_chosen_corpus_and_says_which_corp
     assert box.value == "07_char_vs_bpe_gpt-bpe · the room (shared)"
     assert box.options[2:] == ["bpe-quick · another corpus", "char-quick · another corpus"]
     said = [c.value for c in at.caption if c.value.startswith("Trained on: ")]
-    assert said == [f"Trained on: Corpus of {len(ROOM_CORPUS):,} characters beginning “First Citizen: Before "
-                    "we proceed any further…” (the corpus in the sidebar)"]
+    assert said == [f"Trained on: own corpus, the corpus in the sidebar "
+                    f"\\({len(ROOM_CORPUS):,} characters\\)"]
 
 
 def test_the_run_s_samples_are_a_history_the_newest_first_each_with_its_bits_per_character(tmp_path):
@@ -173,9 +173,8 @@ def test_runs_on_different_corpora_never_share_an_axis(tmp_path):
         {"bpe-quick", "char-quick"},
         {"07_char_vs_bpe_gpt-bpe · the room (shared)", "07_char_vs_bpe_gpt-char · the room (shared)"}]
     assert any("trained on 2 different corpora" in i.value for i in at.info)
-    titles = [m.value for m in at.markdown if m.value.startswith("**Corpus of ")]
-    assert titles == [f"**Corpus of {len(OWN_CORPUS):,} characters beginning “The quick brown fox jumps "
-                      "over the lazy dog…” \\(the corpus in the sidebar\\)**",
+    titles = [m.value for m in at.markdown if m.value.startswith("**") and m.value.endswith(("”**", "\\)**"))]
+    assert titles == [f"**own corpus, the corpus in the sidebar \\({len(OWN_CORPUS):,} characters\\)**",
                       f"**Corpus of {len(ROOM_CORPUS):,} characters beginning “First Citizen: Before we "
                       "proceed any further…”**"]
     for chart in charts:  # every run's name in full in its legend

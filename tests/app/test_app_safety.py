@@ -319,3 +319,18 @@ def test_a_huge_alphabet_leaves_the_other_attendees_tokenizers_stored():
     for i, tok in enumerate(room):
         assert cache.train_tokenizer(f"an attendee's corpus {i} " * 5, "char", 3, progress=False) is tok
     assert store.bytes <= cache.STORE_BYTES
+
+
+def test_a_shared_run_s_corpus_reads_as_text_in_another_attendee_s_page(tmp_path):
+    """The room shares a run whose corpus begins with Markdown: another attendee's Generate names
+    that corpus by its first words, which stay text (no link to follow, no bold)."""
+    from app_helpers import finished_run
+    from test_app_counts_and_labels import the_room_and_alice, train_page
+
+    the_room_and_alice(tmp_path)
+    finished_run(tmp_path, "room", "shared-by-mallory", "2026-01-01T00:00:05", 2.0,
+                 corpus=EVIL_NAME + " and then some ordinary words of a long enough text " * 5, shared=True)
+    at = train_page(tmp_path)
+    at.selectbox(key="gpt_gen_run").set_value("shared-by-mallory · the room (shared)").run()
+    [said] = [c.value for c in at.caption if c.value.startswith("Trained on: ")]
+    assert shown_as_text(said), said

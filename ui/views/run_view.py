@@ -311,18 +311,22 @@ def run_corpus(run: RunInfo) -> tuple[str, int, str] | None:
         return None
 
 
-def corpus_title(corpus: tuple[str, int, str] | None, current_digest: str | None = None) -> str:
-    """Which corpus a chart's runs trained on, as a person tells corpora apart."""
+def corpus_title(corpus: tuple[str, int, str] | None, sidebar: tuple[str, str] | None = None) -> str:
+    """Which corpus a chart's runs trained on, as a person tells corpora apart: the sidebar's
+    (``sidebar``: its hash and name) by the name the sidebar gives it, another by its length and
+    first words.  Plain text: its words are an attendee's."""
     if corpus is None:
         return "Runs whose corpus is not recorded"
     digest, characters, opening = corpus
-    which = " (the corpus in the sidebar)" if digest == current_digest else ""
-    return f"Corpus of {characters:,} characters beginning “{opening}…”{which}"
+    if sidebar is not None and digest == sidebar[0]:
+        return f"{sidebar[1]}, the corpus in the sidebar ({characters:,} characters)"
+    return f"Corpus of {characters:,} characters beginning “{opening}…”"
 
 
-def bpc_charts(runs: dict[str, RunInfo], current_digest: str | None = None) -> list[tuple[str, alt.Chart]]:
+def bpc_charts(runs: dict[str, RunInfo],
+               sidebar: tuple[str, str] | None = None) -> list[tuple[str, alt.Chart]]:
     """Validation bits per character of the runs (by label), one chart per corpus they trained on,
-    each with its title (:func:`corpus_title`), the sidebar's corpus (``current_digest``) first.
+    each with its title (:func:`corpus_title`), the sidebar's corpus (``sidebar``) first.
     Bits per character are fair across tokenizers on one validation text, the last 10% of a
     corpus, and mean nothing across corpora: runs on other corpora never share an axis."""
     by_corpus: dict = {}
@@ -331,8 +335,9 @@ def bpc_charts(runs: dict[str, RunInfo], current_digest: str | None = None) -> l
                  "elapsed s": r["elapsed_s"]} for r in read_metrics(run.path) if "val_bpc" in r]
         if rows:
             by_corpus.setdefault(run_corpus(run), []).extend(rows)
-    ordered = sorted(by_corpus, key=lambda corpus: corpus is None or corpus[0] != current_digest)
-    return [(corpus_title(corpus, current_digest), _bpc_chart(by_corpus[corpus])) for corpus in ordered]
+    current = sidebar and sidebar[0]
+    ordered = sorted(by_corpus, key=lambda corpus: corpus is None or corpus[0] != current)
+    return [(corpus_title(corpus, sidebar), _bpc_chart(by_corpus[corpus])) for corpus in ordered]
 
 
 # the least span of a bits-per-character axis: a run's first evaluation alone drew an axis of one
