@@ -72,8 +72,8 @@ MEASURED: dict[str, dict[str, tuple[Measured, ...]]] = {
 def _speed(m: Measured, steps: int) -> str:
     ms = m.ms_per_step
     text = f"~{ms / 1000:,.1f} s" if ms >= 1000 else f"~{ms:,.0f} ms" if ms >= 10 else f"~{ms:.1f} ms"
-    text += " a step" + ("" if m.load is None else " idle" if m.load < 1
-                         else f" busy (load ~{m.load:g})")
+    text += " a step" + ("" if m.load is None else " on an otherwise idle machine" if m.load < 1
+                         else f" beside other work (load average {m.load:g})")
     if m.run_s is not None:
         took = f"{m.run_s / 60:,.0f} min" if m.run_s >= 90 else f"{m.run_s:,.0f} s"
         text += f", its {steps:,} steps {took} from launch with evaluation"
