@@ -42,6 +42,7 @@ st.caption("Train a small decoder-only GPT on the corpus, once with single chara
 
 corpus_error_banner()
 name, text = state.corpus()
+sidebar_corpus = (state.corpus_digest(), name)  # how the charts and Generate tell it from the runs' own
 device = run_view.device_info()[0]
 runs_dir = state.runs_dir()
 who = viewer()
@@ -306,8 +307,7 @@ def bpc_chart_section() -> None:
     current = {run_view.run_label(r, who): r for r in list_runs(runs_dir, who)}
     state.sync_bpc_runs(list(current), run_view.opens_on(current, who))
     chosen = state.remember(state.GPT_BPC_RUNS, st.multiselect("Runs", list(current), key=state.GPT_BPC_RUNS))
-    charts = run_view.bpc_charts({label: current[label] for label in chosen},
-                                 (state.corpus_digest(), state.corpus()[0]))
+    charts = run_view.bpc_charts({label: current[label] for label in chosen}, sidebar_corpus)
     if not charts:
         st.caption("No evaluations yet.")
     if len(charts) > 1:
@@ -342,7 +342,6 @@ if gen_label is None:
                "shares to sample it.")
     st.stop()
 trained_on = run_view.run_corpus(ready[gen_label])
-sidebar_corpus = (state.corpus_digest(), state.corpus()[0])
 st.caption("Trained on: " + md_safe(run_view.corpus_title(trained_on, sidebar_corpus)))
 g2, g3, g4 = st.columns(3)
 temperature = state.choice(g2.slider, "Temperature", 0.0, 2.0, 0.8, 0.05, key="gpt_temperature")

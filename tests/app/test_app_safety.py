@@ -334,3 +334,15 @@ def test_a_shared_run_s_corpus_reads_as_text_in_another_attendee_s_page(tmp_path
     at.selectbox(key="gpt_gen_run").set_value("shared-by-mallory · the room (shared)").run()
     [said] = [c.value for c in at.caption if c.value.startswith("Trained on: ")]
     assert shown_as_text(said), said
+
+
+def test_a_file_put_aside_by_a_station_is_named_as_text_on_its_way_back(tmp_path, monkeypatch):
+    """A station opens its tool on its own sample, putting the attendee's upload aside; the
+    sidebar's button back names the file as it is called, Markdown and all, never as a link."""
+    monkeypatch.setenv("BPE_EXPLORER_RUNS_DIR", str(tmp_path))
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60)
+    at.query_params["station"] = "03_end_of_word"
+    at = upload_corpus(at.run(), EVIL_NAME + ".txt", b"my own words " * 50)
+    at.button(key="lesson_open_03_end_of_word").click().run()
+    [back] = [b for b in at.sidebar.button if b.key == "corpus_back_to_own"]
+    assert shown_as_text(back.label), back.label

@@ -354,7 +354,7 @@ def corpus_sidebar(page: str = "") -> None:
                               help="A path inside the folder the person running the server chose.")
         put_aside = state.get(state.CORPUS_PUT_ASIDE)
         if put_aside and put_aside[1] != state.get(state.CORPUS_SOURCE):
-            st.button(f"↩ Back to your text ({put_aside[0]})", key="corpus_back_to_own",
+            st.button(f"↩ Back to your text ({md_safe(put_aside[0])})", key="corpus_back_to_own",
                       on_click=_back_to_own_corpus,
                       help="A station of Start here opened its tool on one of the samples; this brings "
                            "back the text you had before.")
