@@ -178,6 +178,12 @@ def two_frames(pg) -> None:
     pg.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
+def page_fits(pg) -> bool:
+    """Whether the main area fits its width: a page that scrolls sideways slides its headings under
+    the open sidebar (a wide table scrolls in a box of its own instead)."""
+    return pg.locator("[data-testid=stMain]").evaluate("m => m.scrollWidth <= m.clientWidth + 1")
+
+
 def charts_drawn(pg) -> None:
     """Wait until every Vega chart on the page has drawn (vega-embed's canvas or SVG has a size)."""
     pg.wait_for_function(

@@ -16,7 +16,7 @@ import pytest
 
 from test_app_compare_tokenizers import available
 from test_app_counts_and_labels import ALICE, the_room_and_alice
-from test_browser import NAVIGATION_MS, chromium_context, drawn, serve
+from test_browser import NAVIGATION_MS, chromium_context, drawn, page_fits, serve
 from ui.plumbing.cache import PRETRAINED_LABELS
 from ui.plumbing.navigation import PAGES as NAVIGATION
 
@@ -93,8 +93,7 @@ def whole(pg, shots_dir, name: str, theme: str) -> list[list[str]]:
     assert spilled == [], f"labels past their box on {name} ({theme}): {spilled}"
     scrolls = main(pg).evaluate(TABLES_SCROLL)
     assert True not in scrolls and None not in scrolls, f"a table of {name} hides a column: {scrolls}"
-    page = pg.locator('[data-testid="stMain"]')
-    assert page.evaluate("m => m.scrollWidth <= m.clientWidth + 1"), f"{name} ({theme}) scrolls sideways"
+    assert page_fits(pg), f"{name} ({theme}) scrolls sideways"
     assert False not in main(pg).evaluate(WIDE_TABLES), f"a wide table of {name} past its column"
     charts = main(pg).evaluate(CHART_LABELS)
     for labels in charts:

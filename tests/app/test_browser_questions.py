@@ -4,8 +4,8 @@ section (into the ignored ``tests/.screenshots/``)."""
 
 import pytest
 
-from test_browser import (NAVIGATION_MS, charts_drawn, chromium_context, drawn, idle, paste_corpus, serve,
-                          two_frames)
+from test_browser import (NAVIGATION_MS, charts_drawn, chromium_context, drawn, idle, page_fits, paste_corpus,
+                          serve, two_frames)
 from test_browser_800 import CUT
 
 pytestmark = pytest.mark.browser
@@ -46,7 +46,7 @@ def test_the_six_questions_at_two_widths(width, tmp_path, shots_dir):
         assert len(tables) >= 5, tables  # a word's forms, numbers, whitespace, special tokens, a prompt
         if width == 1400:  # each whole, every column in sight (at 800 the widest scroll in their box)
             assert [t for t in tables if t["scrolls"]] == [], tables
-        assert pg.locator("[data-testid=stMain]").evaluate("m => m.scrollWidth <= m.clientWidth + 1")
+        assert page_fits(pg)
 
 
 PASTE = ("Dear team, the meeting moved to 14:30 in room 2024.<|endoftext|>Next story: 3 apples.\n"
