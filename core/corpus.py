@@ -1,7 +1,10 @@
 """Corpora: reading files safely, the statistics every page shows, and the sample corpora.
 
-Reading never loses data silently: bytes that are not UTF-8 raise :class:`CorpusError` naming the
-first bad byte's offset (``errors="replace"`` is the caller's explicit choice).  Reading never
+Reading never loses data silently: bytes that are not UTF-8 raise :class:`NotUTF8Error` naming the
+first bad byte's offset (``errors="replace"`` is the caller's explicit choice), or, for what is not
+text at all (an image renamed ``.txt``), a :class:`CorpusError` that offers no replacing.  A file
+that begins with a UTF-16 or UTF-32 byte-order mark is read in its own encoding: Windows Notepad's
+"Unicode" saves UTF-16 with one.  Reading never
 costs more than the size limit either: a file is opened first, then checked on the open file
 descriptor (a regular file, not larger than the limit), and only then read, so a device
 (``/dev/zero``), a FIFO or a file swapped for a symlink between the check and the read is refused.
@@ -12,6 +15,7 @@ folder the person running the server chose, after resolving ``..`` and symlinks.
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 import urllib.error
@@ -31,10 +35,20 @@ TINY_SHAKESPEARE_URL = ("https://raw.githubusercontent.com/karpathy/char-rnn/mas
                         "tinyshakespeare/input.txt")
 MAX_CORPUS_BYTES = 64 * 1024 * 1024  # larger corpora are refused with a message, not a crash
 PSEUDO_FILESYSTEMS = (Path("/proc"), Path("/sys"), Path("/dev"))  # "files" whose size lies
+# the byte-order marks a text file other than UTF-8 begins with, UTF-32's before UTF-16's, whose
+# little-endian mark begins UTF-32's
+MARKED_ENCODINGS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                    (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+BINARY_SNIFF_BYTES = 8192  # a NUL byte this early says "not text": UTF-8 text has none
 
 
 class CorpusError(ValueError):
-    """A corpus that cannot be used: not found, not allowed, not a file, too big, not UTF-8."""
+    """A corpus that cannot be used: not found, not allowed, not a file, too big, not text."""
+
+
+class NotUTF8Error(CorpusError):
+    """Text with bytes that are not UTF-8 (Latin-1, say): loading it with each such byte replaced
+    by U+FFFD keeps the rest, so a page may offer to."""
 
 
 @dataclass(frozen=True)
@@ -75,15 +89,36 @@ def _megabytes(n: int) -> str:
 
 def decode_corpus(raw: bytes, source: str = "the file", errors: str = "strict",
                   max_bytes: int = MAX_CORPUS_BYTES) -> str:
-    """UTF-8 bytes to text; a clear error names the first byte that is not UTF-8."""
+    """A file's bytes to text: UTF-8, or the encoding its byte-order mark names; a clear error
+    names the first byte that is not UTF-8, or says the file is not text."""
     check_corpus_size(len(raw), source, max_bytes)
+    encoding = next((name for mark, name in MARKED_ENCODINGS if raw.startswith(mark)), None)
+    if encoding is not None:
+        return _decode_marked(raw, encoding, source, errors, max_bytes)
     try:
         text = raw.decode("utf-8", errors=errors)
     except UnicodeDecodeError as exc:
-        raise CorpusError(
+        if b"\0" in raw[:BINARY_SNIFF_BYTES]:
+            raise CorpusError(f"{source} is not a text file (an image, an archive or a program, or "
+                              f"UTF-16 text without its byte-order mark). Save your text as UTF-8.") from None
+        raise NotUTF8Error(
             f"{source} is not UTF-8 text: byte {raw[exc.start]:#04x} at offset {exc.start} cannot be "
             f"decoded. Save it as UTF-8, or load it with invalid bytes replaced by U+FFFD.") from None
     return text.removeprefix("\ufeff")  # a UTF-8 byte-order mark is not part of the text
+
+
+def _decode_marked(raw: bytes, encoding: str, source: str, errors: str, max_bytes: int) -> str:
+    """UTF-16 or UTF-32 text (its mark dropped), held to ``max_bytes`` in UTF-8 as every corpus
+    is: UTF-16 Chinese takes half again as many bytes in UTF-8."""
+    label = encoding.upper()
+    try:
+        text = raw.decode(encoding, errors=errors)
+    except UnicodeDecodeError as exc:
+        raise NotUTF8Error(
+            f"{source} begins as {label} text, but bytes at offset {exc.start} are not {label}. "
+            f"Save it as UTF-8, or load it with invalid bytes replaced by U+FFFD.") from None
+    check_corpus_size(len(text.encode("utf-8", "surrogatepass")), f"{source} in UTF-8", max_bytes)
+    return text
 
 
 def _read_open_file(fd: int, source: str, max_bytes: int) -> bytes:

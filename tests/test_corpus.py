@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from core.corpus import (CorpusError, check_corpus_size, decode_corpus, download_tiny_shakespeare,
+from core.corpus import (CorpusError, NotUTF8Error, check_corpus_size, decode_corpus, download_tiny_shakespeare,
                          read_corpus, read_corpus_under)
 
 
@@ -105,6 +105,34 @@ def test_sizes_and_bytes_over_the_limit_are_refused():
         check_corpus_size(101, "upload.txt", max_bytes=100)
     with pytest.raises(CorpusError, match="the limit"):
         decode_corpus(b"x" * 101, max_bytes=100)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
+def test_a_file_with_a_byte_order_mark_reads_in_its_encoding(encoding):
+    """Windows Notepad's "Unicode" is UTF-16 with a mark: its text loads as typed, the mark dropped."""
+    text = "Grüße, 你好 😀\r\n"
+    raw = text.encode(encoding)
+    if not encoding.endswith("-be"):  # Python writes the native order's mark itself; the others, by hand
+        assert raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+    else:
+        raw = "\ufeff".encode(encoding) + raw
+    assert decode_corpus(raw, "notepad.txt") == text
+
+
+def test_a_marked_file_is_held_to_the_limit_in_utf_8():
+    raw = ("你" * 40).encode("utf-16")  # 82 bytes as UTF-16, 120 as UTF-8
+    with pytest.raises(CorpusError, match="notepad.txt in UTF-8 is 120 bytes"):
+        decode_corpus(raw, "notepad.txt", max_bytes=100)
+
+
+def test_bytes_that_are_not_text_are_refused_without_replacing():
+    """A picture renamed .txt is no text with a few bad bytes: replacing them would load noise."""
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00"
+    with pytest.raises(CorpusError, match="photo.txt is not a text file") as refused:
+        decode_corpus(png, "photo.txt")
+    assert not isinstance(refused.value, NotUTF8Error)
+    with pytest.raises(NotUTF8Error, match="offset 3"):  # Latin-1 text: replacing keeps the rest
+        decode_corpus("café au lait".encode("latin-1"), "menu.txt")
 
 
 def test_the_tiny_shakespeare_cache_is_written_whole(tmp_path, monkeypatch):

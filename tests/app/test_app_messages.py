@@ -1,5 +1,6 @@
 """Plain messages with actions: the first view of Char vs BPE is an example, not a warning; a
-file that is not UTF-8 can be loaded with its bad bytes replaced; a prompt Generate cannot read
+file that is not UTF-8 can be loaded with its bad bytes replaced, UTF-16 with its mark loads, a picture
+is refused; a prompt Generate cannot read
 offers to drop the unseen characters or to switch to a byte-level tokenizer."""
 
 import json
@@ -52,6 +53,20 @@ def test_non_utf8_upload_offers_to_replace_bad_bytes(tmp_path):
     assert not at.error
     assert at.session_state["corpus_text"].startswith("caf\ufffd cr\ufffdme")
     assert dict(at.query_params)["corpus"].startswith("text:")  # a reload finds it again
+
+
+def test_a_utf_16_upload_loads_and_a_picture_is_refused_without_an_offer(tmp_path):
+    """Notepad's "Unicode" (UTF-16 with its mark) loads as typed; a PNG renamed .txt is refused as
+    no text, and nothing offers to load it with its bytes replaced (that would load noise)."""
+    at = open_app(tmp_path)
+    text = "Grüße aus Köln, 你好\n" * 20
+    at.sidebar.file_uploader[0].set_value(("notepad.txt", text.encode("utf-16"), "text/plain")).run()
+    assert not at.error and at.session_state["corpus_text"] == text
+    picture = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
+    at.sidebar.file_uploader[0].set_value(("photo.txt", picture, "text/plain")).run()
+    assert "is not a text file" in at.error[0].value
+    assert not [b for b in at.button if b.key == "corpus_load_replaced"]
+    assert at.session_state["corpus_text"] == text
 
 
 def test_generate_offers_actions_for_unseen_characters(tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from core.corpus import (CACHE_DIR, CorpusError, check_corpus_size, decode_corpus,
+from core.corpus import (CACHE_DIR, CorpusError, NotUTF8Error, check_corpus_size, decode_corpus,
                          download_tiny_shakespeare, read_corpus, read_corpus_under)
 from core.digest import text_digest
 from core.atomic import atomic_write
@@ -132,9 +132,8 @@ def _on_upload() -> None:
         check_corpus_size(upload.size, source, limit)
         text = decode_corpus(upload.getvalue(), source, errors=errors, max_bytes=limit)
     except CorpusError as exc:
-        replaceable = "not UTF-8" in str(exc)
         _failed(str(exc))  # names the first byte that is not UTF-8, and where it is
-        state.put(CORPUS_REPLACEABLE, _upload_key() if replaceable else None)
+        state.put(CORPUS_REPLACEABLE, _upload_key() if isinstance(exc, NotUTF8Error) else None)
         return
     if not text.strip():
         _failed(f"{source} holds no text.")
