@@ -1,4 +1,5 @@
-"""In a real browser: a reload keeps the corpus and every setting (Learn BPE and Train a GPT).
+"""In a real browser: a reload keeps the corpus and every setting (Learn BPE and Train a GPT), and the
+browser's Back button never takes the step out of the address.
 Nothing cut at 800 px wide, on every page: ``test_browser_800``."""
 
 import pytest
@@ -78,3 +79,29 @@ def test_reload_keeps_corpus_and_settings(browser):
     expect(pg.get_by_role("radio", name="BPE (word, 12 merges)")).to_be_checked(timeout=30_000)
     expect(pg.get_by_text("too short")).to_have_count(0)
     assert pg.dialogs == []
+
+
+def test_the_browser_back_button_never_loses_the_step(browser):
+    """Back after stepping returns to the address before the last paste or setting (the page keeps
+    its session's corpus), and the address keeps the step shown, so a reload then still opens
+    on that step, where it opened on none."""
+    from playwright.sync_api import expect
+
+    url, new_context = browser
+    pg = new_context().new_page()
+    _open(pg, f"{url}/learn_bpe")
+    expect(pg.get_by_role("heading", name="Learn BPE")).to_be_visible(timeout=60_000)
+    paste_corpus(pg, CORPUS)
+    expect(pg.get_by_text("Pasted text")).to_be_visible(timeout=30_000)
+    idle(pg)
+    slider = pg.locator("input[type=range][aria-label=\"Merges done\"]")
+    for k in (1, 2, 3):
+        pg.get_by_role("button", name="Next ▶", exact=True).first.click()
+        expect(slider).to_have_value(str(k), timeout=30_000)
+    pg.go_back()
+    idle(pg)
+    expect(slider).to_have_value("3", timeout=30_000)
+    pg.wait_for_function("new URL(location.href).searchParams.get('step') === '3'", timeout=30_000)
+    _reload(pg)
+    expect(pg.get_by_text("Pasted text", exact=True)).to_be_visible(timeout=60_000)
+    expect(slider).to_have_value("3", timeout=30_000)

@@ -749,6 +749,9 @@ export default function (component) {
     go(current, step);  // the same tokenizer again (the same sample picked anew): back to its step
   }
   const v = current;
+  // a rerun may bring an address without the step (the browser's Back restores an older one, and
+  // Streamlit writes the query it knows, which never holds the step): the link holds it again
+  if (v.urlTimer === null && window.location.pathname === v.path) saveToUrl(v, true);
   return () => {  // the page was left, or is about to draw the view again: only the first stops it
     setTimeout(() => { if (!root.isConnected && current === v) unmount(v); }, 0);
   };
