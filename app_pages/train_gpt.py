@@ -349,8 +349,12 @@ top_k = state.choice(g3.number_input, "Top-k (0 = all)", 0, 10_000, 0, key="gpt_
 n_tokens = state.choice(g4.number_input, "Tokens", 1, 2000, 200, key="gpt_gen_tokens")
 # no max_chars (Streamlit's counter counts UTF-16 units): a prompt over MAX_PROMPT_CHARS characters is
 # refused with its length when sampled
-prompt = state.choice(st.text_input, "Prompt", "\n", key=state.GPT_PROMPT,
-                      help=f"Up to {MAX_PROMPT_CHARS:,} characters.")
+# empty by default, said in words: a new line (what an empty prompt starts from, in
+# ``core.room.probe.sample_checkpoint``) showed as an empty one-line box, which warned that a run whose
+# corpus had none could not read it
+prompt = state.choice(st.text_input, "Prompt", value="", key=state.GPT_PROMPT,
+                      placeholder="Empty: the model writes from scratch",
+                      help=f"The text the model continues. Up to {MAX_PROMPT_CHARS:,} characters.")
 unseen = run_view.unseen_in_prompt(ready[gen_label].path, prompt)
 if unseen:
     st.warning("This run's tokenizer never saw " + ", ".join(md_safe(repr(c)) for c in unseen)

@@ -80,6 +80,11 @@ def test_generate_offers_actions_for_unseen_characters(tmp_path):
     at = open_app(tmp_path, "app_pages/train_gpt.py")
     if not at.text_input(key="gpt_prompt"):
         missing("the run is not offered for generation (checkpoint name)")
+    # the default prompt is empty and says what it does: a new line as the default showed as an empty
+    # box that warned this run's tokenizer could not read it (its corpus has no new line)
+    assert at.text_input(key="gpt_prompt").value == ""
+    assert "from scratch" in at.text_input(key="gpt_prompt").placeholder
+    assert not [w for w in at.warning if "never saw" in w.value]
     at.text_input(key="gpt_prompt").input("hello Zoë").run()
     message = " ".join(w.value for w in at.warning)
     assert "'Z'" in message and "'ë'" in message and "encode(" not in message
