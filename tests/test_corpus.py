@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from core.corpus import (CorpusError, NotUTF8Error, check_corpus_size, decode_corpus, download_tiny_shakespeare,
-                         read_corpus, read_corpus_under)
+from core.corpus import (CorpusError, NotUTF8Error, check_corpus_size, decode_corpus,
+                         download_tiny_shakespeare, read_corpus, read_corpus_under)
 
 
 @pytest.fixture()
