@@ -254,6 +254,34 @@ def test_the_curves_cursors_stand_at_the_step_shown(browser):
             assert c["chartTop"] <= c["top"] < c["bottom"] <= c["chartBottom"], c
 
 
+# every label the step view's charts draw on their canvases from now on (Vega draws its text so)
+CANVAS_LABELS = """() => {
+  window.__labels = [];
+  const fillText = CanvasRenderingContext2D.prototype.fillText;
+  CanvasRenderingContext2D.prototype.fillText = function (label, ...rest) {
+    if (this.canvas.closest?.('.bpe-pairs-chart, .bpe-curve')) window.__labels.push(String(label));
+    return fillText.call(this, label, ...rest);
+  };
+}"""
+
+
+def test_small_counts_and_merges_are_labelled_in_whole_numbers(browser):
+    """Wikipedia's "aaabdaaabac": before merge 2 the top pair occurs twice, and the pairs chart's
+    axis reads 0, 1, 2 (it read 0.0, 0.5, 1.0, 1.5, 2.0: half an occurrence)."""
+    from test_browser import paste_corpus
+
+    pg = open_learn(browser, "variant=char&merges=5", [])
+    paste_corpus(pg, "aaabdaaabac")
+    pg.wait_for_function("document.querySelector('.bpe-step input[type=range]')?.max === '5'", timeout=60_000)
+    idle(pg)
+    pg.evaluate(CANVAS_LABELS)
+    pg.get_by_role("button", name="Next ▶", exact=True).click()
+    shown(pg, 1, 5)
+    pg.wait_for_function("window.__labels.includes('occurrences in the corpus')", timeout=30_000)
+    numbers = [label for label in pg.evaluate("window.__labels") if label.replace(".", "").isdigit()]
+    assert {"0", "1", "2"} <= set(numbers) and not [n for n in numbers if "." in n], numbers
+
+
 # a click on Next, and what the view holds right after it (the click's own task) and once idle
 NEXT_NOW = """() => {
   const r = document.querySelector('.bpe-step'), box = r.querySelector('.bpe-text');

@@ -44,6 +44,16 @@ BAR = 16  # px per bar of a group: after the padding Vega lays between bars, 12 
 ROW_GAP = 8  # px between two groups: a group of one bar is 24 px, its 13 px name fits
 
 
+def whole_axis(channel: str = "x", **properties) -> alt.Axis:
+    """An axis of whole numbers (merges, counts, steps, vocabulary sizes), ticked and labelled as
+    such.  Vega's ``tickMinStep`` alone leaves three ticks over 0 to 2, which its tick rule spaces
+    every 0.5; so the count of ticks is also at most the scale's span (and at most one per 40 px,
+    Vega-Lite's own rule)."""
+    size = "width" if channel == "x" else "height"
+    count = alt.ExprRef(f"max(1, min(ceil({size} / 40), span(domain('{channel}'))))")
+    return alt.Axis(format=",d", tickMinStep=1, tickCount=count, **properties)
+
+
 def grouped_height(groups: int, bars: int) -> int:
     """A bar chart's plot height for ``groups`` rows of ``bars`` bars each: as tall as its bars need,
     never a fixed height (Streamlit's default squeezed one script's six tokenizers onto a hairline)."""
@@ -75,7 +85,7 @@ def pairs_spec() -> dict:
                                         labelFont="monospace", labelExpr=label))
     base = alt.Chart(alt.Data(name="pairs")).encode(y=y)
     bars = base.mark_bar(stroke=BAR_TEXT, strokeWidth=1).encode(
-        x=alt.X("count:Q", title="occurrences in the corpus", axis=alt.Axis(tickMinStep=1)),
+        x=alt.X("count:Q", title="occurrences in the corpus", axis=whole_axis()),
         color=alt.Color("status:N", scale=alt.Scale(domain=STATUS, range=STATUS_COLOURS),
                         legend=alt.Legend(orient="bottom", title=None)),
         strokeDash=alt.StrokeDash("status:N", scale=alt.Scale(domain=STATUS, range=STATUS_DASHES),
@@ -110,7 +120,7 @@ def curves_spec(tok: BPETokenizer, characters: int) -> dict[str, dict]:
 @functools.cache
 def _curve_template(measure: str, dots: bool) -> dict:
     line = alt.Chart(alt.Data(name="curve")).mark_line(color=CURVES[measure], point=dots).encode(
-        x=alt.X("merges:Q", title="merges done"),
+        x=alt.X("merges:Q", title="merges done", axis=whole_axis()),
         y=alt.Y(f"{measure}:Q", title=measure, scale=alt.Scale(zero=False)),
         tooltip=["merges:Q", f"{measure}:Q"])
     return line.properties(width="container", height=200, autosize=FIT_WIDTH).to_dict()
@@ -166,7 +176,7 @@ def _variants_template(variants: tuple[str, ...]) -> dict:
     """As wide as the page, the plot 260 px tall whatever the width (the legend beside it): each
     variant in its colour and its dashes, so a line lying on another still shows both."""
     lines = alt.Chart(alt.Data(name="curves")).mark_line(strokeWidth=2.5).encode(
-        x=alt.X("merges:Q", title="merges", axis=alt.Axis(tickMinStep=1, format="d")),
+        x=alt.X("merges:Q", title="merges", axis=whole_axis()),
         y=alt.Y("chars per token:Q"),
         color=alt.Color("variant:N", scale=alt.Scale(domain=list(variants))),
         strokeDash=alt.StrokeDash("variant:N", scale=alt.Scale(domain=list(variants),

@@ -38,6 +38,7 @@ from core.insights import question_jobs
 
 from ..serving.bounded_cache import BoundedCache
 from ..plumbing.cache import server_settings, tokenizer_bytes, tokenizer_key
+from ..plumbing.charts import whole_axis
 from ..plumbing.charts import FIT_WIDTH, grouped_height
 from ..plumbing.heavy_jobs import computed, training_advice
 from ..plumbing.render import md_safe
@@ -81,7 +82,7 @@ def curve_frame(c) -> pd.DataFrame:
 def curve_chart(frame: pd.DataFrame) -> alt.Chart:
     return alt.Chart(frame).mark_line(strokeWidth=2.5).encode(
         x=alt.X("vocabulary size:Q", title="vocabulary size (tokens)",
-                axis=alt.Axis(format=",d", tickMinStep=1)),  # whole tokens, even over 256 to 265
+                axis=whole_axis()),  # whole tokens, even over 256 to 265
         y=alt.Y("characters per token:Q", title="characters per token"),
         color=alt.Color("part:N", sort=list(PARTS), legend=alt.Legend(orient="bottom", title=None)),
         tooltip=["vocabulary size", "part", "characters per token"],

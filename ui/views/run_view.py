@@ -26,10 +26,10 @@ from core.runfolder.status import RunStatus
 from core.room.runs import ROOM_OWNER, RunInfo, Viewer, read_metrics
 
 from ui.plumbing import state
-from ui.plumbing.charts import FIT_WIDTH
+from ui.plumbing.charts import FIT_WIDTH, whole_axis
 from ui.plumbing.render import plural
 
-STEP_AXIS = alt.Axis(format="d", tickMinStep=1)  # steps are whole numbers, even with one point
+STEP_AXIS = whole_axis()  # steps are whole numbers, even with one point
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
