@@ -123,6 +123,11 @@ except (json.JSONDecodeError, ValueError) as exc:
     show_error(exc, "The tools are not used: ")
     tools = ()
 
+if any(m.role == "tool" for m in messages):
+    named = f"the first tool's name, `functions.{tools[0].name}`" if tools else "`functions.tool`"
+    st.caption("A tool message is a tool's answer. This editor writes no assistant's call before it, so "
+               "the counts leave out the call's tokens, and GPT-OSS's own template, which expects the "
+               f"call, would refuse the conversation; here GPT-OSS heads the answer with {named}.")
 found = model_counts(messages, tools, thinking)
 if found is None:  # a job worker counts a long conversation: its progress bar is drawn
     st.stop()

@@ -99,6 +99,17 @@ def test_add_remove_reorder_and_change_a_role():
     assert headline(count) in shown(at) and not at.exception
 
 
+def test_a_tool_message_says_what_the_editor_leaves_out():
+    """A tool's answer with no call before it: the page says the call is not counted, that GPT-OSS's
+    own template would refuse it, and which tool GPT-OSS names the answer after."""
+    at = page()
+    assert not [c for c in at.caption if "tool message" in c.value]  # the sample has none
+    at.selectbox(key="w_chat_role_3").set_value("tool").run()
+    [said] = [c.value for c in at.caption if "tool message" in c.value]
+    assert "no assistant's call" in said and f"functions.{SAMPLE_TOOLS[0].name}" in said
+    assert not at.exception
+
+
 def test_a_paste_into_a_message_and_the_corpus_as_a_message():
     at = page()
     at.text_area(key="w_chat_text_1").set_value("Paste: <|im_end|> {{ 7 * 7 }}").run()
