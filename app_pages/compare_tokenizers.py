@@ -70,8 +70,18 @@ def on_text() -> None:
 
 
 def text_count(text: str) -> str:
-    """How long the text is in characters as a person counts them (an emoji is one), and how much
-    of it is compared."""
+    """How long the text is in characters as a person counts them (an emoji is one), how much of it
+    is compared, and whether it holds carriage returns, which a browser's text box hides and drops."""
+    said = text_length(text)
+    if "\r" not in text:
+        return said
+    # an upload's Windows line ends: counted, though the box shows none of them
+    return (said.removesuffix(".") + f". It holds {text.count(chr(13)):,} carriage returns (␍, Windows "
+            "line ends), counted here: a text box shows them as plain line breaks, and a browser drops "
+            "them from whatever is typed or pasted into it.")
+
+
+def text_length(text: str) -> str:
     if len(text) > MAX_TEXT_CHARS:
         return f"{len(text):,} characters: the first {MAX_TEXT_CHARS:,} are compared."
     corpus = state.corpus()[1]

@@ -231,6 +231,20 @@ def test_a_long_corpus_is_compared_on_its_start_and_the_caption_says_so():
     assert len(corpus) <= MAX_TEXT_CHARS
 
 
+def test_windows_line_ends_are_compared_and_said_to_hide_in_the_box():
+    """An uploaded file's carriage returns are in the text compared, and the caption says so: the box
+    shows them as plain line breaks, and a browser drops them from a paste."""
+    text = "first line\r\nsecond line\r\nthird\r\n"
+    at = page()
+    at.sidebar.file_uploader[0].set_value(("windows.txt", text.encode(), "text/plain")).run()
+    at.switch_page("app_pages/compare_tokenizers.py").run()
+    assert at.text_area(key="w_tokenizers_text").value == text
+    [said] = [c.value for c in at.main.caption if "carriage returns" in c.value]
+    assert said.startswith(f"{len(text)} characters. It holds 3 carriage returns")
+    at.text_area(key="w_tokenizers_text").set_value(text.replace("\r", "")).run()
+    assert not [c for c in at.main.caption if "carriage returns" in c.value]
+
+
 def test_a_byte_level_panel_draws_each_split_character_above_its_byte_tokens():
     """Thai under GPT-2 is two byte tokens a character: the panel draws the character above them in
     one outline, as Char vs BPE does, not a wall of hex; the marked cuts and the panel's ids stay."""
