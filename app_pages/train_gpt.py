@@ -50,15 +50,18 @@ settings_server = server_settings()
 
 
 def size_inputs(base: dict, limits) -> dict:
-    """The custom model's sizes, each capped at the device's bound (core checks again at launch)."""
+    """The custom model's sizes, as typed: no bounds in the boxes, for a box refuses a number past
+    its bounds in the browser alone (a red frame, the last number it took still sent), and Launch
+    then ran what the boxes did not show; ``core`` checks every value, and the page says which."""
     cols = st.columns(len(SIZE_FIELDS) + 2)
-    sizes = {field: int(col.number_input(field, 1 if step == 1 else step, getattr(limits, field),
-                                         min(base[field], getattr(limits, field)), step=step,
+    sizes = {field: int(col.number_input(field, value=min(base[field], getattr(limits, field)), step=step,
                                          key=f"gpt_{field}"))
              for col, (field, step) in zip(cols, SIZE_FIELDS.items())}
-    sizes["dropout"] = float(cols[-2].number_input("dropout", 0.0, 0.9, base["dropout"], 0.05,
+    sizes["dropout"] = float(cols[-2].number_input("dropout", value=base["dropout"], step=0.05,
                                                    key="gpt_dropout"))
-    sizes["lr"] = float(cols[-1].number_input("lr", 1e-5, 1e-1, base["lr"], format="%.0e", key="gpt_lr"))
+    sizes["lr"] = float(cols[-1].number_input("lr", value=base["lr"], format="%.0e", key="gpt_lr"))
+    if sizes["lr"] != base["lr"]:  # the preset's decay from another lr (its min_lr was above a small one)
+        sizes["min_lr"] = sizes["lr"] * base["min_lr"] / base["lr"]
     return sizes
 
 
@@ -131,8 +134,9 @@ with st.container(border=True):
         limits = run_view.device_limits("auto")
         device_ok = False
     base = PRESETS[default_preset(device) if preset == "custom" else preset]
-    max_steps = c3.number_input("Steps", 1, limits.max_steps, min(base["max_steps"], limits.max_steps),
-                                step=100, key="gpt_steps", bind="query-params")
+    # no bounds in the box, as for the sizes (``size_inputs``): core says what is past them
+    max_steps = c3.number_input("Steps", value=min(base["max_steps"], limits.max_steps), step=100,
+                                key="gpt_steps", bind="query-params")
     st.caption(f"Model bounds {limits.describe()}.")
     overrides = size_inputs(base, limits) if preset == "custom" else {}
     state.suggest_run_name(f"{kind}-{preset}")

@@ -1,6 +1,7 @@
 """The "Train a GPT" page in AppTest: launch a tiny run, watch metrics arrive, stop it, generate;
 each browser (its ``?u=`` id) sees its own runs and the shared ones; the instructor sees all."""
 
+import html
 import json
 import os
 import signal
@@ -150,6 +151,28 @@ def test_before_launch_the_page_says_what_a_run_costs_and_a_refusal_what_to_lowe
     at.number_input(key="gpt_steps").set_value(1).run()
     said = " ".join(i.value for i in at.info)
     assert " for 1 step, " in said and "about 0 s" not in said, said
+
+
+def test_a_number_past_its_bounds_is_named_and_launch_waits(app):
+    """The boxes have no bounds of their own: a browser's number box refused 0 or -1 by itself,
+    kept the last number it took and said nothing, and Launch then ran a model the boxes did not
+    show.  Each number now reaches the page, which names what is wrong and holds Launch back."""
+    def refused(at) -> str:
+        assert at.button(key="gpt_launch").disabled
+        return html.unescape(" ".join(e.value for e in at.error).replace("\\", ""))  # as a reader reads it
+
+    at = custom(app.run(), n_layer=0)
+    assert "n_layer must be a positive whole number, not 0" in refused(at)
+    at = custom(at, n_layer=2)
+    at.number_input(key="gpt_steps").set_value(-1).run()
+    assert "max_steps must be a positive whole number, not -1" in refused(at)
+    at.number_input(key="gpt_steps").set_value(10**9).run()
+    assert "max_steps 1,000,000,000 (at most" in refused(at)
+    at.number_input(key="gpt_steps").set_value(100).run()
+    at.number_input(key="gpt_lr").set_value(0.0).run()
+    assert "Need lr > 0" in refused(at)
+    at.number_input(key="gpt_lr").set_value(1e-5).run()  # under the preset's min_lr: it decays from it
+    assert not at.error and not at.button(key="gpt_launch").disabled
 
 
 def test_a_corpus_of_many_scripts_is_refused_for_its_vocabulary_with_a_byte_level_way_out(app):
