@@ -24,6 +24,7 @@ from ui.views.compare_view import (
     token_options,
     unseen_html,
 )
+from ui.plumbing.controls import OWN_CHOICE
 from ui.plumbing.render import counts_config, draw_html, md_safe
 from core.samples import label, load_sample, sample_names
 from ui.views.insights_view import premium, token_facts
@@ -52,6 +53,11 @@ def picked_text(pick: str) -> str:
     if pick == CORPUS:
         return state.corpus()[1][:CORPUS_CHARS]
     return load_sample(pick)[:MAX_TEXT_CHARS]
+
+
+def choice_label(key: str) -> str:
+    """A tokenizer as the select boxes offer it: yours by a name that a retraining leaves alone."""
+    return OWN_CHOICE if key == SESSION else labels[key]
 
 
 def pick_label(pick: str) -> str:
@@ -127,8 +133,8 @@ if kept_shown is None:
     state.put_kept(SHOWN, list(labels)[:MAX_SHOWN])
 else:  # those still offered (one may be missing here now)
     state.put_kept(SHOWN, [k for k in kept_shown if k in labels])
-shown = st.multiselect("Tokenizers (2 to 6)", list(labels), format_func=labels.get, max_selections=MAX_SHOWN,
-                       **state.keep(SHOWN))
+shown = st.multiselect("Tokenizers (2 to 6)", list(labels), format_func=choice_label,
+                       max_selections=MAX_SHOWN, **state.keep(SHOWN))
 for name, why in missing.items():
     st.caption(f"{md_safe(name)} is not shown: {md_safe(why)}")
 if len(shown) < 2 or not text:
@@ -142,7 +148,7 @@ reference = state.choice(
     st.selectbox,
     "Mark (red underline) the tokens cut differently from",
     keys,
-    format_func=labels.get,
+    format_func=choice_label,
     key="tokenizers_reference",
     allowed=keys,
     index=keys.index(TREE_FIRST) if TREE_FIRST in keys else 0,
@@ -205,7 +211,7 @@ def draw_tree() -> None:
     if state.get(state.restore(TREE_OF, keys)) not in keys:
         state.put(TREE_OF, TREE_FIRST if TREE_FIRST in keys else keys[0])
     c = st.columns(2)
-    chosen = state.remember(TREE_OF, c[0].selectbox("Tokenizer", keys, format_func=labels.get, key=TREE_OF))
+    chosen = state.remember(TREE_OF, c[0].selectbox("Tokenizer", keys, format_func=choice_label, key=TREE_OF))
     r = loaded[keys.index(chosen)]
     ids = token_options(r)
     if state.get(state.restore(TREE_TOKEN + r.key, ids)) not in ids:

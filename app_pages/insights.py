@@ -18,7 +18,7 @@ from ui.plumbing import state
 from ui.plumbing.cache import (PRETRAINED_ERRORS, PRETRAINED_LABELS, TRAINING_ERRORS, pretrained,
                                server_settings, session_tokenizer)
 from ui.plumbing.charts import vega_spec
-from ui.plumbing.controls import own_label
+from ui.plumbing.controls import OWN_CHOICE, own_label
 from ui.plumbing.identity import viewer
 from ui.plumbing.render import counts_config, md_safe, show_error, show_table
 from ui.views.insights_view import (corpus_token_counts, curve, curve_chart, curve_frame, embedding_chart,
@@ -67,8 +67,10 @@ def your_tokenizer():
 
 
 def label_of(key: str, tok=None) -> str:
+    """A tokenizer's name; the session's own says how it was trained when ``tok`` is given (never
+    in a widget's options: ``OWN_CHOICE``)."""
     if key == YOURS:
-        return own_label(tok) if tok is not None else "Yours"
+        return own_label(tok) if tok is not None else OWN_CHOICE
     return PRETRAINED_LABELS.get(key, key)
 
 
@@ -187,7 +189,7 @@ def never_section() -> None:
     yours = your_tokenizer()
     keys = [k for k in [*PRETRAINED_NAMES, YOURS] if k != YOURS or yours is not None]
     key = state.choice(st.selectbox, "Tokenizer", keys, index=keys.index("o200k_base"),
-                       key="insights_never_of", allowed=keys, format_func=lambda k: label_of(k, yours))
+                       key="insights_never_of", allowed=keys, format_func=label_of)
     try:
         tok = yours if key == YOURS else pretrained(key)
     except PRETRAINED_ERRORS as exc:
@@ -266,7 +268,7 @@ def languages_section() -> None:
     yours = your_tokenizer()
     keys = [k for k in [*PRETRAINED_NAMES, YOURS] if k != YOURS or yours is not None]
     chosen = state.choice(st.multiselect, "Tokenizers", keys, default=keys, key="insights_languages_of",
-                          allowed=keys, format_func=lambda k: label_of(k, yours))
+                          allowed=keys, format_func=label_of)
     codes = state.choice(st.multiselect, "Languages", list(texts),
                          default=[c for c in FIRST_LANGUAGES if c in texts], key="insights_languages",
                          allowed=texts, format_func=lambda c: index.get(c, {}).get("language", c))

@@ -7,6 +7,7 @@ import pytest
 from core import BPETokenizer
 from test_app_compare_tokenizers import MULTILINGUAL, available
 from test_browser import charts_drawn, chromium_context, idle, serve
+from ui.plumbing.controls import OWN_CHOICE
 
 pytestmark = pytest.mark.browser
 
@@ -49,3 +50,35 @@ def test_compare_tokenizers_in_a_browser(tmp_path, shots_dir):
         charts_drawn(pg)
         pg.screenshot(path=str(shots_dir / "compare_tokenizers_cost.png"))
         assert pg.dialogs == []
+
+
+def test_yours_stays_the_reference_after_a_paste_retrains_it(tmp_path):
+    """The browser holds a select box's choice by its name: a paste retrained "Yours (char, 10
+    merges)" to 50 merges, and the next rerun sent back a name no option had (GPT-4o was marked
+    against instead)."""
+    from playwright.sync_api import expect
+
+    from test_browser import paste_corpus
+
+    with serve(tmp_path) as url, chromium_context() as new_context:
+        pg = new_context().new_page()
+        pg.set_viewport_size({"width": 1400, "height": 2000})
+        pg.goto(url + "/compare_tokenizers")
+        reference = pg.get_by_role("combobox", name="Mark (red underline) the tokens cut differently from")
+        expect(reference).to_be_visible(timeout=120_000)
+        idle(pg)
+        pg.get_by_role("combobox", name="Pick a text").click()  # the opening example: yours reads it
+        pg.get_by_role("option", name="The corpus in the sidebar").click()
+        idle(pg)
+        reference.click()
+        pg.get_by_role("option", name="Yours").click()
+        idle(pg)
+        expect(reference).to_have_value(OWN_CHOICE)
+        paste_corpus(pg, "the quick brown fox jumps over the lazy dog, again and again. " * 40)
+        expect(pg.get_by_text("Yours (char, 50 merges)").first).to_be_visible(timeout=60_000)  # retrained
+        idle(pg)
+        box = pg.get_by_role("textbox", name="Text to compare (pick one above or paste your own)")
+        box.fill("the lazy dog")
+        box.press("Control+Enter")
+        idle(pg)
+        expect(reference).to_have_value(OWN_CHOICE)

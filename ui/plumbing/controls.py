@@ -102,8 +102,15 @@ def _merges_input() -> None:
                     help="How many merges to learn (vocabulary = base symbols + merges).")
 
 
+# Your tokenizer as a select box or multiselect offers it.  The browser holds a choice by its name,
+# so an option's name must not change while it is shown: a paste that retrained "Yours (char, 10
+# merges)" to 50 merges left the browser a name no option had, and the next rerun dropped the choice
+OWN_CHOICE = "Yours"
+
+
 def own_label(tok) -> str:
-    """Your tokenizer as every page names it: by the settings these controls set."""
+    """Your tokenizer as every page names it: by the settings these controls set (a widget's
+    option is :data:`OWN_CHOICE`)."""
     return f"Yours ({tok.variant}, {len(tok.merge_triples):,} merges)"
 
 
