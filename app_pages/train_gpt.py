@@ -114,6 +114,7 @@ with st.container(border=True):
                 f"{run_view.device_text(device, settings_server.max_running)}")
     settings = state.tokenizer_settings()
     c1, c2, c3 = st.columns(3)
+    state.relabel(state.GPT_TOKENIZER)  # BPE's name says its merges, which a paste changes
     kind = c1.radio("Tokenizer", ["char", "bpe"], key=state.GPT_TOKENIZER, horizontal=True,
                     bind="query-params",
                     format_func=lambda k: "characters" if k == "char" else

@@ -1,5 +1,5 @@
 """In a real browser: a reload keeps the corpus and every setting (Learn BPE and Train a GPT), and the
-browser's Back button never takes the step out of the address.
+browser's Back button never takes the step out of the address; a paste keeps Train a GPT's tokenizer.
 Nothing cut at 800 px wide, on every page: ``test_browser_800``."""
 
 import pytest
@@ -105,3 +105,26 @@ def test_the_browser_back_button_never_loses_the_step(browser):
     _reload(pg)
     expect(pg.get_by_text("Pasted text", exact=True)).to_be_visible(timeout=60_000)
     expect(slider).to_have_value("3", timeout=30_000)
+
+
+def test_a_paste_keeps_the_tokenizer_chosen_on_train_a_gpt(browser):
+    """BPE's choice is named by its merges, which a paste changes ("BPE (char, 300 merges)" on the
+    Python docs, 200 after this paste): the next click left neither choice checked."""
+    from playwright.sync_api import expect
+
+    url, new_context = browser
+    pg = new_context().new_page()
+    _open(pg, f"{url}/train_gpt")
+    expect(pg.get_by_role("heading", name="Train a GPT")).to_be_visible(timeout=60_000)
+    idle(pg)
+    bpe = pg.get_by_role("radiogroup", name="Tokenizer").get_by_role("radio").nth(1)
+    bpe.check(force=True)  # Streamlit draws its own circle over the input
+    idle(pg)
+    paste_corpus(pg, "the quick brown fox jumps over the lazy dog, again and again. " * 400)
+    expect(pg.get_by_text("BPE (char, 200 merges)")).to_be_visible(timeout=60_000)
+    idle(pg)
+    steps = pg.get_by_label("Steps", exact=True)
+    steps.fill("400")
+    steps.press("Enter")  # any rerun
+    idle(pg)
+    expect(bpe).to_be_checked()

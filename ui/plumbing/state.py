@@ -158,6 +158,16 @@ def put(key: str, value) -> None:
     st.session_state[key] = value
 
 
+def relabel(key: str) -> None:
+    """Before drawing the choice widget ``key`` whose option names change while it is shown: its
+    value sent again, under the names it has now.  The browser holds a choice by its name, and sent
+    back one no option had ("BPE (char, 300 merges)" after a paste made it 200), which chose
+    nothing.  (An option that is the same thing whatever it is trained on is named so it never
+    changes: ``ui.plumbing.controls.OWN_CHOICE``.)"""
+    if key in st.session_state:
+        st.session_state[key] = st.session_state[key]
+
+
 # -- the corpus ------------------------------------------------------------------------------------
 def default_merges(text: str) -> int:
     """Enough merges to see words form, without long training on a big corpus."""
