@@ -298,3 +298,37 @@ def test_a_merge_tree_wider_than_its_column_says_it_scrolls(browser, shots_dir):
     pg.keyboard.press("ArrowLeft")
     pg.wait_for_function(f"document.activeElement.scrollLeft < {opened_at}", timeout=10_000)
     expect(graph).to_have_attribute("data-overflow", re.compile("both|right"))
+
+
+FOCUSED = """() => { const e = document.activeElement;
+  return {sidebar: !!e.closest('[data-testid="stSidebar"]'), radio: e.type === 'radio',
+          name: e.tagName + ' ' + (e.getAttribute('aria-label') || ''),
+          outline: getComputedStyle(e.closest('label') || e).outlineStyle}; }"""
+
+
+def test_a_collapsed_sidebar_takes_no_tab_and_a_focused_choice_is_outlined(browser, shots_dir):
+    """700 px wide (a projector's zoom), the sidebar collapsed: Tab goes from the skip link to the
+    page, where it went through a dozen sidebar controls slid out of sight; the sidebar opened,
+    they are reached again.  A radio button the keyboard reaches is outlined, not only greyed."""
+    from playwright.sync_api import expect
+
+    url, new_context = browser
+    pg = new_context().new_page()
+    pg.set_viewport_size({"width": 700, "height": 1000})
+    pg.goto(f"{url}/learn_bpe")
+    expect(pg.get_by_role("heading", name="Learn BPE")).to_be_visible(timeout=120_000)
+    idle(pg)
+    seen = []
+    for _ in range(40):  # to the page's first radio button ("Start from", then the variant)
+        pg.keyboard.press("Tab")
+        seen.append(pg.evaluate(FOCUSED))
+        if seen[-1]["radio"]:
+            break
+    assert not [f for f in seen if f["sidebar"]], seen
+    assert seen[-1]["radio"] and seen[-1]["outline"] == "solid", seen[-1]
+    pg.screenshot(path=str(shots_dir / "a11y_700_radio_focus.png"))
+    pg.get_by_role("button", name="Expand sidebar").click()
+    paste = pg.get_by_role("textbox", name="Or paste your own text")
+    expect(paste).to_be_visible()
+    paste.focus()
+    expect(paste).to_be_focused()

@@ -13,7 +13,10 @@ and text colour (``TOKEN_RULES``, here too).
 Focus stays in sight: Streamlit scrolls the page inside its main container, under a header laid
 over that container's top, so a control the keyboard focuses (Learn BPE's Next) could be scrolled
 to the very top and sit under the header; the container keeps a header's height and a focus ring
-clear at its top when it scrolls to a control.
+clear at its top when it scrolls to a control.  A collapsed sidebar is slid out of sight but
+Streamlit leaves its controls in the keyboard's path: a dozen Tab presses focused what nobody
+could see, so it is hidden as it slides out.  A radio button or a checkbox the keyboard
+focuses is outlined: Streamlit marks it with a faint grey, lost on a projector.
 
 A chart's or a table's toolbar (Streamlit's hover menu: fullscreen, download, search) is laid
 above the element, over the bottom of whatever comes before it, so it hid a chart title's last
@@ -39,6 +42,13 @@ CSS = "\n".join([
     '[data-testid="stSlider"] [data-testid="stSliderThumbValue"]{color:inherit;}',
     # the header is 3.75rem tall; the rest is room for a focus ring
     '[data-testid="stMain"]{scroll-padding-top:5rem;}',
+    # hidden as it slides out (hidden once out of sight, after its .3s slide, it was still in the
+    # keyboard's path as a page opened), each element in it too: a help button sets itself visible
+    '[data-testid="stSidebar"][data-collapsed="true"],[data-testid="stSidebar"][data-collapsed="true"] *'
+    '{visibility:hidden !important;}',
+    '[data-testid="stApp"] :is([data-testid="stRadio"],[data-testid="stCheckbox"])'
+    ' label:has(input:focus-visible){outline:2px solid currentColor;outline-offset:2px;'
+    'border-radius:.25rem;}',
     # the toolbar is 2.75rem tall, the gap between elements 1rem
     '[data-testid="stElementContainer"]:has([data-testid="stElementToolbar"]){margin-top:1.75rem;}',
     # a Markdown table of the page (ui.plumbing.render.markdown_table): narrower cells, so seven columns
