@@ -383,4 +383,4 @@ elif generate:
             show_error(exc)
 written = state.get(GEN_TEXT)
 if written is not None and written[0] == gen_label:
-    st.code(written[1], language=None)
+    st.code(written[1], language=None, wrap_lines=True)  # a long line stays in sight

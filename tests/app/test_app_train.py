@@ -455,3 +455,15 @@ def test_the_same_launch_by_another_attendee_trains_once_and_is_theirs_to_watch(
     assert "No runs yet" in " ".join(i.value for i in bob.info)
     [left] = list_runs(tmp_path)
     assert left.owner == ALICE and left.active
+
+
+def test_the_loss_curves_differ_in_colour_and_dashes_and_the_legend_says_which():
+    """Train and validation were two blues of the theme, hard to tell apart; each now has its own
+    colour and its own dashes, and one legend names both."""
+    from ui.views.run_view import loss_chart
+
+    metrics = [{"step": 10, "train_loss": 4.0}, {"step": 20, "train_loss": 3.5, "val_loss": 3.6}]
+    encoding = loss_chart(metrics).to_dict()["encoding"]
+    colours, dashes = encoding["color"]["scale"]["range"], encoding["strokeDash"]["scale"]["range"]
+    assert len(set(colours)) == 2 and dashes[0] != dashes[1]
+    assert encoding["color"]["legend"] is not None and "legend" not in encoding["strokeDash"]

@@ -270,6 +270,12 @@ def progress_and_eta(run: RunInfo) -> tuple[float, str]:
     return fraction, f"ETA {format_seconds(run.eta_s)} · {turns_text(run)}"
 
 
+# the two curves told apart in either theme and without colour (the theme's first two colours are
+# both blue): orange and solid, blue and dashed
+LOSS_COLOURS = alt.Scale(domain=["train (batch)", "validation"], range=["#d97706", "#3b82f6"])
+LOSS_DASHES = alt.Scale(domain=["train (batch)", "validation"], range=[[1, 0], [6, 3]])
+
+
 def loss_chart(metrics: list[dict]) -> alt.Chart | None:
     rows = []
     for r in metrics:
@@ -281,7 +287,10 @@ def loss_chart(metrics: list[dict]) -> alt.Chart | None:
     return (alt.Chart(pd.DataFrame(rows)).mark_line(point=alt.OverlayMarkDef(size=20))
             .encode(x=alt.X("step:Q", title="step", axis=STEP_AXIS),
                     y=alt.Y("loss:Q", title="loss (nats / token)"),
-                    color=alt.Color("curve:N", title=None), tooltip=["step", "curve", "loss"])
+                    color=alt.Color("curve:N", title=None, scale=LOSS_COLOURS,
+                                    legend=alt.Legend(symbolType="stroke", symbolStrokeWidth=3)),
+                    strokeDash=alt.StrokeDash("curve:N", title=None, scale=LOSS_DASHES),  # one legend
+                    tooltip=["step", "curve", "loss"])
             .properties(width="container", height=220, autosize=FIT_WIDTH))
 
 
