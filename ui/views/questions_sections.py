@@ -94,7 +94,8 @@ def numbers_section(tokenizers, names: dict[str, str], found: CorpusQuestions, s
     if not found.findings.has_numbers:
         st.caption("Your corpus has no numbers of its own.")
     else:
-        st.caption("Your corpus's most frequent numbers:")
+        st.caption("Your corpus's most frequent numbers, each a run of digits: a comma or a point ends one "
+                   "(1,284.5 is three), and every tokenizer here cuts there too.")
         show_table(qv.number_rows({label: a.numbers for label, a in found.answers.items()}),
                    "Your corpus's numbers, cut by each tokenizer")
     frame = qv.grouping_frame(tokenizers, names, size)
