@@ -4,9 +4,10 @@ Reading never loses data silently: bytes that are not UTF-8 raise :class:`NotUTF
 first bad byte's offset (``errors="replace"`` is the caller's explicit choice), or, for what is not
 text at all (an image renamed ``.txt``), a :class:`CorpusError` that offers no replacing.  A file
 that begins with a UTF-16 or UTF-32 byte-order mark is read in its own encoding: Windows Notepad's
-"Unicode" saves UTF-16 with one.  Reading never
-costs more than the size limit either: a file is opened first, then checked on the open file
-descriptor (a regular file, not larger than the limit), and only then read, so a device
+"Unicode" saves UTF-16 with one.
+
+Reading never costs more than the size limit either: a file is opened first, then checked on the
+open file descriptor (a regular file, not larger than the limit), and only then read, so a device
 (``/dev/zero``), a FIFO or a file swapped for a symlink between the check and the read is refused.
 
 :func:`read_corpus_under` is the one way a visitor's path reaches the disk: only files inside a
