@@ -18,9 +18,27 @@ def browser(tmp_path):
         yield url, new_context
 
 
-def _open(pg, url: str) -> None:
-    pg.goto(url)
+def _page_at(browser, path: str, heading: str):
+    """A new tab at ``path``, its ``heading`` shown."""
+    from playwright.sync_api import expect
+
+    url, new_context = browser
+    pg = new_context().new_page()
+    pg.goto(f"{url}/{path}")
     pg.wait_for_selector('[data-testid="stApp"]', timeout=60_000)
+    expect(pg.get_by_role("heading", name=heading)).to_be_visible(timeout=60_000)
+    return pg
+
+
+def _learn_bpe_on_a_paste(browser):
+    """A new tab on Learn BPE, ``CORPUS`` pasted and its merges shown; and the step slider."""
+    from playwright.sync_api import expect
+
+    pg = _page_at(browser, "learn_bpe", "Learn BPE")
+    paste_corpus(pg, CORPUS)
+    expect(pg.get_by_text("Pasted text")).to_be_visible(timeout=30_000)
+    idle(pg)
+    return pg, pg.locator("input[type=range][aria-label=\"Merges done\"]")
 
 
 def _reload(pg) -> None:
@@ -31,15 +49,8 @@ def _reload(pg) -> None:
 def test_reload_keeps_corpus_and_settings(browser):
     from playwright.sync_api import expect
 
-    url, new_context = browser
-    pg = new_context().new_page()
-    _open(pg, f"{url}/learn_bpe")
-    expect(pg.get_by_role("heading", name="Learn BPE")).to_be_visible(timeout=60_000)
-    paste_corpus(pg, CORPUS)
-    expect(pg.get_by_text("Pasted text")).to_be_visible(timeout=30_000)
-    idle(pg)
+    pg, slider = _learn_bpe_on_a_paste(browser)
     choose_settings(pg, "word", 12)
-    slider = pg.locator("input[type=range][aria-label=\"Merges done\"]")
     for k in (1, 2):
         pg.get_by_role("button", name="Next ▶", exact=True).first.click()
         expect(slider).to_have_value(str(k), timeout=30_000)
@@ -87,14 +98,7 @@ def test_the_browser_back_button_never_loses_the_step(browser):
     on that step, where it opened on none."""
     from playwright.sync_api import expect
 
-    url, new_context = browser
-    pg = new_context().new_page()
-    _open(pg, f"{url}/learn_bpe")
-    expect(pg.get_by_role("heading", name="Learn BPE")).to_be_visible(timeout=60_000)
-    paste_corpus(pg, CORPUS)
-    expect(pg.get_by_text("Pasted text")).to_be_visible(timeout=30_000)
-    idle(pg)
-    slider = pg.locator("input[type=range][aria-label=\"Merges done\"]")
+    pg, slider = _learn_bpe_on_a_paste(browser)
     for k in (1, 2, 3):
         pg.get_by_role("button", name="Next ▶", exact=True).first.click()
         expect(slider).to_have_value(str(k), timeout=30_000)
@@ -112,10 +116,7 @@ def test_a_paste_keeps_the_tokenizer_chosen_on_train_a_gpt(browser):
     Python docs, 200 after this paste): the next click left neither choice checked."""
     from playwright.sync_api import expect
 
-    url, new_context = browser
-    pg = new_context().new_page()
-    _open(pg, f"{url}/train_gpt")
-    expect(pg.get_by_role("heading", name="Train a GPT")).to_be_visible(timeout=60_000)
+    pg = _page_at(browser, "train_gpt", "Train a GPT")
     idle(pg)
     bpe = pg.get_by_role("radiogroup", name="Tokenizer").get_by_role("radio").nth(1)
     bpe.check(force=True)  # Streamlit draws its own circle over the input

@@ -38,8 +38,7 @@ from core.insights import question_jobs
 
 from ..serving.bounded_cache import BoundedCache
 from ..plumbing.cache import server_settings, tokenizer_bytes, tokenizer_key
-from ..plumbing.charts import whole_axis
-from ..plumbing.charts import FIT_WIDTH, grouped_height
+from ..plumbing.charts import FIT_WIDTH, grouped_height, whole_axis
 from ..plumbing.heavy_jobs import computed, training_advice
 from ..plumbing.render import md_safe
 

@@ -270,18 +270,19 @@ def progress_and_eta(run: RunInfo) -> tuple[float, str]:
     return fraction, f"ETA {format_seconds(run.eta_s)} · {turns_text(run)}"
 
 
+LOSS_CURVES = ("train (batch)", "validation")
 # the two curves told apart in either theme and without colour (the theme's first two colours are
 # both blue): orange and solid, blue and dashed
-LOSS_COLOURS = alt.Scale(domain=["train (batch)", "validation"], range=["#d97706", "#3b82f6"])
-LOSS_DASHES = alt.Scale(domain=["train (batch)", "validation"], range=[[1, 0], [6, 3]])
+LOSS_COLOURS = alt.Scale(domain=list(LOSS_CURVES), range=["#d97706", "#3b82f6"])
+LOSS_DASHES = alt.Scale(domain=list(LOSS_CURVES), range=[[1, 0], [6, 3]])
 
 
 def loss_chart(metrics: list[dict]) -> alt.Chart | None:
     rows = []
     for r in metrics:
-        rows.append({"step": r["step"], "loss": r["train_loss"], "curve": "train (batch)"})
+        rows.append({"step": r["step"], "loss": r["train_loss"], "curve": LOSS_CURVES[0]})
         if "val_loss" in r:
-            rows.append({"step": r["step"], "loss": r["val_loss"], "curve": "validation"})
+            rows.append({"step": r["step"], "loss": r["val_loss"], "curve": LOSS_CURVES[1]})
     if not rows:
         return None
     return (alt.Chart(pd.DataFrame(rows)).mark_line(point=alt.OverlayMarkDef(size=20))
